@@ -1,0 +1,40 @@
+/**
+ * Typed errors of vcoll. Every error has a stable `code`; argument errors name the
+ * offending `field`. Errors raised on a rank of a running collective also carry that `rank`.
+ */
+
+export type VcollErrorCode = 'INVALID_ARGUMENT' | 'TOO_LARGE' | 'INTERNAL';
+
+export class VcollError extends Error {
+  readonly code: VcollErrorCode;
+  readonly rank: number | undefined;
+
+  constructor(code: VcollErrorCode, message: string, options?: { rank?: number; cause?: unknown }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'VcollError';
+    this.code = code;
+    this.rank = options?.rank;
+  }
+}
+
+/** A caller passed a value that cannot be used; `field` names the argument (e.g. `sizes[3]`). */
+export class InvalidArgumentError extends VcollError {
+  readonly field: string;
+
+  constructor(field: string, message: string, options?: { rank?: number; cause?: unknown }) {
+    super('INVALID_ARGUMENT', `invalid ${field}: ${message}`, options);
+    this.name = 'InvalidArgumentError';
+    this.field = field;
+  }
+}
+
+/** A request exceeds what an exact algorithm can do in reasonable time or memory. */
+export class TooLargeError extends VcollError {
+  readonly field: string;
+
+  constructor(field: string, message: string) {
+    super('TOO_LARGE', `${field} too large: ${message}`);
+    this.name = 'TooLargeError';
+    this.field = field;
+  }
+}

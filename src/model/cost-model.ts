@@ -1,0 +1,187 @@
+/**
+ * Cost models of point-to-point communication (see docs/MODEL.md and seed 004 §2.1).
+ *
+ * - `linear`: homogeneous α + β·m per message, γ·m per locally copied element.
+ * - `pairwise`: non-homogeneous Hockney model, α_ij + β_ij·m from rank i to rank j.
+ * - `hierarchical`: ranks live on nodes; intra-node and inter-node α, β.
+ *
+ * A transfer of 0 units costs nothing and sends no message, in every model.
+ * `ports` is the number of transfers a processor can take part in at once (k-ported);
+ * `copyAll` is seed 000 Lemma 4's convention where every processor, leaves included,
+ * copies its own block into a communication buffer before it communicates.
+ */
+import { InvalidArgumentError } from '../errors.js';
+import { requireInteger, requireNonNegativeFinite } from './validate.js';
+
+export interface LinearParams {
+  readonly alpha: number;
+  readonly beta: number;
+  readonly gamma: number;
+}
+
+export type CostModelKind = 'linear' | 'pairwise' | 'hierarchical';
+
+export interface CostModel {
+  readonly kind: CostModelKind;
+  /** Number of communication ports per processor (k >= 1). */
+  readonly ports: number;
+  /** Lemma 4 of seed 000: every processor copies its block, leaves included. */
+  readonly copyAll: boolean;
+  /** Number of ranks the model is defined for, or undefined when it fits any p. */
+  readonly size: number | undefined;
+  /** Time to send `units` elements from `from` to `to`; 0 when units = 0. */
+  comm(from: number, to: number, units: number): number;
+  /** Time for `rank` to copy `units` of its own elements locally. */
+  copy(rank: number, units: number): number;
+  /** The homogeneous parameters when every pair of ranks costs the same, else undefined. */
+  readonly linear: LinearParams | undefined;
+}
+
+export interface ModelOptions {
+  ports?: number;
+  copyAll?: boolean;
+}
+
+function commonOptions(opts: ModelOptions | undefined): { ports: number; copyAll: boolean } {
+  const ports = requireInteger('ports', opts?.ports ?? 1, 1);
+  const copyAll = opts?.copyAll ?? false;
+  if (typeof copyAll !== 'boolean') throw new InvalidArgumentError('copyAll', 'must be a boolean');
+  return { ports, copyAll };
+}
+
+/** Homogeneous linear model: comm(m) = α + β·m (m > 0), copy(m) = γ·m. */
+export function linearModel(params: { alpha: number; beta: number; gamma?: number } & ModelOptions): CostModel {
+  const alpha = requireNonNegativeFinite('alpha', params.alpha);
+  const beta = requireNonNegativeFinite('beta', params.beta);
+  const gamma = requireNonNegativeFinite('gamma', params.gamma ?? 0);
+  const { ports, copyAll } = commonOptions(params);
+  const linear: LinearParams = Object.freeze({ alpha, beta, gamma });
+  return Object.freeze({
+    kind: 'linear' as const,
+    ports,
+    copyAll,
+    size: undefined,
+    linear,
+    comm: (_from: number, _to: number, units: number) => (units > 0 ? alpha + beta * units : 0),
+    copy: (_rank: number, units: number) => gamma * units,
+  });
+}
+
+export type Matrix = ArrayLike<ArrayLike<number>>;
+
+function readMatrix(field: string, m: Matrix, p: number): Float64Array {
+  if (m === null || typeof m !== 'object' || typeof m.length !== 'number') {
+    throw new InvalidArgumentError(field, 'must be a p x p matrix (array of rows)');
+  }
+  if (m.length !== p) throw new InvalidArgumentError(field, `must have ${p} rows, got ${m.length}`);
+  const out = new Float64Array(p * p);
+  for (let i = 0; i < p; i++) {
+    const row = m[i];
+    if (row === null || typeof row !== 'object' || typeof row.length !== 'number') {
+      throw new InvalidArgumentError(`${field}[${i}]`, 'must be an array');
+    }
+    if (row.length !== p) throw new InvalidArgumentError(`${field}[${i}]`, `must have ${p} entries, got ${row.length}`);
+    for (let j = 0; j < p; j++) out[i * p + j] = requireNonNegativeFinite(`${field}[${i}][${j}]`, row[j]);
+  }
+  return out;
+}
+
+function readPerRank(field: string, v: number | ArrayLike<number> | undefined, p: number): Float64Array {
+  const out = new Float64Array(p);
+  if (v === undefined) return out;
+  if (typeof v === 'number') {
+    out.fill(requireNonNegativeFinite(field, v));
+    return out;
+  }
+  if (v.length !== p) throw new InvalidArgumentError(field, `must be a number or have ${p} entries, got ${v.length}`);
+  for (let i = 0; i < p; i++) out[i] = requireNonNegativeFinite(`${field}[${i}]`, v[i]);
+  return out;
+}
+
+function checkRank(field: string, r: number, p: number): void {
+  if (!(r >= 0 && r < p && Number.isInteger(r))) throw new InvalidArgumentError(field, `rank ${r} outside [0, ${p - 1}]`);
+}
+
+/**
+ * Non-homogeneous (Hockney) model over p ranks: comm(i, j, m) = α[i][j] + β[i][j]·m.
+ * γ is one number for every rank, or one per rank. Diagonal entries are not used.
+ */
+export function pairwiseModel(params: {
+  alpha: Matrix;
+  beta: Matrix;
+  gamma?: number | ArrayLike<number>;
+} & ModelOptions): CostModel {
+  const p = params.alpha?.length;
+  if (typeof p !== 'number' || p < 1) throw new InvalidArgumentError('alpha', 'must be a non-empty p x p matrix');
+  const a = readMatrix('alpha', params.alpha, p);
+  const b = readMatrix('beta', params.beta, p);
+  const g = readPerRank('gamma', params.gamma, p);
+  const { ports, copyAll } = commonOptions(params);
+  return Object.freeze({
+    kind: 'pairwise' as const,
+    ports,
+    copyAll,
+    size: p,
+    linear: undefined,
+    comm: (from: number, to: number, units: number) => {
+      if (units <= 0) return 0;
+      checkRank('from', from, p);
+      checkRank('to', to, p);
+      const k = from * p + to;
+      return a[k] + b[k] * units;
+    },
+    copy: (rank: number, units: number) => {
+      checkRank('rank', rank, p);
+      return g[rank] * units;
+    },
+  });
+}
+
+/**
+ * Hierarchical model: rank i lives on node `nodeOf[i]`; ranks on the same node talk at
+ * (intra.alpha, intra.beta), ranks on different nodes at (inter.alpha, inter.beta).
+ */
+export function hierarchicalModel(params: {
+  nodeOf: ArrayLike<number>;
+  intra: { alpha: number; beta: number };
+  inter: { alpha: number; beta: number };
+  gamma?: number;
+} & ModelOptions): CostModel {
+  const nodeOf = params.nodeOf;
+  if (nodeOf === null || typeof nodeOf !== 'object' || typeof nodeOf.length !== 'number' || nodeOf.length < 1) {
+    throw new InvalidArgumentError('nodeOf', 'must be a non-empty array of node numbers, one per rank');
+  }
+  const p = nodeOf.length;
+  const node = new Int32Array(p);
+  for (let i = 0; i < p; i++) node[i] = requireInteger(`nodeOf[${i}]`, nodeOf[i], 0);
+  const ia = requireNonNegativeFinite('intra.alpha', params.intra?.alpha);
+  const ib = requireNonNegativeFinite('intra.beta', params.intra?.beta);
+  const ea = requireNonNegativeFinite('inter.alpha', params.inter?.alpha);
+  const eb = requireNonNegativeFinite('inter.beta', params.inter?.beta);
+  const gamma = requireNonNegativeFinite('gamma', params.gamma ?? 0);
+  const { ports, copyAll } = commonOptions(params);
+  const homogeneous = (ia === ea && ib === eb) || new Set(node).size === 1;
+  const lin = new Set(node).size === 1 ? { alpha: ia, beta: ib, gamma } : { alpha: ea, beta: eb, gamma };
+  return Object.freeze({
+    kind: 'hierarchical' as const,
+    ports,
+    copyAll,
+    size: p,
+    linear: homogeneous ? Object.freeze(lin) : undefined,
+    comm: (from: number, to: number, units: number) => {
+      if (units <= 0) return 0;
+      checkRank('from', from, p);
+      checkRank('to', to, p);
+      return node[from] === node[to] ? ia + ib * units : ea + eb * units;
+    },
+    copy: (_rank: number, units: number) => gamma * units,
+    nodeOf: node,
+  });
+}
+
+/** Checks that a model covers p ranks (per-pair and hierarchical models have a fixed size). */
+export function requireModelFits(model: CostModel, p: number): void {
+  if (model.size !== undefined && model.size !== p) {
+    throw new InvalidArgumentError('model', `is defined for ${model.size} ranks, the problem has ${p}`);
+  }
+}
