@@ -1,0 +1,208 @@
+import { describe, expect, it } from 'vitest';
+import { InvalidArgumentError, TooLargeError } from '../src/errors.js';
+import { hierarchicalModel, linearModel, pairwiseModel, type CostModel } from '../src/model/cost-model.js';
+import { evaluate } from '../src/trees/evaluate.js';
+import { optimalTree } from '../src/trees/optimal.js';
+import { MAX_PAIRWISE_P, optimalPairwiseTree } from '../src/trees/optimal-pairwise.js';
+import { isOrdered, TreeBuilder, type Tree } from '../src/trees/tree.js';
+
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+const int = (rnd: () => number, lo: number, hi: number): number => lo + Math.floor(rnd() * (hi - lo + 1));
+
+function randomPairwise(p: number, rnd: () => number, opts: { copyAll?: boolean; real?: boolean } = {}): CostModel {
+  const v = (lo: number, hi: number) => (opts.real ? lo + rnd() * (hi - lo) : int(rnd, lo, hi));
+  const mat = (lo: number, hi: number) => Array.from({ length: p }, () => Array.from({ length: p }, () => v(lo, hi)));
+  return pairwiseModel({
+    alpha: mat(0, 60),
+    beta: mat(0, 5),
+    gamma: Array.from({ length: p }, () => v(0, 4)),
+    copyAll: opts.copyAll,
+  });
+}
+
+function uniformPairwise(p: number, alpha: number, beta: number, gamma: number, copyAll = false): CostModel {
+  const fill = (x: number) => Array.from({ length: p }, () => new Array<number>(p).fill(x));
+  return pairwiseModel({ alpha: fill(alpha), beta: fill(beta), gamma, copyAll });
+}
+
+// ---------------------------------------------------------------------------------------
+// Every ordered tree (each node's segment grows by adjacent ranges), by enumeration.
+
+interface Sub {
+  root: number;
+  kids: Sub[];
+}
+
+function allOrdered(p: number): Sub[] {
+  const memo = new Map<number, Sub[]>();
+  const go = (i: number, j: number, r: number): Sub[] => {
+    const key = (i * p + j) * p + r;
+    const hit = memo.get(key);
+    if (hit) return hit;
+    const out: Sub[] = [];
+    if (i === j) out.push({ root: r, kids: [] });
+    else {
+      for (let k = r; k < j; k++) {
+        for (const prev of go(i, k, r)) {
+          for (let w = k + 1; w <= j; w++) for (const c of go(k + 1, j, w)) out.push({ root: r, kids: [...prev.kids, c] });
+        }
+      }
+      for (let k = i; k < r; k++) {
+        for (const prev of go(k + 1, j, r)) {
+          for (let w = i; w <= k; w++) for (const c of go(i, k, w)) out.push({ root: r, kids: [...prev.kids, c] });
+        }
+      }
+    }
+    memo.set(key, out);
+    return out;
+  };
+  const all: Sub[] = [];
+  for (let r = 0; r < p; r++) all.push(...go(0, p - 1, r));
+  return all;
+}
+
+function toTree(p: number, s: Sub): Tree {
+  const b = new TreeBuilder(p, s.root);
+  const stack = [s];
+  while (stack.length > 0) {
+    const v = stack.pop()!;
+    for (const c of v.kids) {
+      b.addChild(v.root, c.root);
+      stack.push(c);
+    }
+  }
+  return b.build(); // ordered copy convention
+}
+
+function bruteForce(sizes: number[], model: CostModel, trees: Tree[]): Float64Array {
+  const best = new Float64Array(sizes.length).fill(Infinity);
+  for (const t of trees) {
+    const v = evaluate(t, sizes, model).time;
+    if (v < best[t.root]) best[t.root] = v;
+  }
+  return best;
+}
+
+describe('optimalPairwiseTree', () => {
+  it('the enumeration yields distinct ordered trees', () => {
+    expect(allOrdered(1)).toHaveLength(1);
+    expect(allOrdered(2)).toHaveLength(2);
+    // p = 3: root 0: 0←1←2, 0←2←1, 0←1,2 (two kids); mirror for root 2; root 1: 1←0,2 and 1←2,0
+    expect(allOrdered(3)).toHaveLength(3 + 3 + 2);
+    for (const p of [3, 4, 5]) {
+      const trees = allOrdered(p).map((s) => toTree(p, s));
+      for (const t of trees) expect(isOrdered(t)).toBe(true);
+      const keys = new Set(trees.map((t) => JSON.stringify(t.children)));
+      expect(keys.size).toBe(trees.length);
+    }
+  });
+
+  it('equals brute force over all ordered trees (random per-pair matrices, every root)', () => {
+    const rnd = rng(31);
+    const byP = new Map<number, Tree[]>();
+    for (let trial = 0; trial < 60; trial++) {
+      const p = int(rnd, 1, 6);
+      if (!byP.has(p)) byP.set(p, allOrdered(p).map((s) => toTree(p, s)));
+      const trees = byP.get(p)!;
+      const sizes = Array.from({ length: p }, () => (rnd() < 0.2 ? 0 : int(rnd, 1, 40)));
+      const model = randomPairwise(p, rnd, { copyAll: rnd() < 0.2, real: trial % 3 === 2 });
+      const brute = bruteForce(sizes, model, trees);
+      const best = optimalPairwiseTree(sizes, model);
+      expect(best.time).toBe(Math.min(...brute));
+      expect(best.root).toBe(brute.indexOf(Math.min(...brute)));
+      expect(evaluate(best.tree, sizes, model).time).toBe(best.time);
+      expect(isOrdered(best.tree)).toBe(true);
+      for (let r = 0; r < p; r++) {
+        const t = optimalPairwiseTree(sizes, model, { root: r });
+        expect(t.root).toBe(r);
+        expect(t.time).toBe(brute[r]);
+        expect(evaluate(t.tree, sizes, model).time).toBe(t.time);
+        expect(isOrdered(t.tree)).toBe(true);
+      }
+    }
+  });
+
+  it('hierarchical models: equals brute force', () => {
+    const rnd = rng(32);
+    const trees = allOrdered(6).map((s) => toTree(6, s));
+    for (let trial = 0; trial < 8; trial++) {
+      const sizes = Array.from({ length: 6 }, () => int(rnd, 0, 50));
+      const model = hierarchicalModel({
+        nodeOf: [0, 0, 1, 1, 2, 2].map((x) => (trial % 2 === 0 ? x : 2 - x)),
+        intra: { alpha: int(rnd, 0, 5), beta: 1 },
+        inter: { alpha: int(rnd, 10, 100), beta: int(rnd, 1, 4) },
+        gamma: int(rnd, 0, 2),
+      });
+      const brute = bruteForce(sizes, model, trees);
+      const t = optimalPairwiseTree(sizes, model);
+      expect(t.time).toBe(Math.min(...brute));
+      expect(evaluate(t.tree, sizes, model).time).toBe(t.time);
+    }
+  });
+
+  it('with uniform matrices equals the homogeneous optimalTree (exact mode), every root', () => {
+    const rnd = rng(33);
+    for (let trial = 0; trial < 12; trial++) {
+      const p = int(rnd, 1, 40);
+      const sizes = Array.from({ length: p }, () => (rnd() < 0.1 ? 0 : int(rnd, 1, 500)));
+      const [alpha, beta, gamma] = [int(rnd, 0, 200), int(rnd, 0, 3), int(rnd, 0, 3)];
+      const copyAll = trial % 4 === 3;
+      const lin = linearModel({ alpha, beta, gamma, copyAll });
+      const uni = uniformPairwise(p, alpha, beta, gamma, copyAll);
+      const a = optimalPairwiseTree(sizes, uni);
+      const b = optimalTree(sizes, lin, { mode: 'exact' });
+      expect(a.time).toBe(b.time);
+      expect(optimalPairwiseTree(sizes, lin).time).toBe(b.time); // a linear model through the per-pair DP
+      for (const r of new Set([0, Math.floor(p / 2), p - 1, int(rnd, 0, p - 1)])) {
+        const x = optimalPairwiseTree(sizes, uni, { root: r });
+        expect(x.time).toBe(optimalTree(sizes, lin, { root: r }).time);
+        expect(evaluate(x.tree, sizes, uni).time).toBe(x.time);
+      }
+    }
+  });
+
+  it('a larger instance (p = 64) is consistent: DP = evaluate, ordered, no root beats the best', () => {
+    const rnd = rng(34);
+    const p = 64;
+    const sizes = Array.from({ length: p }, () => int(rnd, 1, 1000));
+    const model = randomPairwise(p, rnd);
+    const best = optimalPairwiseTree(sizes, model);
+    expect(evaluate(best.tree, sizes, model).time).toBe(best.time);
+    expect(isOrdered(best.tree)).toBe(true);
+    for (const r of [0, 31, 63]) {
+      const t = optimalPairwiseTree(sizes, model, { root: r });
+      expect(t.time).toBeGreaterThanOrEqual(best.time);
+      expect(evaluate(t.tree, sizes, model).time).toBe(t.time);
+    }
+  });
+
+  it('errors name the field', () => {
+    const field = (f: () => unknown): string => {
+      try {
+        f();
+      } catch (e) {
+        if (e instanceof InvalidArgumentError || e instanceof TooLargeError) return e.field;
+        throw e;
+      }
+      throw new Error('no error');
+    };
+    const model = uniformPairwise(3, 1, 1, 1);
+    expect(field(() => optimalPairwiseTree([], model))).toBe('sizes');
+    expect(field(() => optimalPairwiseTree([1, 2, Number.NaN], model))).toBe('sizes[2]');
+    expect(field(() => optimalPairwiseTree([1, 2, 3], model, { root: 3 }))).toBe('root');
+    expect(field(() => optimalPairwiseTree([1, 2], model))).toBe('model');
+    expect(field(() => optimalPairwiseTree([1, 2, 3], linearModel({ alpha: 1, beta: 1, ports: 3 })))).toBe('model');
+    const p = MAX_PAIRWISE_P + 1;
+    expect(() => optimalPairwiseTree(new Array<number>(p).fill(1), uniformPairwise(p, 1, 1, 0))).toThrow(TooLargeError);
+    expect(field(() => optimalPairwiseTree(new Array<number>(p).fill(1), uniformPairwise(p, 1, 1, 0)))).toBe('p');
+  });
+});
