@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { InvalidArgumentError, TooLargeError } from '../src/errors.js';
 import { blockSizes, DETERMINISTIC, type DistributionName } from '../src/dist/distributions.js';
@@ -6,36 +5,10 @@ import { hierarchicalModel, linearModel, pairwiseModel, type CostModel } from '.
 import { MAX_PAIRWISE_BINARY_P, optimalBinaryTree, solveBinary } from '../src/trees/binary.js';
 import { evaluate } from '../src/trees/evaluate.js';
 import { postOrder, TreeBuilder, type Tree } from '../src/trees/tree.js';
+import { rng, int } from './helpers/random.js';
+import { tables } from './helpers/seed004.js';
 
-interface FixtureRow {
-  distribution: string;
-  fixed: Record<string, number>;
-  best: Record<string, { time: number; root: number }>;
-}
-interface FixtureTable {
-  table: number;
-  alpha: number;
-  beta: number;
-  gamma: number;
-  p: number;
-  b: number;
-  rho: number;
-  fixedRoot: number;
-  rows: FixtureRow[];
-}
-const tables = JSON.parse(readFileSync(new URL('./fixtures/seed004-tables.json', import.meta.url), 'utf8')) as FixtureTable[];
 
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const int = (rnd: () => number, lo: number, hi: number): number => lo + Math.floor(rnd() * (hi - lo + 1));
 
 function randomPairwise(p: number, rnd: () => number, opts: { copyAll?: boolean; real?: boolean } = {}): CostModel {
   const v = (lo: number, hi: number) => (opts.real ? lo + rnd() * (hi - lo) : int(rnd, lo, hi));

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { InvalidArgumentError } from '../src/errors.js';
 import { blockSizes, DETERMINISTIC, type DistributionName } from '../src/dist/distributions.js';
@@ -13,36 +12,10 @@ import {
 } from '../src/trees/binomial.js';
 import { evaluate } from '../src/trees/evaluate.js';
 import { depths, isOrdered, type Tree } from '../src/trees/tree.js';
+import { rng, int } from './helpers/random.js';
+import { tables } from './helpers/seed004.js';
 
-interface FixtureRow {
-  distribution: string;
-  fixed: Record<string, number>;
-  best: Record<string, { time: number; root: number }>;
-}
-interface FixtureTable {
-  table: number;
-  alpha: number;
-  beta: number;
-  gamma: number;
-  p: number;
-  b: number;
-  rho: number;
-  fixedRoot: number;
-  rows: FixtureRow[];
-}
-const tables = JSON.parse(readFileSync(new URL('./fixtures/seed004-tables.json', import.meta.url), 'utf8')) as FixtureTable[];
 
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const int = (rnd: () => number, lo: number, hi: number): number => lo + Math.floor(rnd() * (hi - lo + 1));
 const ceilLog2 = (p: number): number => roundsFor(p, 1);
 const sum = (a: readonly number[]): number => a.reduce((x, y) => x + y, 0);
 const maxDepth = (t: Tree): number => Math.max(...depths(t));

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DETERMINISTIC, DISTRIBUTIONS, blockSizes, parseDistribution } from '../src/dist/distributions.js';
 import { InvalidArgumentError } from '../src/errors.js';
-import tables from './fixtures/seed004-tables.json' with { type: 'json' };
+import { tables } from './helpers/seed004.js';
 
 const sum = (a: number[]): number => a.reduce((s, x) => s + x, 0);
 

@@ -4,6 +4,7 @@ import { linearModel, pairwiseModel } from '../src/model/cost-model.js';
 import { evaluate } from '../src/trees/evaluate.js';
 import { TreeBuilder, isOrdered, postOrder, depths, type Tree } from '../src/trees/tree.js';
 import { VcollError } from '../src/errors.js';
+import { rng } from './helpers/random.js';
 
 /** A random tree: each rank v != root gets a parent among the ranks already placed; random child order and copy position. */
 function randomTree(p: number, root: number, rnd: () => number): Tree {
@@ -25,17 +26,6 @@ function randomTree(p: number, root: number, rnd: () => number): Tree {
     if (kids[v].length > 0) b.setCopyAt(v, Math.floor(rnd() * (kids[v].length + 1)));
   }
   return b.build();
-}
-
-function mulberry(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 describe('evaluate: hand-computed trees', () => {
@@ -124,7 +114,7 @@ describe('evaluate: properties', () => {
         fc.integer({ min: 0, max: 5 }),
         fc.integer({ min: 0, max: 5 }),
         (p, seed, raw, alpha, beta, gamma) => {
-          const rnd = mulberry(seed);
+          const rnd = rng(seed);
           const root = Math.floor(rnd() * p);
           const t = randomTree(p, root, rnd);
           const sizes = raw.slice(0, p);
@@ -139,7 +129,7 @@ describe('evaluate: properties', () => {
   it('completion time is at least the root\'s one-ported receive volume', () => {
     fc.assert(
       fc.property(fc.integer({ min: 2, max: 30 }), fc.integer({ min: 0, max: 1e6 }), (p, seed) => {
-        const rnd = mulberry(seed);
+        const rnd = rng(seed);
         const t = randomTree(p, 0, rnd);
         const sizes = Array.from({ length: p }, () => Math.floor(rnd() * 50));
         const model = linearModel({ alpha: 3, beta: 2, gamma: 1 });
@@ -180,7 +170,7 @@ describe('tree structure checks', () => {
   });
 
   it('postOrder lists children before parents', () => {
-    const t = randomTree(50, 7, mulberry(3));
+    const t = randomTree(50, 7, rng(3));
     const order = postOrder(t);
     const pos = new Int32Array(50);
     order.forEach((v, i) => (pos[v] = i));

@@ -1,39 +1,13 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { InvalidArgumentError } from '../src/errors.js';
 import { blockSizes, DETERMINISTIC, type DistributionName } from '../src/dist/distributions.js';
 import { linearModel, pairwiseModel, type CostModel } from '../src/model/cost-model.js';
 import { evaluate } from '../src/trees/evaluate.js';
 import { linearTree } from '../src/trees/linear.js';
+import { rng } from './helpers/random.js';
+import { tables } from './helpers/seed004.js';
 
-interface FixtureRow {
-  distribution: string;
-  fixed: Record<string, number>;
-  best: Record<string, { time: number; root: number }>;
-}
-interface FixtureTable {
-  table: number;
-  alpha: number;
-  beta: number;
-  gamma: number;
-  p: number;
-  b: number;
-  rho: number;
-  fixedRoot: number;
-  rows: FixtureRow[];
-}
-const tables = JSON.parse(readFileSync(new URL('./fixtures/seed004-tables.json', import.meta.url), 'utf8')) as FixtureTable[];
 
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function randomPairwise(p: number, rnd: () => number, extra: { ports?: number; copyAll?: boolean } = {}): CostModel {
   const mat = (lo: number, hi: number) => Array.from({ length: p }, () => Array.from({ length: p }, () => lo + Math.floor(rnd() * (hi - lo))));

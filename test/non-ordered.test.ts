@@ -13,18 +13,8 @@ import {
 } from '../src/trees/non-ordered.js';
 import { optimalTree } from '../src/trees/optimal.js';
 import { isOrdered, postOrder, TreeBuilder, type Tree } from '../src/trees/tree.js';
+import { rng, int } from './helpers/random.js';
 
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const int = (rnd: () => number, lo: number, hi: number): number => lo + Math.floor(rnd() * (hi - lo + 1));
 
 function permutations<T>(a: readonly T[]): T[][] {
   if (a.length <= 1) return [[...a]];

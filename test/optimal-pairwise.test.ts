@@ -5,18 +5,8 @@ import { evaluate } from '../src/trees/evaluate.js';
 import { optimalTree } from '../src/trees/optimal.js';
 import { MAX_PAIRWISE_P, optimalPairwiseTree } from '../src/trees/optimal-pairwise.js';
 import { isOrdered, TreeBuilder, type Tree } from '../src/trees/tree.js';
+import { rng, int } from './helpers/random.js';
 
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const int = (rnd: () => number, lo: number, hi: number): number => lo + Math.floor(rnd() * (hi - lo + 1));
 
 function randomPairwise(p: number, rnd: () => number, opts: { copyAll?: boolean; real?: boolean } = {}): CostModel {
   const v = (lo: number, hi: number) => (opts.real ? lo + rnd() * (hi - lo) : int(rnd, lo, hi));

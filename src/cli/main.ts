@@ -1,0 +1,88 @@
+/** The `vcoll` command line: thin shells over the library. */
+import { Command, Option } from 'commander';
+import { VcollError } from '../errors.js';
+import { COMPARED_ALGORITHMS, parseComparedAlgorithms, parseRootSelection } from '../trees/compare.js';
+import { runModel, type ModelCommandOptions } from './model-command.js';
+import { parseChoice, parseIntegerOption, parseNumberOption, parseSizesOption } from './options.js';
+import { runTree, type TreeCommandOptions } from './tree-command.js';
+
+export function buildProgram(): Command {
+  const program = new Command();
+  program.name('vcoll').description('Irregular collective communication: gather/scatter trees, cost models, optimal trees').showHelpAfterError();
+
+  program
+    .command('model')
+    .description('compare linear, binary, oblivious, adaptive and optimal trees in the linear cost model (seed 004 Table 1)')
+    .option('--p <n>', 'number of processors', parseIntegerOption('p', 1), 2000)
+    .option('--b <n>', 'average block size (elements)', parseIntegerOption('b', 1), 1000)
+    .option('--alpha <x>', 'start-up latency per message', parseNumberOption('alpha'), 100)
+    .option('--beta <x>', 'time per element', parseNumberOption('beta'), 1)
+    .option('--gamma <x>', 'local copy time per element', parseNumberOption('gamma'), 1)
+    .option('--rho <n>', 'ρ of the spikes and skewed distributions', parseIntegerOption('rho', 1), 5)
+    .option('--seed <n>', 'seed of the random distributions', parseIntegerOption('seed', 0), 1)
+    .option('--dist <list>', 'comma-separated distributions, or "all"', 'all')
+    .option('--root <which>', 'fixed | best | both', (v: string) => parseRootSelection(v, '--root'), 'both')
+    .option('--fixed-root <r>', 'the fixed root (default ⌊p/2⌋)', parseIntegerOption('fixed-root', 0))
+    .option('--algorithms <list>', `comma-separated subset of ${COMPARED_ALGORITHMS.join(',')}`, (v: string) => parseComparedAlgorithms(v, '--algorithms'), [...COMPARED_ALGORITHMS])
+    .addOption(
+      new Option('--optimal-mode <mode>', 'exact: the true optimum; paper: seed 004 best-root convention').choices(['exact', 'paper']).default('exact'),
+    )
+    .addOption(new Option('--format <fmt>', 'output format').choices(['table', 'csv', 'json']).default('table'))
+    .option('--progress', 'show a progress bar on stderr (default: when stderr is a terminal)')
+    .option('--no-progress', 'never show a progress bar')
+    .action((opts: ModelCommandOptions) => {
+      runModel(opts);
+    });
+
+  program
+    .command('tree')
+    .description('build one gather/scatter tree and draw it as text (or SVG / JSON)')
+    .option('--sizes <list>', 'comma-separated block sizes m_0,…,m_{p−1}', parseSizesOption)
+    .option('--dist <name>', 'a distribution instead of --sizes')
+    .option('--p <n>', 'number of processors (with --dist)', parseIntegerOption('p', 1))
+    .option('--b <n>', 'average block size (with --dist)', parseIntegerOption('b', 1), 10)
+    .option('--rho <n>', 'ρ of spikes and skewed', parseIntegerOption('rho', 1), 5)
+    .option('--seed <n>', 'seed of the random distributions', parseIntegerOption('seed', 0), 1)
+    .option('--algorithm <name>', 'tree construction (see `vcoll algorithms`)', 'adaptive')
+    .option('--root <r>', 'fixed root (default: the construction chooses)', parseIntegerOption('root', 0))
+    .option('--alpha <x>', 'start-up latency per message', parseNumberOption('alpha'), 100)
+    .option('--beta <x>', 'time per element', parseNumberOption('beta'), 1)
+    .option('--gamma <x>', 'local copy time per element', parseNumberOption('gamma'), 1)
+    .option('--ports <k>', 'communication ports per processor', parseIntegerOption('ports', 1), 1)
+    .option('--copy-all', 'every processor copies its block (seed 000 Lemma 4)', false)
+    .option('--operation <op>', 'gather | scatter', parseChoice('operation', ['gather', 'scatter'] as const), 'gather')
+    .addOption(new Option('--format <fmt>', 'what to print').choices(['text', 'svg', 'json']).default('text'))
+    .option('--svg <file>', 'also write the drawing as SVG to this file')
+    .action((opts: TreeCommandOptions) => {
+      runTree(opts);
+    });
+
+  program
+    .command('algorithms')
+    .description('list the tree constructions')
+    .action(async () => {
+      const { TREE_ALGORITHMS } = await import('../trees/registry.js');
+      for (const a of TREE_ALGORITHMS) process.stdout.write(`${a.name.padEnd(18)} ${a.description} [${a.source}]\n`);
+    });
+
+  return program;
+}
+
+export async function main(argv: string[]): Promise<void> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv);
+  } catch (err) {
+    if (err instanceof VcollError) {
+      process.stderr.write(`vcoll: ${err.message}\n`);
+      process.exitCode = 2;
+      return;
+    }
+    throw err;
+  }
+}
+
+// Run when executed directly (`tsx src/cli/main.ts …`).
+if (import.meta.url === `file://${process.argv[1]}`) {
+  void main(process.argv);
+}

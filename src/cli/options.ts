@@ -1,0 +1,35 @@
+/** Parsing of CLI option values into validated numbers, with errors that name the option. */
+import { InvalidArgumentError } from '../errors.js';
+
+export function parseNumberOption(name: string, min = 0): (v: string) => number {
+  return (v: string) => {
+    const x = Number(v);
+    if (v.trim() === '' || !Number.isFinite(x)) throw new InvalidArgumentError(`--${name}`, `must be a number, got "${v}"`);
+    if (x < min) throw new InvalidArgumentError(`--${name}`, `must be >= ${min}, got ${x}`);
+    return x;
+  };
+}
+
+export function parseIntegerOption(name: string, min = 0): (v: string) => number {
+  return (v: string) => {
+    const x = parseNumberOption(name, min)(v);
+    if (!Number.isInteger(x)) throw new InvalidArgumentError(`--${name}`, `must be an integer, got "${v}"`);
+    return x;
+  };
+}
+
+export function parseSizesOption(v: string): number[] {
+  const parts = v.split(',').map((s) => s.trim());
+  return parts.map((s, i) => {
+    const x = Number(s);
+    if (s === '' || !Number.isInteger(x) || x < 0) throw new InvalidArgumentError(`--sizes[${i}]`, `must be a non-negative integer, got "${s}"`);
+    return x;
+  });
+}
+
+export function parseChoice<T extends string>(name: string, choices: readonly T[]): (v: string) => T {
+  return (v: string) => {
+    if ((choices as readonly string[]).includes(v)) return v as T;
+    throw new InvalidArgumentError(`--${name}`, `must be one of ${choices.join(', ')}, got "${v}"`);
+  };
+}

@@ -1,0 +1,56 @@
+/** `vcoll tree`: builds one tree for given sizes or a distribution; draws it as text and SVG. */
+import { writeFileSync } from 'node:fs';
+import { blockSizes, parseDistribution } from '../dist/distributions.js';
+import { InvalidArgumentError } from '../errors.js';
+import { linearModel } from '../model/cost-model.js';
+import { drawTreeSvg, drawTreeText } from '../trees/draw.js';
+import { evaluate, type Operation } from '../trees/evaluate.js';
+import { TREE_ALGORITHMS, findTreeAlgorithm } from '../trees/registry.js';
+import { treeToJSON } from '../trees/tree.js';
+
+export interface TreeCommandOptions {
+  sizes?: number[];
+  dist?: string;
+  p?: number;
+  b: number;
+  rho: number;
+  seed: number;
+  algorithm: string;
+  root?: number;
+  alpha: number;
+  beta: number;
+  gamma: number;
+  ports: number;
+  copyAll: boolean;
+  operation: Operation;
+  format: 'text' | 'svg' | 'json';
+  svg?: string;
+}
+
+export function runTree(opts: TreeCommandOptions, out: NodeJS.WritableStream = process.stdout): void {
+  let sizes: number[];
+  if (opts.sizes) {
+    if (opts.dist) throw new InvalidArgumentError('--sizes', 'give either --sizes or --dist, not both');
+    sizes = opts.sizes;
+  } else {
+    const dist = parseDistribution(opts.dist ?? 'random', '--dist');
+    sizes = blockSizes(dist, { p: opts.p ?? 16, b: opts.b, rho: opts.rho, seed: opts.seed });
+  }
+  const alg = findTreeAlgorithm(opts.algorithm);
+  if (!alg) {
+    throw new InvalidArgumentError('--algorithm', `unknown tree algorithm "${opts.algorithm}"; choose from ${TREE_ALGORITHMS.map((a) => a.name).join(', ')}`);
+  }
+  const model = linearModel({ alpha: opts.alpha, beta: opts.beta, gamma: opts.gamma, ports: opts.ports, copyAll: opts.copyAll });
+  const built = alg.build(sizes, model, { root: opts.root });
+  const ev = evaluate(built.tree, sizes, model, opts.operation);
+  const title = `${alg.name} ${opts.operation} tree, p=${sizes.length}, root ${built.root}: time ${ev.time}`;
+  if (opts.svg) writeFileSync(opts.svg, drawTreeSvg(built.tree, sizes, { model, operation: opts.operation, title }));
+  if (opts.format === 'json') {
+    out.write(JSON.stringify({ algorithm: alg.name, operation: opts.operation, root: built.root, time: ev.time, sizes, tree: treeToJSON(built.tree) }, null, 2) + '\n');
+  } else if (opts.format === 'svg') {
+    out.write(drawTreeSvg(built.tree, sizes, { model, operation: opts.operation, title }));
+  } else {
+    out.write(`${title}\n${drawTreeText(built.tree, sizes, { model, operation: opts.operation })}\n`);
+    if (opts.svg) out.write(`SVG written to ${opts.svg}\n`);
+  }
+}

@@ -1,0 +1,55 @@
+/** vcoll's public API. */
+export { VcollError, InvalidArgumentError, TooLargeError, type VcollErrorCode } from './errors.js';
+export {
+  linearModel,
+  pairwiseModel,
+  hierarchicalModel,
+  requireModelFits,
+  type CostModel,
+  type CostModelKind,
+  type LinearParams,
+  type Matrix,
+  type ModelOptions,
+} from './model/cost-model.js';
+export {
+  DISTRIBUTIONS,
+  DISTRIBUTION_LABELS,
+  DETERMINISTIC,
+  blockSizes,
+  parseDistribution,
+  isDistributionName,
+  type DistributionName,
+  type DistributionParams,
+} from './dist/distributions.js';
+export { TreeBuilder, postOrder, depths, isOrdered, treeToJSON, type Tree } from './trees/tree.js';
+export type { BuiltTree, RootOption } from './trees/types.js';
+export { evaluate, completionTime, type Evaluation, type Operation } from './trees/evaluate.js';
+export { linearTree } from './trees/linear.js';
+export { obliviousBinomialTree, naturalRoots, type ObliviousOptions } from './trees/binomial.js';
+export {
+  adaptiveBinomialTree,
+  adaptiveRounds,
+  roundsFor,
+  type AdaptiveOptions,
+  type AdaptiveRule,
+  type AdaptiveJoin,
+  type AdaptiveSchedule,
+} from './trees/adaptive.js';
+export { optimalTree, OPTIMAL_MAX_P, type OptimalOptions, type OptimalMode } from './trees/optimal.js';
+export { optimalPairwiseTree, MAX_PAIRWISE_P } from './trees/optimal-pairwise.js';
+export { optimalBinaryTree, type BinaryTreeOptions } from './trees/binary.js';
+export { optimalBroadcastTree, broadcastTime, type BroadcastOperation, type BroadcastOptions } from './trees/broadcast.js';
+export { twoBlockTree, twoBlockDomains, type TwoBlockDomains } from './trees/two-block.js';
+export { decreasingRerankTree, exactNonOrderedOptimal, EXACT_NON_ORDERED_MAX_P, type TreeBuildFn } from './trees/non-ordered.js';
+export { bruteForceOrderedOptimal, orderedTrees, BRUTE_FORCE_MAX_P } from './trees/brute-force.js';
+export { TREE_ALGORITHMS, findTreeAlgorithm, type TreeAlgorithm, type BuildOptions } from './trees/registry.js';
+export {
+  COMPARED_ALGORITHMS,
+  compareTrees,
+  type ComparedAlgorithm,
+  type ComparisonRow,
+  type CompareOptions,
+  type RootKind,
+  type RootSelection,
+} from './trees/compare.js';
+export { drawTreeText, drawTreeSvg, treeSchedule, type DrawOptions, type SvgOptions, type TreeSchedule } from './trees/draw.js';
