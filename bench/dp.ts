@@ -11,7 +11,7 @@
  * other processes. Peak memory is sampled from the progress callback during the run (RSS,
  * V8 heap, ArrayBuffers) and read from the OS (maxRSS) before the naive run starts.
  */
-import { blockSizes, parseDistribution } from '../src/dist/distributions.js';
+import { blockSizes, parseDistribution } from '../src/bench/distributions.js';
 import { linearModel } from '../src/model/cost-model.js';
 import { triangleSize } from '../src/trees/optimal-kernel.js';
 import { optimalTree, type OptimalMode } from '../src/trees/optimal.js';

@@ -20,7 +20,7 @@ export {
   isDistributionName,
   type DistributionName,
   type DistributionParams,
-} from './dist/distributions.js';
+} from './bench/distributions.js';
 export { TreeBuilder, postOrder, depths, isOrdered, treeToJSON, type Tree } from './trees/tree.js';
 export type { BuiltTree, RootOption } from './trees/types.js';
 export { evaluate, completionTime, type Evaluation, type Operation } from './trees/evaluate.js';

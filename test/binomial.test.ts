@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidArgumentError } from '../src/errors.js';
-import { blockSizes, DETERMINISTIC, type DistributionName } from '../src/dist/distributions.js';
+import { blockSizes, DETERMINISTIC, type DistributionName } from '../src/bench/distributions.js';
 import { hierarchicalModel, linearModel, pairwiseModel, type CostModel } from '../src/model/cost-model.js';
 import {
   adaptiveBinomialTree,

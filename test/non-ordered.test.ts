@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidArgumentError, TooLargeError } from '../src/errors.js';
-import { blockSizes } from '../src/dist/distributions.js';
+import { blockSizes } from '../src/bench/distributions.js';
 import { linearModel, pairwiseModel, type CostModel } from '../src/model/cost-model.js';
 import { adaptiveBinomialTree } from '../src/trees/binomial.js';
 import { evaluate } from '../src/trees/evaluate.js';

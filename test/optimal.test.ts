@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { blockSizes, DISTRIBUTIONS, type DistributionName } from '../src/dist/distributions.js';
+import { blockSizes, DISTRIBUTIONS, type DistributionName } from '../src/bench/distributions.js';
 import { InvalidArgumentError, TooLargeError, VcollError } from '../src/errors.js';
 import { hierarchicalModel, linearModel, pairwiseModel, type CostModel } from '../src/model/cost-model.js';
 import { BRUTE_FORCE_MAX_P, bruteForceOrderedOptimal, orderedTrees } from '../src/trees/brute-force.js';

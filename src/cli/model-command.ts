@@ -1,7 +1,7 @@
 /** `vcoll model`: the seed 004 Table 1 comparison for any p, b, α, β, γ and distributions. */
 import Table from 'cli-table3';
 import cliProgress from 'cli-progress';
-import { DISTRIBUTIONS, DISTRIBUTION_LABELS, blockSizes, parseDistribution, type DistributionName } from '../dist/distributions.js';
+import { DISTRIBUTIONS, DISTRIBUTION_LABELS, blockSizes, parseDistribution, type DistributionName } from '../bench/distributions.js';
 import { linearModel } from '../model/cost-model.js';
 import { COMPARED_ALGORITHMS, compareTrees, type ComparedAlgorithm, type ComparisonRow, type RootSelection } from '../trees/compare.js';
 import type { OptimalMode } from '../trees/optimal.js';

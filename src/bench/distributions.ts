@@ -1,0 +1,142 @@
+/**
+ * Block-size distributions of the papers' experiments (seed 000 §5, seed 004 §5.1), for
+ * p processors with average block size b. Random ones draw from a seeded xoroshiro128+
+ * generator (pure-rand), so every instance is reproducible from (name, p, b, ρ, seed).
+ *
+ * | name              | m_i                                                             |
+ * |-------------------|-----------------------------------------------------------------|
+ * | same              | b                                                               |
+ * | random            | uniform in [1, 2b]                                              |
+ * | random-increasing | random, sorted increasingly                                     |
+ * | random-decreasing | random, sorted decreasingly                                     |
+ * | bucket            | ⌊b/2⌋ + uniform in [1, b]                                       |
+ * | spikes            | ρ·b with probability 1/ρ, else 1                                |
+ * | increasing        | ⌊2b(i+1)/p⌋ + 1                                                 |
+ * | decreasing        | ⌊2b(p−i)/p⌋ + 1                                                 |
+ * | alternating       | b + ⌊b/2⌋ for even i, b − ⌊b/2⌋ for odd i                       |
+ * | skewed            | ⌊p·b/ρ⌋ for the first ρ ranks (all ranks if p ≤ ρ), else 1     |
+ * | two-blocks        | m_0 = m_{p−1} = ⌊p·b/2⌋, others 0 (seed 004); p = 1: ⌊p·b/2⌋   |
+ * | two-blocks-small  | m_0 = m_{p−1} = b, others 0 (seed 000's variant)               |
+ */
+import prand from 'pure-rand';
+import { InvalidArgumentError } from '../errors.js';
+import { requireInteger } from '../model/validate.js';
+
+export const DISTRIBUTIONS = [
+  'same',
+  'random',
+  'random-increasing',
+  'random-decreasing',
+  'bucket',
+  'spikes',
+  'increasing',
+  'decreasing',
+  'alternating',
+  'skewed',
+  'two-blocks',
+  'two-blocks-small',
+] as const;
+
+export type DistributionName = (typeof DISTRIBUTIONS)[number];
+
+/** Display names as the papers' tables write them. */
+export const DISTRIBUTION_LABELS: Readonly<Record<DistributionName, string>> = {
+  same: 'Same',
+  random: 'Random',
+  'random-increasing': 'Random increasing',
+  'random-decreasing': 'Random decreasing',
+  bucket: 'Bucket',
+  spikes: 'Spikes',
+  increasing: 'Increasing',
+  decreasing: 'Decreasing',
+  alternating: 'Alternating',
+  skewed: 'Skewed',
+  'two-blocks': 'Two blocks',
+  'two-blocks-small': 'Two blocks (b)',
+};
+
+/** Distributions whose sizes do not depend on the seed. */
+export const DETERMINISTIC: ReadonlySet<DistributionName> = new Set([
+  'same',
+  'increasing',
+  'decreasing',
+  'alternating',
+  'skewed',
+  'two-blocks',
+  'two-blocks-small',
+]);
+
+export interface DistributionParams {
+  /** Number of processors, >= 1. */
+  p: number;
+  /** Average block size, >= 1 (elements). */
+  b: number;
+  /** ρ of spikes and skewed, >= 1 integer (default 5, as in both papers). */
+  rho?: number;
+  /** Seed of the random distributions (default 1). */
+  seed?: number;
+}
+
+export function isDistributionName(name: string): name is DistributionName {
+  return (DISTRIBUTIONS as readonly string[]).includes(name);
+}
+
+export function parseDistribution(name: string, field = 'distribution'): DistributionName {
+  const key = name.trim().toLowerCase().replace(/[\s_]+/g, '-');
+  if (isDistributionName(key)) return key;
+  throw new InvalidArgumentError(field, `unknown distribution "${name}"; choose one of ${DISTRIBUTIONS.join(', ')}`);
+}
+
+/** The block sizes m_0..m_{p−1} of a distribution. */
+export function blockSizes(name: DistributionName, params: DistributionParams): number[] {
+  if (!isDistributionName(name)) {
+    throw new InvalidArgumentError('distribution', `unknown distribution "${String(name)}"; choose one of ${DISTRIBUTIONS.join(', ')}`);
+  }
+  const p = requireInteger('p', params.p, 1);
+  const b = requireInteger('b', params.b, 1);
+  const rho = requireInteger('rho', params.rho ?? 5, 1);
+  const seed = requireInteger('seed', params.seed ?? 1, -(2 ** 31), 2 ** 31 - 1);
+  const rng = prand.xoroshiro128plus(seed);
+  const uniform = (lo: number, hi: number): number => prand.unsafeUniformIntDistribution(lo, hi, rng);
+  const m = new Array<number>(p);
+  switch (name) {
+    case 'same':
+      m.fill(b);
+      break;
+    case 'random':
+    case 'random-increasing':
+    case 'random-decreasing':
+      for (let i = 0; i < p; i++) m[i] = uniform(1, 2 * b);
+      if (name === 'random-increasing') m.sort((x, y) => x - y);
+      if (name === 'random-decreasing') m.sort((x, y) => y - x);
+      break;
+    case 'bucket':
+      for (let i = 0; i < p; i++) m[i] = Math.floor(b / 2) + uniform(1, b);
+      break;
+    case 'spikes':
+      // probability 1/ρ: one draw in [0, ρ) hits 0.
+      for (let i = 0; i < p; i++) m[i] = uniform(0, rho - 1) === 0 ? rho * b : 1;
+      break;
+    case 'increasing':
+      for (let i = 0; i < p; i++) m[i] = Math.floor((2 * b * (i + 1)) / p) + 1;
+      break;
+    case 'decreasing':
+      for (let i = 0; i < p; i++) m[i] = Math.floor((2 * b * (p - i)) / p) + 1;
+      break;
+    case 'alternating':
+      for (let i = 0; i < p; i++) m[i] = i % 2 === 0 ? b + Math.floor(b / 2) : b - Math.floor(b / 2);
+      break;
+    case 'skewed':
+      for (let i = 0; i < p; i++) m[i] = i < rho ? Math.floor((p * b) / rho) : 1;
+      break;
+    case 'two-blocks':
+    case 'two-blocks-small': {
+      const big = name === 'two-blocks' ? Math.floor((p * b) / 2) : b;
+      m.fill(0);
+      m[0] = big;
+      m[p - 1] = big;
+      break;
+    }
+  }
+  return m;
+}
