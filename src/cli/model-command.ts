@@ -53,7 +53,15 @@ export function runModel(opts: ModelCommandOptions, out: NodeJS.WritableStream =
   const showProgress = opts.progress ?? Boolean(process.stderr.isTTY);
   const bar = showProgress
     ? new cliProgress.SingleBar(
-        { format: '{label} [{bar}] {percentage}%', stream: process.stderr, clearOnComplete: true, hideCursor: true },
+        {
+          format: '{label} [{bar}] {percentage}%',
+          stream: process.stderr,
+          clearOnComplete: true,
+          hideCursor: true,
+          // --progress on a pipe: print a line every second instead of redrawing.
+          noTTYOutput: opts.progress === true,
+          notTTYSchedule: 1000,
+        },
         cliProgress.Presets.shades_classic,
       )
     : undefined;
