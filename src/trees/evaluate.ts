@@ -41,7 +41,7 @@ export function evaluate(
   const S = new Float64Array(p);
   const C = new Float64Array(p);
   const k = model.ports;
-  const portFree = new Float64Array(k);
+  const ports = new PortClock(k);
   for (const v of order) {
     const kids = tree.children[v];
     let s = sizes[v];
@@ -64,38 +64,24 @@ export function evaluate(
         if (at === kids.length) t += copyCost;
         C[v] = t;
       } else {
-        portFree.fill(0);
+        ports.reset();
         let end = 0;
-        const run = (ready: number, dur: number): void => {
-          let best = 0;
-          for (let q = 1; q < k; q++) if (portFree[q] < portFree[best]) best = q;
-          const e = Math.max(portFree[best], ready) + dur;
-          portFree[best] = e;
-          if (e > end) end = e;
-        };
         for (let j = 0; j < kids.length; j++) {
-          if (j === at) run(0, copyCost);
+          if (j === at) end = Math.max(end, ports.run(0, copyCost));
           const c = kids[j];
-          run(C[c], model.comm(c, v, S[c]));
+          end = Math.max(end, ports.run(C[c], model.comm(c, v, S[c])));
         }
-        if (at === kids.length) run(0, copyCost);
+        if (at === kids.length) end = Math.max(end, ports.run(0, copyCost));
         C[v] = end;
       }
     } else {
-      portFree.fill(0);
+      ports.reset();
       let end = 0;
-      const run = (dur: number, after: number): void => {
-        let best = 0;
-        for (let q = 1; q < k; q++) if (portFree[q] < portFree[best]) best = q;
-        const e = portFree[best] + dur;
-        portFree[best] = e;
-        if (e + after > end) end = e + after;
-      };
-      if (at === kids.length) run(copyCost, 0);
+      if (at === kids.length) end = Math.max(end, ports.run(0, copyCost));
       for (let j = kids.length - 1; j >= 0; j--) {
         const c = kids[j];
-        run(model.comm(v, c, S[c]), C[c]);
-        if (j === at) run(copyCost, 0);
+        end = Math.max(end, ports.run(0, model.comm(v, c, S[c])) + C[c]);
+        if (j === at) end = Math.max(end, ports.run(0, copyCost));
       }
       C[v] = end;
     }
@@ -106,4 +92,30 @@ export function evaluate(
 /** Completion time only. */
 export function completionTime(tree: Tree, sizes: ArrayLike<number>, model: CostModel, operation: Operation = 'gather'): number {
   return evaluate(tree, sizes, model, operation).time;
+}
+
+/**
+ * Greedy k-port assignment: each operation, in sequence order, goes to the port that frees
+ * first and starts when both that port and its data are ready.
+ */
+export class PortClock {
+  private readonly free: Float64Array;
+
+  constructor(ports: number) {
+    this.free = new Float64Array(ports);
+  }
+
+  reset(): void {
+    this.free.fill(0);
+  }
+
+  /** Runs an operation that can start at `ready` and lasts `duration`; returns its end. */
+  run(ready: number, duration: number): number {
+    const f = this.free;
+    let best = 0;
+    for (let q = 1; q < f.length; q++) if (f[q] < f[best]) best = q;
+    const end = Math.max(f[best], ready) + duration;
+    f[best] = end;
+    return end;
+  }
 }

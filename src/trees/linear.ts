@@ -17,6 +17,7 @@
 import { InvalidArgumentError } from '../errors.js';
 import { requireModelFits, type CostModel } from '../model/cost-model.js';
 import { validateRoot, validateSizes } from '../model/validate.js';
+import { PortClock } from './evaluate.js';
 import { TreeBuilder } from './tree.js';
 import type { BuiltTree, RootOption } from './types.js';
 
@@ -52,7 +53,7 @@ export function prepareProblem(sizes: ArrayLike<number>, model: CostModel, opts:
  * the root copies first (copyAt 0), then receives from every other rank in rank order;
  * with k ports each operation takes the port that frees first.
  */
-function starTime(m: Float64Array, model: CostModel, r: number, portFree: Float64Array): number {
+function starTime(m: Float64Array, model: CostModel, r: number, ports: PortClock): number {
   const p = m.length;
   const k = model.ports;
   const copy = p > 1 || model.copyAll ? model.copy(r, m[r]) : 0;
@@ -66,19 +67,11 @@ function starTime(m: Float64Array, model: CostModel, r: number, portFree: Float6
     }
     return t;
   }
-  portFree.fill(0);
-  let end = 0;
-  const run = (ready: number, dur: number): void => {
-    let best = 0;
-    for (let q = 1; q < k; q++) if (portFree[q] < portFree[best]) best = q;
-    const e = Math.max(portFree[best], ready) + dur;
-    portFree[best] = e;
-    if (e > end) end = e;
-  };
-  run(0, copy);
+  ports.reset();
+  let end = ports.run(0, copy);
   for (let i = 0; i < p; i++) {
     if (i === r) continue;
-    run(model.copyAll ? model.copy(i, m[i]) : 0, model.comm(i, r, m[i]));
+    end = Math.max(end, ports.run(model.copyAll ? model.copy(i, m[i]) : 0, model.comm(i, r, m[i])));
   }
   return end;
 }
@@ -97,12 +90,12 @@ function buildStar(p: number, r: number): TreeBuilder {
  */
 export function linearTree(sizes: ArrayLike<number>, model: CostModel, opts?: RootOption): BuiltTree {
   const { m, p, root } = prepareProblem(sizes, model, opts);
-  const portFree = new Float64Array(model.ports);
+  const ports = new PortClock(model.ports);
   let r: number;
   let time: number;
   if (root !== undefined) {
     r = root;
-    time = starTime(m, model, r, portFree);
+    time = starTime(m, model, r, ports);
   } else if (model.linear !== undefined && model.ports === 1 && !model.copyAll) {
     // Closed form: T(r) = Σ_{i≠r, m_i>0}(α + β·m_i) + γ·m_r (p > 1).
     const { alpha, beta, gamma } = model.linear;
@@ -117,12 +110,12 @@ export function linearTree(sizes: ArrayLike<number>, model: CostModel, opts?: Ro
       }
     }
     // The chosen root's time in evaluation order (bit-identical to evaluate()).
-    time = starTime(m, model, r, portFree);
+    time = starTime(m, model, r, ports);
   } else {
     r = 0;
     time = Infinity;
     for (let i = 0; i < p; i++) {
-      const t = starTime(m, model, i, portFree);
+      const t = starTime(m, model, i, ports);
       if (t < time) {
         time = t;
         r = i;
