@@ -62,12 +62,12 @@ export function triIndex(p: number, i: number, j: number): number {
   return i * p - (i * (i - 1)) / 2 + (j - i);
 }
 
-function newChoiceTable(p: number, n: number): ChoiceTable {
+export function newChoiceTable(p: number, n: number): ChoiceTable {
   return p <= 32767 ? new Int16Array(n) : new Int32Array(n);
 }
 
 /** Throttled progress reporting in units of inner-loop steps. */
-class Progress {
+export class Progress {
   private next = 0;
   private readonly step: number;
   constructor(
@@ -86,7 +86,7 @@ class Progress {
 }
 
 /** Work of filling column j of the any-root table from row lo to row j−1: Σ (j − i). */
-function columnWork(lo: number, j: number): number {
+export function columnWork(lo: number, j: number): number {
   const n = j - lo;
   return n > 0 ? (n * (n + 1)) / 2 : 0;
 }
@@ -130,7 +130,7 @@ export function anyRootTables(input: DpInput, mode: 'exact' | 'paper', onProgres
   return { cs, choice, nChoice };
 }
 
-function sumColumnWork(p: number, lo: number): number {
+export function sumColumnWork(p: number, lo: number): number {
   let t = 0;
   for (let j = lo; j < p; j++) t += columnWork(lo, j);
   return t;
@@ -326,7 +326,7 @@ function paperColumn(
 }
 
 /** cR[k] = comm(S(k+1..j)) for k in [lo..j−1]. */
-function fillRightComm(input: DpInput, cR: Float64Array, j: number, lo: number): void {
+export function fillRightComm(input: DpInput, cR: Float64Array, j: number, lo: number): void {
   const { P, alpha, beta } = input;
   const Pj1 = P[j + 1];
   for (let k = lo; k < j; k++) {
@@ -466,6 +466,6 @@ export function fixedRootTables(input: DpInput, r: number, onProgress?: Progress
 }
 
 /** Work of F's column j: Σ_{i ≤ r} (j − i). */
-function fColumnWork(r: number, j: number): number {
+export function fColumnWork(r: number, j: number): number {
   return (r + 1) * (j - r) + (r * (r + 1)) / 2;
 }

@@ -31,6 +31,7 @@ import {
   type DpInput,
   type ProgressSink,
 } from './optimal-kernel.js';
+import { crossingAnyRootTables, crossingEligible, crossingFixedRootTables } from './optimal-crossing.js';
 import { monotoneAnyRootTables, monotoneFixedRootTables } from './optimal-monotone.js';
 import { TreeBuilder } from './tree.js';
 import type { BuiltTree, RootOption } from './types.js';
@@ -48,6 +49,12 @@ export interface OptimalOptions extends RootOption {
    * measured error). Exact rule only (mode 'exact').
    */
   readonly pruning?: 'none' | 'monotone';
+  /**
+   * Table kernel of the exact DP (same result either way): 'auto' (default) uses the crossing
+   * kernel (optimal-crossing.ts) where it is exact — integer α, β, γ; best root in mode 'exact',
+   * or a fixed root — and the full scan otherwise; 'scan' always uses the full scan (for tests and benchmarks).
+   */
+  readonly kernel?: 'auto' | 'scan';
 }
 
 /** Largest p accepted: the Float64 triangle alone is 8·p²/2 bytes (1.6 GB at 20000). */
@@ -77,6 +84,13 @@ export function optimalTree(sizes: ArrayLike<number>, model: CostModel, opts?: O
   if (pruning === 'monotone' && mode !== 'exact') {
     throw new InvalidArgumentError('pruning', "'monotone' is implemented for mode 'exact' only");
   }
+  const kernel = opts?.kernel ?? 'auto';
+  if (kernel !== 'auto' && kernel !== 'scan') {
+    throw new InvalidArgumentError('kernel', `must be 'auto' or 'scan', got ${String(kernel)}`);
+  }
+  // the fixed-root tables are the same in both modes (symmetric rule), so only the best-root
+  // paper rule (its N table) stays on the full scan
+  const crossing = kernel === 'auto' && pruning === 'none' && (mode === 'exact' || root !== undefined) && crossingEligible(input);
   if (p > OPTIMAL_MAX_P) throw new TooLargeError('p', `the O(p²) tables need p ≤ ${OPTIMAL_MAX_P}, got ${p}`);
 
   if (p === 1) {
@@ -85,7 +99,11 @@ export function optimalTree(sizes: ArrayLike<number>, model: CostModel, opts?: O
   }
   if (root === undefined) {
     const t =
-      pruning === 'monotone' ? monotoneAnyRootTables(input) : anyRootTables(input, mode, onProgress as ProgressSink | undefined);
+      pruning === 'monotone'
+        ? monotoneAnyRootTables(input)
+        : crossing
+          ? crossingAnyRootTables(input, onProgress as ProgressSink | undefined)
+          : anyRootTables(input, mode, onProgress as ProgressSink | undefined);
     if (pruning === 'monotone') onProgress?.(1, 1);
     const lookup: Lookup = {
       cs: t.choice,
@@ -98,7 +116,11 @@ export function optimalTree(sizes: ArrayLike<number>, model: CostModel, opts?: O
     return { tree: built.tree, time: t.cs[triIndex(p, 0, p - 1)], root: built.root };
   }
   const t =
-    pruning === 'monotone' ? monotoneFixedRootTables(input, root) : fixedRootTables(input, root, onProgress as ProgressSink | undefined);
+    pruning === 'monotone'
+      ? monotoneFixedRootTables(input, root)
+      : crossing
+        ? crossingFixedRootTables(input, root, onProgress as ProgressSink | undefined)
+        : fixedRootTables(input, root, onProgress as ProgressSink | undefined);
   if (pruning === 'monotone') onProgress?.(1, 1);
   const lookup: Lookup = { cs: t.choice, n: undefined, f: t.fChoice, p, r: root };
   const built = rebuild(lookup, p, false);
