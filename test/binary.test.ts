@@ -1,30 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidArgumentError, TooLargeError } from '../src/errors.js';
 import { blockSizes, DETERMINISTIC, type DistributionName } from '../src/bench/distributions.js';
-import { hierarchicalModel, linearModel, pairwiseModel, type CostModel } from '../src/model/cost-model.js';
+import { hierarchicalModel, linearModel, type CostModel } from '../src/model/cost-model.js';
 import { MAX_PAIRWISE_BINARY_P, optimalBinaryTree, solveBinary } from '../src/trees/binary.js';
 import { evaluate } from '../src/trees/evaluate.js';
 import { postOrder, TreeBuilder, type Tree } from '../src/trees/tree.js';
 import { rng, int } from './helpers/random.js';
+import { randomPairwise, uniformPairwise } from './helpers/models.js';
 import { tables } from './helpers/seed004.js';
 
 
 
-function randomPairwise(p: number, rnd: () => number, opts: { copyAll?: boolean; real?: boolean } = {}): CostModel {
-  const v = (lo: number, hi: number) => (opts.real ? lo + rnd() * (hi - lo) : int(rnd, lo, hi));
-  const mat = (lo: number, hi: number) => Array.from({ length: p }, () => Array.from({ length: p }, () => v(lo, hi)));
-  return pairwiseModel({
-    alpha: mat(0, 40),
-    beta: mat(0, 4),
-    gamma: Array.from({ length: p }, () => v(0, 3)),
-    copyAll: opts.copyAll,
-  });
-}
 
-function uniformPairwise(p: number, alpha: number, beta: number, gamma: number, copyAll = false): CostModel {
-  const fill = (x: number) => Array.from({ length: p }, () => new Array<number>(p).fill(x));
-  return pairwiseModel({ alpha: fill(alpha), beta: fill(beta), gamma, copyAll });
-}
 
 // ---------------------------------------------------------------------------------------
 // An independent enumeration of every ordered binary tree (the five shapes of Theorem 3).

@@ -5,17 +5,10 @@ import { broadcastTime, optimalBroadcastTree } from '../src/trees/broadcast.js';
 import { MAX_PAIRWISE_P } from '../src/trees/optimal-pairwise.js';
 import { isOrdered, TreeBuilder, type Tree } from '../src/trees/tree.js';
 import { rng, int } from './helpers/random.js';
+import { randomPairwise, uniformPairwise } from './helpers/models.js';
+import { allOrdered, toTree } from './helpers/enumerate.js';
 
 
-function randomPairwise(p: number, rnd: () => number, real = false): CostModel {
-  const v = (lo: number, hi: number) => (real ? lo + rnd() * (hi - lo) : int(rnd, lo, hi));
-  const mat = (lo: number, hi: number) => Array.from({ length: p }, () => Array.from({ length: p }, () => v(lo, hi)));
-  return pairwiseModel({ alpha: mat(0, 60), beta: mat(0, 5), gamma: 1 });
-}
-function uniformPairwise(p: number, alpha: number, beta: number): CostModel {
-  const fill = (x: number) => Array.from({ length: p }, () => new Array<number>(p).fill(x));
-  return pairwiseModel({ alpha: fill(alpha), beta: fill(beta) });
-}
 function transpose(p: number, model: CostModel): CostModel {
   // comm(i → j, 1) and comm(i → j, 2) determine α, β of a pairwise model
   const a = Array.from({ length: p }, (_, i) => Array.from({ length: p }, (_, j) => (i === j ? 0 : 2 * model.comm(j, i, 1) - model.comm(j, i, 2))));
@@ -58,49 +51,6 @@ function simulateBroadcast(tree: Tree, m: number, model: CostModel): number {
   return last;
 }
 
-interface Sub {
-  root: number;
-  kids: Sub[];
-}
-function allOrdered(p: number): Sub[] {
-  const memo = new Map<number, Sub[]>();
-  const go = (i: number, j: number, r: number): Sub[] => {
-    const key = (i * p + j) * p + r;
-    const hit = memo.get(key);
-    if (hit) return hit;
-    const out: Sub[] = [];
-    if (i === j) out.push({ root: r, kids: [] });
-    else {
-      for (let k = r; k < j; k++) {
-        for (const prev of go(i, k, r)) {
-          for (let w = k + 1; w <= j; w++) for (const c of go(k + 1, j, w)) out.push({ root: r, kids: [...prev.kids, c] });
-        }
-      }
-      for (let k = i; k < r; k++) {
-        for (const prev of go(k + 1, j, r)) {
-          for (let w = i; w <= k; w++) for (const c of go(i, k, w)) out.push({ root: r, kids: [...prev.kids, c] });
-        }
-      }
-    }
-    memo.set(key, out);
-    return out;
-  };
-  const all: Sub[] = [];
-  for (let r = 0; r < p; r++) all.push(...go(0, p - 1, r));
-  return all;
-}
-function toTree(p: number, s: Sub): Tree {
-  const b = new TreeBuilder(p, s.root);
-  const stack = [s];
-  while (stack.length > 0) {
-    const v = stack.pop()!;
-    for (const c of v.kids) {
-      b.addChild(v.root, c.root);
-      stack.push(c);
-    }
-  }
-  return b.build();
-}
 
 const log2ceil = (p: number): number => {
   let d = 0;
@@ -116,7 +66,7 @@ describe('broadcastTime', () => {
       const tree = randomTree(p, rnd);
       const m = int(rnd, 0, 20);
       const real = trial % 2 === 1;
-      const model = trial % 3 === 0 ? linearModel({ alpha: int(rnd, 0, 9), beta: int(rnd, 0, 3) }) : randomPairwise(p, rnd, real);
+      const model = trial % 3 === 0 ? linearModel({ alpha: int(rnd, 0, 9), beta: int(rnd, 0, 3) }) : randomPairwise(p, rnd, { real });
       const t = broadcastTime(tree, m, model);
       const sim = simulateBroadcast(tree, m, model);
       if (real) expect(t).toBeCloseTo(sim, 9);
@@ -190,7 +140,7 @@ describe('optimalBroadcastTree', () => {
       const p = int(rnd, 1, 6);
       if (!byP.has(p)) byP.set(p, allOrdered(p).map((s) => toTree(p, s)));
       const trees = byP.get(p)!;
-      const model = randomPairwise(p, rnd, trial % 4 === 3);
+      const model = randomPairwise(p, rnd, { real: trial % 4 === 3 });
       const m = int(rnd, 1, 9);
       for (const operation of ['broadcast', 'reduction'] as const) {
         const brute = new Float64Array(p).fill(Infinity);

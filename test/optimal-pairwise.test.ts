@@ -1,77 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidArgumentError, TooLargeError } from '../src/errors.js';
-import { hierarchicalModel, linearModel, pairwiseModel, type CostModel } from '../src/model/cost-model.js';
+import { hierarchicalModel, linearModel, type CostModel } from '../src/model/cost-model.js';
 import { evaluate } from '../src/trees/evaluate.js';
 import { optimalTree } from '../src/trees/optimal.js';
 import { MAX_PAIRWISE_P, optimalPairwiseTree } from '../src/trees/optimal-pairwise.js';
-import { isOrdered, TreeBuilder, type Tree } from '../src/trees/tree.js';
+import { isOrdered, type Tree } from '../src/trees/tree.js';
 import { rng, int } from './helpers/random.js';
+import { randomPairwise, uniformPairwise } from './helpers/models.js';
+import { allOrdered, toTree } from './helpers/enumerate.js';
 
 
-function randomPairwise(p: number, rnd: () => number, opts: { copyAll?: boolean; real?: boolean } = {}): CostModel {
-  const v = (lo: number, hi: number) => (opts.real ? lo + rnd() * (hi - lo) : int(rnd, lo, hi));
-  const mat = (lo: number, hi: number) => Array.from({ length: p }, () => Array.from({ length: p }, () => v(lo, hi)));
-  return pairwiseModel({
-    alpha: mat(0, 60),
-    beta: mat(0, 5),
-    gamma: Array.from({ length: p }, () => v(0, 4)),
-    copyAll: opts.copyAll,
-  });
-}
 
-function uniformPairwise(p: number, alpha: number, beta: number, gamma: number, copyAll = false): CostModel {
-  const fill = (x: number) => Array.from({ length: p }, () => new Array<number>(p).fill(x));
-  return pairwiseModel({ alpha: fill(alpha), beta: fill(beta), gamma, copyAll });
-}
 
 // ---------------------------------------------------------------------------------------
 // Every ordered tree (each node's segment grows by adjacent ranges), by enumeration.
 
-interface Sub {
-  root: number;
-  kids: Sub[];
-}
-
-function allOrdered(p: number): Sub[] {
-  const memo = new Map<number, Sub[]>();
-  const go = (i: number, j: number, r: number): Sub[] => {
-    const key = (i * p + j) * p + r;
-    const hit = memo.get(key);
-    if (hit) return hit;
-    const out: Sub[] = [];
-    if (i === j) out.push({ root: r, kids: [] });
-    else {
-      for (let k = r; k < j; k++) {
-        for (const prev of go(i, k, r)) {
-          for (let w = k + 1; w <= j; w++) for (const c of go(k + 1, j, w)) out.push({ root: r, kids: [...prev.kids, c] });
-        }
-      }
-      for (let k = i; k < r; k++) {
-        for (const prev of go(k + 1, j, r)) {
-          for (let w = i; w <= k; w++) for (const c of go(i, k, w)) out.push({ root: r, kids: [...prev.kids, c] });
-        }
-      }
-    }
-    memo.set(key, out);
-    return out;
-  };
-  const all: Sub[] = [];
-  for (let r = 0; r < p; r++) all.push(...go(0, p - 1, r));
-  return all;
-}
-
-function toTree(p: number, s: Sub): Tree {
-  const b = new TreeBuilder(p, s.root);
-  const stack = [s];
-  while (stack.length > 0) {
-    const v = stack.pop()!;
-    for (const c of v.kids) {
-      b.addChild(v.root, c.root);
-      stack.push(c);
-    }
-  }
-  return b.build(); // ordered copy convention
-}
 
 function bruteForce(sizes: number[], model: CostModel, trees: Tree[]): Float64Array {
   const best = new Float64Array(sizes.length).fill(Infinity);
