@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { DISTRIBUTIONS, blockSizes } from '../src/bench/distributions.js';
 import { linearModel } from '../src/model/cost-model.js';
+import { adaptiveBinomialTree } from '../src/trees/adaptive.js';
+import { obliviousBinomialTree } from '../src/trees/binomial.js';
+import { linearTree } from '../src/trees/linear.js';
 import { compareTrees, outsidePaperConvention } from '../src/trees/compare.js';
 import { optimalTree } from '../src/trees/optimal.js';
 import { optimalBinaryTree } from '../src/trees/binary.js';
@@ -66,5 +70,33 @@ describe('compareTrees', () => {
     const model = linearModel({ alpha: 1, beta: 1 });
     expect(() => compareTrees([1, 2, 3], model, { fixedRoot: 3 })).toThrow(/fixedRoot/);
     expect(() => compareTrees([1, -2, 3], model)).toThrow(/sizes\[1\]/);
+  });
+});
+
+describe('the optimal DP is never beaten by another ordered construction', () => {
+  it('random instances, every distribution, fixed and best root', () => {
+    const rnd = rng(2024);
+    let n = 0;
+    for (let trial = 0; trial < 120; trial++) {
+      const dist = DISTRIBUTIONS[trial % DISTRIBUTIONS.length];
+      const p = int(rnd, 1, 150);
+      const sizes = blockSizes(dist, { p, b: int(rnd, 1, 200), seed: trial });
+      const model = linearModel({ alpha: int(rnd, 0, 300), beta: int(rnd, 0, 3), gamma: int(rnd, 0, 2), copyAll: rnd() < 0.15 });
+      const fixed = int(rnd, 0, p - 1);
+      for (const root of [undefined, fixed]) {
+        const opt = optimalTree(sizes, model, { root }).time;
+        const others = [
+          linearTree(sizes, model, { root }),
+          obliviousBinomialTree(sizes, model, { root, searchAllRoots: true }),
+          adaptiveBinomialTree(sizes, model, { root }),
+          optimalBinaryTree(sizes, model, { root }),
+        ];
+        for (const o of others) {
+          expect(opt, `${dist} p=${p} root=${String(root)}`).toBeLessThanOrEqual(o.time);
+          n++;
+        }
+      }
+    }
+    expect(n).toBe(120 * 2 * 4);
   });
 });
