@@ -3,7 +3,7 @@
  * offending `field`. Errors raised on a rank of a running collective also carry that `rank`.
  */
 
-export type VcollErrorCode = 'INVALID_ARGUMENT' | 'TOO_LARGE' | 'INTERNAL';
+export type VcollErrorCode = 'INVALID_ARGUMENT' | 'TOO_LARGE' | 'INTERNAL' | 'COMMUNICATION';
 
 export class VcollError extends Error {
   readonly code: VcollErrorCode;
@@ -36,5 +36,13 @@ export class TooLargeError extends VcollError {
     super('TOO_LARGE', `${field} too large: ${message}`);
     this.name = 'TooLargeError';
     this.field = field;
+  }
+}
+
+/** A communication failed: a peer rank failed, a message was truncated, or the run deadlocked. */
+export class CommunicationError extends VcollError {
+  constructor(message: string, options?: { rank?: number; cause?: unknown }) {
+    super('COMMUNICATION', message, options);
+    this.name = 'CommunicationError';
   }
 }

@@ -1,0 +1,48 @@
+/**
+ * The abstract communicator every collective is written against (MPI-like point-to-point).
+ * Transports (the virtual-time simulator, worker threads, MPI) implement it; nothing in the
+ * collectives knows which one runs it.
+ *
+ * Non-blocking operations are promises: `isend`/`irecv` start the operation at once and
+ * resolve when it has completed; `send`/`recv` are the same operations awaited. Matching
+ * follows MPI: a receive matches the first pending message from `source` (or any source)
+ * with `tag` (or any tag), and messages between one pair of ranks with one tag are never
+ * reordered (non-overtaking). A message longer than the receive buffer is an error.
+ */
+
+/** Wildcards for `irecv`. */
+export const ANY_SOURCE = -1;
+export const ANY_TAG = -1;
+
+/** What a completed receive got. */
+export interface Status {
+  readonly source: number;
+  readonly tag: number;
+  /** Bytes received (≤ the receive buffer's length). */
+  readonly bytes: number;
+}
+
+export interface Communicator {
+  readonly rank: number;
+  readonly size: number;
+  /** Starts sending `data` to `dest`; resolves when the send buffer may be reused. */
+  isend(dest: number, tag: number, data: Uint8Array): Promise<void>;
+  /** Starts receiving into `into`; resolves with the status once the data is there. */
+  irecv(source: number, tag: number, into: Uint8Array): Promise<Status>;
+  send(dest: number, tag: number, data: Uint8Array): Promise<void>;
+  recv(source: number, tag: number, into: Uint8Array): Promise<Status>;
+  /** Waits for all operations; rejects as soon as one fails. */
+  waitAll<T>(ops: readonly Promise<T>[]): Promise<T[]>;
+  /**
+   * A local copy the algorithm makes (e.g. the root's own block into the receive buffer):
+   * `dst.set(src)`, charged γ per unit by the simulator.
+   */
+  copy(dst: Uint8Array, src: Uint8Array): void;
+  /** The node (shared-memory machine) `rank` runs on: locality for hierarchical algorithms. */
+  nodeOf(rank: number): number;
+}
+
+/** A byte view of any typed array (no copy). */
+export function bytesOf(view: ArrayBufferView): Uint8Array {
+  return view instanceof Uint8Array ? view : new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
+}
