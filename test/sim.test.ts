@@ -1,0 +1,546 @@
+import { describe, expect, it } from 'vitest';
+import { ANY_SOURCE, ANY_TAG, type Communicator } from '../src/comm/communicator.js';
+import { CommunicationError, InvalidArgumentError } from '../src/errors.js';
+import { hierarchicalModel, linearModel, pairwiseModel, type CostModel } from '../src/model/cost-model.js';
+import { runSim, type SimOptions } from '../src/transports/sim/index.js';
+import { evaluate } from '../src/trees/evaluate.js';
+import { TreeBuilder, type Tree } from '../src/trees/tree.js';
+import { linearTree } from '../src/trees/linear.js';
+import { obliviousBinomialTree } from '../src/trees/binomial.js';
+import { optimalTree } from '../src/trees/optimal.js';
+import { optimalBinaryTree } from '../src/trees/binary.js';
+import { int, rng } from './helpers/random.js';
+
+const model10 = linearModel({ alpha: 10, beta: 0 });
+
+async function rejection(p: Promise<unknown>): Promise<unknown> {
+  try {
+    await p;
+  } catch (e) {
+    return e;
+  }
+  throw new Error('expected a rejection');
+}
+
+describe('simulator: point to point', () => {
+  it('ping-pong costs two messages and moves the data', async () => {
+    const model = linearModel({ alpha: 10, beta: 1 });
+    const res = await runSim(
+      2,
+      async (comm) => {
+        const buf = new Uint8Array(5);
+        if (comm.rank === 0) {
+          await comm.send(1, 3, Uint8Array.of(1, 2, 3, 4, 5));
+          const st = await comm.recv(1, 4, buf);
+          expect(st).toEqual({ source: 1, tag: 4, bytes: 5 });
+        } else {
+          await comm.recv(0, 3, buf);
+          for (let i = 0; i < 5; i++) buf[i] *= 2;
+          await comm.send(0, 4, buf);
+        }
+        return Array.from(buf);
+      },
+      { model, trace: true },
+    );
+    expect(res.time).toBe(30);
+    expect(res.finish).toEqual([30, 30]);
+    expect(res.results[0]).toEqual([2, 4, 6, 8, 10]);
+    expect(res.messages).toBe(2);
+    expect(res.bytes).toBe(10);
+    expect(res.trace?.messages).toEqual([
+      { from: 0, to: 1, tag: 3, bytes: 5, start: 0, end: 15 },
+      { from: 1, to: 0, tag: 4, bytes: 5, start: 15, end: 30 },
+    ]);
+    // unitBytes: 5 bytes are one model unit.
+    const res2 = await runSim(
+      2,
+      async (comm) => {
+        const buf = new Uint8Array(5);
+        if (comm.rank === 0) {
+          await comm.send(1, 0, buf);
+          await comm.recv(1, 0, buf);
+        } else {
+          await comm.recv(0, 0, buf);
+          await comm.send(0, 0, buf);
+        }
+      },
+      { model, unitBytes: 5 },
+    );
+    expect(res2.time).toBe(22);
+  });
+
+  // Rank 0 posts isend to 1, isend to 2, irecv from 3, irecv from 4 at once; every transfer costs 10.
+  const star = async (comm: Communicator): Promise<void> => {
+    const one = new Uint8Array(1);
+    if (comm.rank === 0) {
+      await comm.waitAll<unknown>([
+        comm.isend(1, 0, one),
+        comm.isend(2, 0, one),
+        comm.irecv(3, 0, new Uint8Array(1)),
+        comm.irecv(4, 0, new Uint8Array(1)),
+      ]);
+    } else if (comm.rank <= 2) await comm.recv(0, 0, one);
+    else await comm.send(0, 0, one);
+  };
+  // Rank 0 sends to 1 and 2 at once.
+  const twoSends = async (comm: Communicator): Promise<void> => {
+    const one = new Uint8Array(1);
+    if (comm.rank === 0) await comm.waitAll([comm.isend(1, 0, one), comm.isend(2, 0, one)]);
+    else await comm.recv(0, 0, one);
+  };
+
+  it('port models: one-ported, full duplex, k ports (hand-computed times)', async () => {
+    const run = (prog: (c: Communicator) => Promise<void>, p: number, ports: SimOptions['ports']) =>
+      runSim(p, prog, { model: model10, ports });
+    // One-ported: the four transfers run one after another in match order.
+    const a1 = await run(star, 5, 'one-ported');
+    expect(a1.time).toBe(40);
+    expect(a1.finish).toEqual([40, 10, 20, 30, 40]);
+    // Full duplex: sends to 1, 2 in sequence, receives from 3, 4 in sequence, the two streams overlap.
+    const a2 = await run(star, 5, 'full-duplex');
+    expect(a2.finish).toEqual([20, 10, 20, 10, 20]);
+    // Two ports: the first two matched (the sends) at 0, then the receives.
+    const a3 = await run(star, 5, 2);
+    expect(a3.finish).toEqual([20, 10, 10, 20, 20]);
+    expect((await run(star, 5, 3)).finish).toEqual([20, 10, 10, 10, 20]);
+    expect((await run(star, 5, 4)).time).toBe(10);
+    // Two sends: a full-duplex rank still has a single send port.
+    expect((await run(twoSends, 3, 'one-ported')).finish).toEqual([20, 10, 20]);
+    expect((await run(twoSends, 3, 'full-duplex')).finish).toEqual([20, 10, 20]);
+    expect((await run(twoSends, 3, 2)).finish).toEqual([10, 10, 10]);
+    // Default ports come from the model.
+    expect((await runSim(3, twoSends, { model: linearModel({ alpha: 10, beta: 0, ports: 2 }) })).time).toBe(10);
+  });
+
+  it('zero-byte messages match and complete at once, without waiting for a port', async () => {
+    const res = await runSim(
+      3,
+      async (comm) => {
+        if (comm.rank === 0) {
+          const big = comm.isend(1, 0, new Uint8Array(10));
+          const none = comm.isend(2, 0, new Uint8Array(0));
+          await comm.waitAll([big, none]);
+          return -1;
+        }
+        if (comm.rank === 1) return (await comm.recv(0, 0, new Uint8Array(10))).bytes;
+        return (await comm.recv(0, 0, new Uint8Array(4))).bytes;
+      },
+      { model: linearModel({ alpha: 10, beta: 1 }), trace: true },
+    );
+    expect(res.results).toEqual([-1, 10, 0]);
+    expect(res.finish).toEqual([20, 20, 0]);
+    expect(res.messages).toBe(2);
+    expect(res.bytes).toBe(10);
+    expect(res.trace?.messages.find((m) => m.to === 2)).toEqual({ from: 0, to: 2, tag: 0, bytes: 0, start: 0, end: 0 });
+  });
+
+  it('wildcards and non-overtaking', async () => {
+    const res = await runSim(
+      3,
+      async (comm) => {
+        const b = (x: number) => Uint8Array.of(x);
+        if (comm.rank === 1) {
+          await comm.waitAll([comm.isend(0, 5, b(1)), comm.isend(0, 6, b(2)), comm.isend(0, 5, b(3)), comm.isend(0, 5, b(4))]);
+          return [];
+        }
+        if (comm.rank === 2) {
+          await comm.send(0, 9, b(9));
+          return [];
+        }
+        const got: string[] = [];
+        const rx = async (src: number, tag: number) => {
+          const into = new Uint8Array(4);
+          const st = await comm.recv(src, tag, into);
+          got.push(`${st.source}/${st.tag}/${into[0]}/${st.bytes}`);
+        };
+        await rx(1, 5); // first tag-5 message of rank 1
+        await rx(ANY_SOURCE, 6);
+        await rx(1, ANY_TAG); // the next in order from 1: tag 5, value 3
+        await rx(ANY_SOURCE, 9);
+        await rx(ANY_SOURCE, ANY_TAG);
+        return got;
+      },
+      { model: model10 },
+    );
+    expect(res.results[0]).toEqual(['1/5/1/1', '1/6/2/1', '1/5/3/1', '2/9/9/1', '1/5/4/1']);
+  });
+
+  it('truncation rejects the receive with a CommunicationError', async () => {
+    const res = await runSim(
+      2,
+      async (comm) => {
+        if (comm.rank === 0) {
+          await comm.send(1, 0, new Uint8Array(4));
+          return 'sent';
+        }
+        const e = await rejection(comm.recv(0, 0, new Uint8Array(2)));
+        return e instanceof CommunicationError && /truncated/.test(e.message) ? 'truncated' : String(e);
+      },
+      { model: model10 },
+    );
+    expect(res.results).toEqual(['sent', 'truncated']);
+    // Unhandled, it fails the run and names the rank.
+    const e = await rejection(
+      runSim(
+        2,
+        async (comm) => {
+          if (comm.rank === 0) await comm.send(1, 0, new Uint8Array(4));
+          else await comm.recv(0, 0, new Uint8Array(2));
+        },
+        { model: model10 },
+      ),
+    );
+    expect(e).toBeInstanceOf(CommunicationError);
+    expect((e as CommunicationError).message).toMatch(/rank 1 failed/);
+  });
+
+  it('bad dest, source or tag rejects with InvalidArgumentError', async () => {
+    const res = await runSim(
+      2,
+      async (comm) => {
+        const buf = new Uint8Array(1);
+        const errs = [
+          await rejection(comm.isend(2, 0, buf)),
+          await rejection(comm.isend(-1, 0, buf)),
+          await rejection(comm.isend(1, -1, buf)),
+          await rejection(comm.irecv(5, 0, buf)),
+          await rejection(comm.irecv(0, 1.5, buf)),
+        ];
+        return errs.map((e) => (e instanceof InvalidArgumentError ? e.field : String(e)));
+      },
+      { model: model10 },
+    );
+    expect(res.results[0]).toEqual(['dest', 'dest', 'tag', 'source', 'tag']);
+    await expect(runSim(0, async () => 0, { model: model10 })).rejects.toBeInstanceOf(InvalidArgumentError);
+    await expect(runSim(2, async () => 0, { model: model10, ports: 0 })).rejects.toBeInstanceOf(InvalidArgumentError);
+  });
+
+  it('reports a deadlock with the blocked ranks and what they wait for', async () => {
+    const e = await rejection(
+      runSim(
+        3,
+        async (comm) => {
+          if (comm.rank === 2) return;
+          await comm.recv(1 - comm.rank, 7, new Uint8Array(1));
+        },
+        { model: model10 },
+      ),
+    );
+    expect(e).toBeInstanceOf(CommunicationError);
+    const msg = (e as Error).message;
+    expect(msg).toMatch(/deadlock/);
+    expect(msg).toContain('rank 0: recv from 1 tag 7');
+    expect(msg).toContain('rank 1: recv from 0 tag 7');
+    expect(msg).not.toContain('rank 2');
+  });
+
+  it('an operation left unmatched when every rank finished is reported; self messages cost nothing', async () => {
+    const e = await rejection(
+      runSim(
+        2,
+        async (comm) => {
+          if (comm.rank === 0) void comm.isend(1, 4, new Uint8Array(3)).catch(() => undefined);
+        },
+        { model: model10 },
+      ),
+    );
+    expect(e).toBeInstanceOf(CommunicationError);
+    expect((e as Error).message).toContain('rank 0: send to 1 tag 4 (3 bytes)');
+    const res = await runSim(
+      1,
+      async (comm) => {
+        const into = new Uint8Array(2);
+        await comm.waitAll<unknown>([comm.isend(0, 0, Uint8Array.of(7, 8)), comm.irecv(0, 0, into)]);
+        return Array.from(into);
+      },
+      { model: model10 },
+    );
+    expect(res.results[0]).toEqual([7, 8]);
+    expect(res.time).toBe(0);
+  });
+
+  it('a throwing rank rejects runSim naming it, and the others do not hang', async () => {
+    const seen: string[] = [];
+    const e = await rejection(
+      runSim(
+        4,
+        async (comm) => {
+          if (comm.rank === 2) {
+            await comm.send(3, 0, new Uint8Array(1));
+            throw new Error('boom');
+          }
+          try {
+            await comm.recv(2, 0, new Uint8Array(1));
+            if (comm.rank !== 3) throw new Error('unexpected message');
+            await comm.recv(2, 1, new Uint8Array(1));
+          } catch (err) {
+            seen.push(`${comm.rank}:${(err as Error).name}`);
+            throw err;
+          }
+        },
+        { model: model10 },
+      ),
+    );
+    expect(e).toBeInstanceOf(CommunicationError);
+    expect((e as CommunicationError).rank).toBe(2);
+    expect((e as Error).message).toMatch(/rank 2 failed: boom/);
+    expect(seen.sort()).toEqual(['0:CommunicationError', '1:CommunicationError', '3:CommunicationError']);
+  });
+
+  it('nodeOf comes from a hierarchical model, else 0', async () => {
+    const h = hierarchicalModel({ nodeOf: [0, 0, 1, 1], intra: { alpha: 1, beta: 0 }, inter: { alpha: 5, beta: 0 } });
+    const r1 = await runSim(4, async (comm) => [0, 1, 2, 3].map((r) => comm.nodeOf(r)), { model: h });
+    expect(r1.results[3]).toEqual([0, 0, 1, 1]);
+    const r2 = await runSim(2, async (comm) => comm.nodeOf(1), { model: model10 });
+    expect(r2.results).toEqual([0, 0]);
+  });
+
+  it('copy really copies and charges gamma per unit', async () => {
+    const res = await runSim(
+      1,
+      async (comm) => {
+        const dst = new Uint8Array(8);
+        comm.copy(dst, Uint8Array.of(1, 2, 3, 4, 5, 6, 7, 8));
+        return Array.from(dst);
+      },
+      { model: linearModel({ alpha: 1, beta: 1, gamma: 0.5 }), unitBytes: 2, trace: true },
+    );
+    expect(res.results[0]).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(res.time).toBe(2);
+    expect(res.trace?.copies).toEqual([{ rank: 0, bytes: 8, start: 0, end: 2 }]);
+  });
+});
+
+/** Random tree as in evaluate.test.ts: random parents, child order and copy positions. */
+function randomTree(p: number, root: number, rnd: () => number): Tree {
+  const placed = [root];
+  const rest = Array.from({ length: p }, (_, i) => i).filter((i) => i !== root);
+  for (let i = rest.length - 1; i > 0; i--) {
+    const j = Math.floor(rnd() * (i + 1));
+    [rest[i], rest[j]] = [rest[j], rest[i]];
+  }
+  const b = new TreeBuilder(p, root);
+  const kids: number[][] = Array.from({ length: p }, () => []);
+  for (const v of rest) {
+    const parent = placed[Math.floor(rnd() * placed.length)];
+    kids[parent].push(v);
+    placed.push(v);
+  }
+  for (let v = 0; v < p; v++) {
+    for (const c of kids[v]) b.addChild(v, c);
+    if (kids[v].length > 0) b.setCopyAt(v, Math.floor(rnd() * (kids[v].length + 1)));
+  }
+  return b.build();
+}
+
+const byteOf = (rank: number, q: number): number => (rank * 31 + q * 7 + 1) & 255;
+
+/** The bytes of rank v's block (sizes in units of `unit` bytes). */
+function block(v: number, bytes: number): Uint8Array {
+  const b = new Uint8Array(bytes);
+  for (let q = 0; q < bytes; q++) b[q] = byteOf(v, q);
+  return b;
+}
+
+/** Layout of v's subtree buffer: children's layouts in receive order, own block after `copyAt` of them. */
+function layout(tree: Tree, v: number, bytes: (r: number) => number, out: number[][] = []): number[][] {
+  const kids = tree.children[v];
+  const at = tree.copyAt[v];
+  for (let j = 0; j <= kids.length; j++) {
+    if (j === at) out.push([v, bytes(v)]);
+    if (j < kids.length) layout(tree, kids[j], bytes, out);
+  }
+  return out;
+}
+
+function layoutBytes(tree: Tree, v: number, bytes: (r: number) => number): Uint8Array {
+  const parts = layout(tree, v, bytes).map(([r, n]) => block(r, n));
+  const out = new Uint8Array(parts.reduce((s, x) => s + x.length, 0));
+  let o = 0;
+  for (const x of parts) {
+    out.set(x, o);
+    o += x.length;
+  }
+  return out;
+}
+
+/** Executes a gather tree: receives from the children in order (copy at copyAt), then one send to the parent. */
+function gatherProgram(tree: Tree, sizes: number[], unit: number, copyAll: boolean) {
+  const S = evaluate(tree, sizes, linearModel({ alpha: 0, beta: 0 })).subtreeSize;
+  return async (comm: Communicator): Promise<Uint8Array | null> => {
+    const v = comm.rank;
+    const kids = tree.children[v];
+    const at = tree.copyAt[v];
+    const own = block(v, sizes[v] * unit);
+    const copies = kids.length > 0 || copyAll;
+    const buf = copies ? new Uint8Array(S[v] * unit) : own;
+    let off = 0;
+    const doCopy = () => {
+      if (copies) comm.copy(buf.subarray(off, off + own.length), own);
+      off += own.length;
+    };
+    for (let j = 0; j < kids.length; j++) {
+      if (j === at) doCopy();
+      const c = kids[j];
+      const st = await comm.recv(c, 1, buf.subarray(off, off + S[c] * unit));
+      expect(st.bytes).toBe(S[c] * unit);
+      off += S[c] * unit;
+    }
+    if (at === kids.length) doCopy();
+    if (tree.parent[v] >= 0) {
+      await comm.send(tree.parent[v], 1, buf);
+      return null;
+    }
+    return buf;
+  };
+}
+
+/** Executes a scatter tree: receive from the parent, then the gather operations in reverse order. */
+function scatterProgram(tree: Tree, sizes: number[], unit: number, copyAll: boolean) {
+  const S = evaluate(tree, sizes, linearModel({ alpha: 0, beta: 0 })).subtreeSize;
+  return async (comm: Communicator): Promise<Uint8Array> => {
+    const v = comm.rank;
+    const kids = tree.children[v];
+    const at = tree.copyAt[v];
+    const buf = tree.parent[v] < 0 ? layoutBytes(tree, v, (r) => sizes[r] * unit) : new Uint8Array(S[v] * unit);
+    if (tree.parent[v] >= 0) await comm.recv(tree.parent[v], 2, buf);
+    const copies = kids.length > 0 || copyAll;
+    // Offsets of every operation in v's buffer, in gather order.
+    const offs: number[] = [];
+    let off = 0;
+    let ownOff = 0;
+    for (let j = 0; j <= kids.length; j++) {
+      if (j === at) {
+        ownOff = off;
+        off += sizes[v] * unit;
+      }
+      if (j < kids.length) {
+        offs.push(off);
+        off += S[kids[j]] * unit;
+      }
+    }
+    let own = buf.subarray(ownOff, ownOff + sizes[v] * unit);
+    const doCopy = () => {
+      if (!copies) return;
+      const dst = new Uint8Array(own.length);
+      comm.copy(dst, own);
+      own = dst;
+    };
+    if (at === kids.length) doCopy();
+    for (let j = kids.length - 1; j >= 0; j--) {
+      const c = kids[j];
+      await comm.send(c, 2, buf.subarray(offs[j], offs[j] + S[c] * unit));
+      if (j === at) doCopy();
+    }
+    return own;
+  };
+}
+
+function randomModel(rnd: () => number, p: number, kind: number, copyAll: boolean): CostModel {
+  const g = kind === 0 ? 0 : rnd() * 2;
+  if (kind <= 1) return linearModel({ alpha: int(rnd, 0, 100), beta: rnd() * 3, gamma: g, copyAll });
+  if (kind === 2) {
+    const m = () => Array.from({ length: p }, () => Array.from({ length: p }, () => rnd() * 50));
+    return pairwiseModel({ alpha: m(), beta: m(), gamma: Array.from({ length: p }, () => rnd()), copyAll });
+  }
+  return hierarchicalModel({
+    nodeOf: Array.from({ length: p }, () => int(rnd, 0, 3)),
+    intra: { alpha: rnd() * 5, beta: rnd() },
+    inter: { alpha: 20 + rnd() * 50, beta: 1 + rnd() * 3 },
+    gamma: g,
+    copyAll,
+  });
+}
+
+async function checkTree(tree: Tree, sizes: number[], model: CostModel, unit: number): Promise<void> {
+  const p = tree.p;
+  const want = layoutBytes(tree, tree.root, (r) => sizes[r] * unit);
+  const g = await runSim(p, gatherProgram(tree, sizes, unit, model.copyAll), { model, unitBytes: unit, ports: 'one-ported' });
+  expect(g.time).toBe(evaluate(tree, sizes, model, 'gather').time);
+  expect(g.results[tree.root]).toEqual(want);
+  const s = await runSim(p, scatterProgram(tree, sizes, unit, model.copyAll), { model, unitBytes: unit, ports: 'one-ported' });
+  expect(s.time).toBe(evaluate(tree, sizes, model, 'scatter').time);
+  for (let r = 0; r < p; r++) expect(s.results[r]).toEqual(block(r, sizes[r] * unit));
+}
+
+describe('simulator: tree execution equals the evaluator (one-ported)', () => {
+  it('random trees, sizes and models, p up to 64, gather and scatter', async () => {
+    const rnd = rng(20261123);
+    for (let iter = 0; iter < 60; iter++) {
+      const p = iter < 10 ? iter + 1 : int(rnd, 1, 64);
+      const root = int(rnd, 0, p - 1);
+      const tree = randomTree(p, root, rnd);
+      const sizes = Array.from({ length: p }, () => (rnd() < 0.2 ? 0 : int(rnd, 1, 40)));
+      const copyAll = rnd() < 0.3;
+      const model = randomModel(rnd, p, iter % 4, copyAll);
+      await checkTree(tree, sizes, model, iter % 3 === 0 ? 4 : 1);
+    }
+  });
+
+  it('trees of the builders (linear, binomial, optimal, binary)', async () => {
+    const rnd = rng(7);
+    for (const p of [1, 2, 5, 17, 64]) {
+      const sizes = Array.from({ length: p }, () => int(rnd, 0, 30));
+      const model = linearModel({ alpha: 25, beta: 1, gamma: 1 });
+      const root = int(rnd, 0, p - 1);
+      for (const built of [
+        linearTree(sizes, model, { root }),
+        obliviousBinomialTree(sizes, model, { root }),
+        optimalTree(sizes, model, { root }),
+        optimalTree(sizes, model),
+        optimalBinaryTree(sizes, model, { root }),
+      ]) {
+        await checkTree(built.tree, sizes, model, 1);
+      }
+    }
+  });
+
+  it('a non-blocking linear gather (all receives posted at once) equals the evaluator', async () => {
+    const p = 50;
+    const rnd = rng(3);
+    const sizes = Array.from({ length: p }, () => int(rnd, 1, 20));
+    const model = linearModel({ alpha: 10, beta: 1, gamma: 0.5 });
+    const tree = linearTree(sizes, model, { root: 0 }).tree;
+    const res = await runSim(
+      p,
+      async (comm) => {
+        if (comm.rank !== 0) return comm.send(0, 0, block(comm.rank, sizes[comm.rank]));
+        const total = sizes.reduce((a, b) => a + b, 0);
+        const buf = new Uint8Array(total);
+        comm.copy(buf.subarray(0, sizes[0]), block(0, sizes[0]));
+        const ops = [];
+        let off = sizes[0];
+        for (let r = 1; r < p; r++) {
+          ops.push(comm.irecv(r, 0, buf.subarray(off, off + sizes[r])));
+          off += sizes[r];
+        }
+        await comm.waitAll(ops);
+      },
+      { model },
+    );
+    expect(tree.copyAt[0]).toBe(0);
+    expect(res.time).toBe(evaluate(tree, sizes, model).time);
+    expect(res.messages).toBe(p - 1);
+  });
+});
+
+describe('simulator: determinism', () => {
+  it('the same run twice gives the same trace (JSON-exportable)', async () => {
+    const rnd = rng(11);
+    const p = 40;
+    const tree = randomTree(p, 3, rnd);
+    const sizes = Array.from({ length: p }, () => int(rnd, 0, 9));
+    const model = linearModel({ alpha: 3, beta: 1, gamma: 1 });
+    const program = async (comm: Communicator) => {
+      // Gather, plus a wildcard exchange and non-blocking traffic to exercise arbitration.
+      await gatherProgram(tree, sizes, 1, false)(comm);
+      const peer = (comm.rank + 1) % p;
+      await comm.waitAll<unknown>([comm.isend(peer, 9, new Uint8Array(comm.rank % 5)), comm.irecv(ANY_SOURCE, 9, new Uint8Array(8))]);
+    };
+    const a = await runSim(p, program, { model, ports: 2, trace: true });
+    const b = await runSim(p, program, { model, ports: 2, trace: true });
+    expect(JSON.parse(JSON.stringify(a.trace))).toEqual(b.trace);
+    expect(a.trace?.messages.length).toBe(a.messages);
+    expect(a.finish).toEqual(b.finish);
+  });
+});
