@@ -1,0 +1,128 @@
+/**
+ * `runThreads`: runs a rank program on p worker threads connected by SharedArrayBuffer
+ * channels (one SPSC channel per ordered pair of ranks). The program is a module that
+ * exports `default async function (comm, args)`; each rank's return value comes back by
+ * structured clone. A rank that throws or exits poisons every channel, so every other
+ * rank's pending operations fail fast with an error naming it, and `runThreads` rejects.
+ *
+ * Works both from TypeScript sources (workers then load `tsx`) and from the compiled `dist/`.
+ */
+
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { CommunicationError, InvalidArgumentError } from '../../errors.js';
+import { createLayout, poisonLayout } from './layout.js';
+import type { WorkerInit, WorkerReport } from './worker.js';
+
+export interface RunThreadsOptions {
+  /** Ring size of every channel in bytes (a power of two; default 64 KiB). */
+  readonly channelBytes?: number;
+  /** After a failure, how long to wait for the other ranks to stop before terminating them (ms). */
+  readonly failureGraceMs?: number;
+}
+
+const SELF_IS_TS = import.meta.url.endsWith('.ts');
+const WORKER_URL = new URL(SELF_IS_TS ? './worker.ts' : './worker.js', import.meta.url);
+
+function isTs(url: string): boolean {
+  return /\.[cm]?ts$/.test(new URL(url).pathname);
+}
+
+/**
+ * Starts the rank worker. From TypeScript sources (or for a .ts program) the worker boots
+ * through tsx's `tsImport` (Node 20 applies neither `--import tsx` nor `module.register` to
+ * worker threads reliably); from `dist/` it is a plain module worker.
+ */
+function startWorker(init: WorkerInit, needsTs: boolean): Worker {
+  if (!needsTs) return new Worker(WORKER_URL, { workerData: init });
+  // The ESM build of tsx's API: its CommonJS build cannot be used from an eval worker.
+  const cjs = createRequire(import.meta.url).resolve('tsx/esm/api');
+  const api = pathToFileURL(cjs.replace(/index\.cjs$/, 'index.mjs')).href;
+  const boot =
+    `import(${JSON.stringify(api)}).then((m) => m.tsImport(${JSON.stringify(WORKER_URL.href)}, ${JSON.stringify(WORKER_URL.href)}))` +
+    `.catch((e) => { process.nextTick(() => { throw e; }); });`;
+  return new Worker(boot, { eval: true, workerData: init });
+}
+
+/**
+ * Runs `p` ranks of the program at `programModuleUrl` (a file URL or path) and resolves with
+ * their results in rank order.
+ */
+export async function runThreads<R = unknown>(
+  p: number,
+  programModuleUrl: string | URL,
+  args?: unknown,
+  options: RunThreadsOptions = {},
+): Promise<R[]> {
+  if (!Number.isInteger(p) || p < 1) throw new InvalidArgumentError('p', `must be a positive integer, got ${p}`);
+  const programUrl =
+    programModuleUrl instanceof URL
+      ? programModuleUrl.href
+      : /^[a-z]+:/i.test(programModuleUrl)
+        ? programModuleUrl
+        : new URL(programModuleUrl, `file://${process.cwd()}/`).href;
+  const layout = createLayout(p, options.channelBytes ?? 64 * 1024);
+  const needsTs = SELF_IS_TS || isTs(programUrl);
+  const grace = options.failureGraceMs ?? 2000;
+
+  return new Promise<R[]>((resolve, reject) => {
+    const results = new Array<R>(p);
+    const settled = new Array<boolean>(p).fill(false);
+    let remaining = p;
+    let primary: CommunicationError | undefined;
+    let secondary: CommunicationError | undefined;
+    let failed = false;
+    let finished = false;
+    let graceTimer: NodeJS.Timeout | undefined;
+
+    const workers: Worker[] = [];
+    const finish = (): void => {
+      if (finished) return;
+      finished = true;
+      if (graceTimer !== undefined) clearTimeout(graceTimer);
+      for (const w of workers) void w.terminate();
+      if (failed) reject(primary ?? secondary);
+      else resolve(results);
+    };
+    const settle = (rank: number): void => {
+      if (settled[rank]) return;
+      settled[rank] = true;
+      remaining--;
+      if (remaining === 0) finish();
+    };
+    const failRank = (rank: number, message: string, causedBy: number | undefined): void => {
+      if (causedBy !== undefined) {
+        secondary ??= new CommunicationError(`rank ${causedBy} failed (seen by rank ${rank}): ${message}`, {
+          rank: causedBy,
+        });
+      } else {
+        primary ??= new CommunicationError(`rank ${rank} failed: ${message}`, { rank });
+        poisonLayout(layout, rank);
+      }
+      if (!failed) {
+        failed = true;
+        graceTimer = setTimeout(finish, grace);
+      }
+      settle(rank);
+    };
+
+    for (let rank = 0; rank < p; rank++) {
+      const init: WorkerInit = { rank, layout, programUrl, args };
+      const w = startWorker(init, needsTs);
+      workers.push(w);
+      w.on('message', (m: WorkerReport) => {
+        if (m.type === 'done') {
+          results[rank] = m.result as R;
+          settle(rank);
+        } else {
+          failRank(rank, m.message, m.causedBy);
+        }
+      });
+      w.on('error', (e: Error) => failRank(rank, e.message, undefined));
+      w.on('exit', (code) => {
+        if (!settled[rank] && !finished) failRank(rank, `worker exited with code ${code}`, undefined);
+      });
+    }
+  });
+}

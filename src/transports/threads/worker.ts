@@ -1,0 +1,72 @@
+/**
+ * Entry point of one rank's worker thread: builds the rank's communicator over the shared
+ * channels, imports the rank program (`export default async function (comm, args)`), runs it
+ * and reports the result; a failure poisons the rank's channels before it is reported.
+ */
+
+import { parentPort, workerData } from 'node:worker_threads';
+import { CommunicationError } from '../../errors.js';
+import { ThreadsCommunicator } from './comm.js';
+import { bellOf, channelOf, type ThreadsLayout } from './layout.js';
+
+export interface WorkerInit {
+  readonly rank: number;
+  readonly layout: ThreadsLayout;
+  readonly programUrl: string;
+  readonly args: unknown;
+}
+
+/** What a worker posts back to `runThreads`. */
+export type WorkerReport =
+  | { readonly type: 'done'; readonly rank: number; readonly result: unknown }
+  | {
+      readonly type: 'error';
+      readonly rank: number;
+      readonly message: string;
+      readonly stack: string | undefined;
+      /** The peer whose failure caused this one (undefined: this rank failed on its own). */
+      readonly causedBy: number | undefined;
+    };
+
+async function main(): Promise<void> {
+  const init = workerData as WorkerInit;
+  const port = parentPort;
+  if (port === null) throw new Error('vcoll threads worker must run in a worker thread');
+  const { rank, layout } = init;
+  const comm = new ThreadsCommunicator({
+    rank,
+    size: layout.size,
+    outgoing: Array.from({ length: layout.size }, (_, d) => channelOf(layout, rank, d)),
+    incoming: Array.from({ length: layout.size }, (_, s) => channelOf(layout, s, rank)),
+    bell: bellOf(layout, rank),
+  });
+  // A pending Atomics.waitAsync does not keep a thread alive: hold the event loop open
+  // while the program runs.
+  const keepAlive = setInterval(() => undefined, 1 << 30);
+  try {
+    const mod = (await import(init.programUrl)) as { default?: unknown };
+    const program = mod.default;
+    if (typeof program !== 'function') {
+      throw new Error(`${init.programUrl} has no default export function (comm, args)`);
+    }
+    const result: unknown = await (program as (c: ThreadsCommunicator, a: unknown) => unknown)(comm, init.args);
+    await comm.drain();
+    if (comm.failed !== undefined) throw comm.failed;
+    port.postMessage({ type: 'done', rank, result } satisfies WorkerReport);
+  } catch (e) {
+    const peer = e instanceof CommunicationError && e.rank !== undefined && e.rank !== rank ? e.rank : undefined;
+    if (peer === undefined) comm.poisonAll(rank);
+    const err = e instanceof Error ? e : new Error(String(e));
+    port.postMessage({
+      type: 'error',
+      rank,
+      message: err.message,
+      stack: err.stack,
+      causedBy: peer,
+    } satisfies WorkerReport);
+  } finally {
+    clearInterval(keepAlive);
+  }
+}
+
+await main();
