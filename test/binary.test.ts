@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidArgumentError, TooLargeError } from '../src/errors.js';
+import { TooLargeError } from '../src/errors.js';
 import { blockSizes, DETERMINISTIC, type DistributionName } from '../src/bench/distributions.js';
 import { hierarchicalModel, linearModel, type CostModel } from '../src/model/cost-model.js';
 import { MAX_PAIRWISE_BINARY_P, optimalBinaryTree, solveBinary } from '../src/trees/binary.js';
@@ -8,6 +8,7 @@ import { postOrder, TreeBuilder, type Tree } from '../src/trees/tree.js';
 import { rng, int } from './helpers/random.js';
 import { randomPairwise, uniformPairwise } from './helpers/models.js';
 import { tables } from './helpers/seed004.js';
+import { errorField } from './helpers/errors.js';
 
 
 
@@ -287,33 +288,24 @@ describe('optimalBinaryTree: larger instances', () => {
 
 describe('optimalBinaryTree: errors', () => {
   const model = linearModel({ alpha: 1, beta: 1, gamma: 1 });
-  const field = (f: () => unknown): string => {
-    try {
-      f();
-    } catch (e) {
-      if (e instanceof InvalidArgumentError || e instanceof TooLargeError) return e.field;
-      throw e;
-    }
-    throw new Error('no error');
-  };
   it('names the offending field', () => {
-    expect(field(() => optimalBinaryTree([], model))).toBe('sizes');
-    expect(field(() => optimalBinaryTree([1, -1], model))).toBe('sizes[1]');
-    expect(field(() => optimalBinaryTree([1, 1.5], model))).toBe('sizes[1]');
-    expect(field(() => optimalBinaryTree([1, 2, 3], model, { root: 3 }))).toBe('root');
-    expect(field(() => optimalBinaryTree([1, 2, 3], model, { root: -1 }))).toBe('root');
-    expect(field(() => optimalBinaryTree([1, 2, 3], model, { root: 0.5 }))).toBe('root');
-    expect(field(() => optimalBinaryTree([1, 2], linearModel({ alpha: 1, beta: 1, ports: 2 })))).toBe('model');
-    expect(field(() => optimalBinaryTree([1, 2], uniformPairwise(3, 1, 1, 1)))).toBe('model');
-    expect(field(() => optimalBinaryTree([1, 2], null as unknown as CostModel))).toBe('model');
-    expect(field(() => optimalBinaryTree([1, 2], model, { onProgress: 3 as unknown as () => void }))).toBe('onProgress');
-    expect(field(() => solveBinary([1, 2], model).rooted(2))).toBe('root');
+    expect(errorField(() => optimalBinaryTree([], model))).toBe('sizes');
+    expect(errorField(() => optimalBinaryTree([1, -1], model))).toBe('sizes[1]');
+    expect(errorField(() => optimalBinaryTree([1, 1.5], model))).toBe('sizes[1]');
+    expect(errorField(() => optimalBinaryTree([1, 2, 3], model, { root: 3 }))).toBe('root');
+    expect(errorField(() => optimalBinaryTree([1, 2, 3], model, { root: -1 }))).toBe('root');
+    expect(errorField(() => optimalBinaryTree([1, 2, 3], model, { root: 0.5 }))).toBe('root');
+    expect(errorField(() => optimalBinaryTree([1, 2], linearModel({ alpha: 1, beta: 1, ports: 2 })))).toBe('model');
+    expect(errorField(() => optimalBinaryTree([1, 2], uniformPairwise(3, 1, 1, 1)))).toBe('model');
+    expect(errorField(() => optimalBinaryTree([1, 2], null as unknown as CostModel))).toBe('model');
+    expect(errorField(() => optimalBinaryTree([1, 2], model, { onProgress: 3 as unknown as () => void }))).toBe('onProgress');
+    expect(errorField(() => solveBinary([1, 2], model).rooted(2))).toBe('root');
   });
   it('refuses a non-homogeneous p above the limit with TooLargeError(p)', () => {
     const p = MAX_PAIRWISE_BINARY_P + 1;
     const big = uniformPairwise(p, 1, 1, 0);
     expect(() => optimalBinaryTree(new Array<number>(p).fill(1), big)).toThrow(TooLargeError);
-    expect(field(() => optimalBinaryTree(new Array<number>(p).fill(1), big))).toBe('p');
+    expect(errorField(() => optimalBinaryTree(new Array<number>(p).fill(1), big))).toBe('p');
   });
 });
 

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidArgumentError } from '../src/errors.js';
 import { blockSizes, DETERMINISTIC, type DistributionName } from '../src/bench/distributions.js';
 import { hierarchicalModel, linearModel, pairwiseModel, type CostModel } from '../src/model/cost-model.js';
 import {
@@ -14,6 +13,7 @@ import { evaluate } from '../src/trees/evaluate.js';
 import { depths, isOrdered, type Tree } from '../src/trees/tree.js';
 import { rng, int } from './helpers/random.js';
 import { tables } from './helpers/seed004.js';
+import { invalidField } from './helpers/errors.js';
 
 
 const ceilLog2 = (p: number): number => roundsFor(p, 1);
@@ -347,27 +347,18 @@ describe('adaptiveBinomialTree: k-ported (⌈log_{k+1} p⌉ rounds)', () => {
 
 describe('binomial trees: bad input', () => {
   const model = linearModel({ alpha: 1, beta: 1 });
-  const field = (f: () => unknown): string => {
-    try {
-      f();
-    } catch (e) {
-      expect(e).toBeInstanceOf(InvalidArgumentError);
-      return (e as InvalidArgumentError).field;
-    }
-    throw new Error('no error thrown');
-  };
   it('names the offending field', () => {
     for (const build of [obliviousBinomialTree, adaptiveBinomialTree]) {
-      expect(field(() => build([1, -1], model))).toBe('sizes[1]');
-      expect(field(() => build([0.5, 1], model))).toBe('sizes[0]');
-      expect(field(() => build([1, Number.NaN], model))).toBe('sizes[1]');
-      expect(field(() => build([Number.POSITIVE_INFINITY], model))).toBe('sizes[0]');
-      expect(field(() => build([], model))).toBe('sizes');
-      expect(field(() => build([1, 2, 3], model, { root: 3 }))).toBe('root');
-      expect(field(() => build([1, 2, 3], model, { root: Number.NaN }))).toBe('root');
+      expect(invalidField(() => build([1, -1], model))).toBe('sizes[1]');
+      expect(invalidField(() => build([0.5, 1], model))).toBe('sizes[0]');
+      expect(invalidField(() => build([1, Number.NaN], model))).toBe('sizes[1]');
+      expect(invalidField(() => build([Number.POSITIVE_INFINITY], model))).toBe('sizes[0]');
+      expect(invalidField(() => build([], model))).toBe('sizes');
+      expect(invalidField(() => build([1, 2, 3], model, { root: 3 }))).toBe('root');
+      expect(invalidField(() => build([1, 2, 3], model, { root: Number.NaN }))).toBe('root');
     }
-    expect(field(() => adaptiveBinomialTree([1, 2], model, { rule: 'fast' as 'exact' }))).toBe('rule');
-    expect(field(() => obliviousBinomialTree([1, 2], model, { searchAllRoots: 1 as unknown as boolean }))).toBe('searchAllRoots');
-    expect(field(() => adaptiveRounds([1, 2], pairwiseModel({ alpha: [[0]], beta: [[0]] })))).toBe('model');
+    expect(invalidField(() => adaptiveBinomialTree([1, 2], model, { rule: 'fast' as 'exact' }))).toBe('rule');
+    expect(invalidField(() => obliviousBinomialTree([1, 2], model, { searchAllRoots: 1 as unknown as boolean }))).toBe('searchAllRoots');
+    expect(invalidField(() => adaptiveRounds([1, 2], pairwiseModel({ alpha: [[0]], beta: [[0]] })))).toBe('model');
   });
 });

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidArgumentError, TooLargeError } from '../src/errors.js';
 import { hierarchicalModel, linearModel, pairwiseModel, type CostModel } from '../src/model/cost-model.js';
 import { broadcastTime, optimalBroadcastTree } from '../src/trees/broadcast.js';
 import { MAX_PAIRWISE_P } from '../src/trees/optimal-pairwise.js';
@@ -7,6 +6,7 @@ import { isOrdered, TreeBuilder, type Tree } from '../src/trees/tree.js';
 import { rng, int } from './helpers/random.js';
 import { randomPairwise, uniformPairwise } from './helpers/models.js';
 import { allOrdered, toTree } from './helpers/enumerate.js';
+import { errorField } from './helpers/errors.js';
 
 
 function transpose(p: number, model: CostModel): CostModel {
@@ -173,30 +173,21 @@ describe('optimalBroadcastTree', () => {
   });
 
   it('errors name the field', () => {
-    const field = (f: () => unknown): string => {
-      try {
-        f();
-      } catch (e) {
-        if (e instanceof InvalidArgumentError || e instanceof TooLargeError) return e.field;
-        throw e;
-      }
-      throw new Error('no error');
-    };
     const lin = linearModel({ alpha: 1, beta: 1 });
-    expect(field(() => optimalBroadcastTree(0, 1, lin))).toBe('p');
-    expect(field(() => optimalBroadcastTree(2.5, 1, lin))).toBe('p');
-    expect(field(() => optimalBroadcastTree(4, -1, lin))).toBe('m');
-    expect(field(() => optimalBroadcastTree(4, 1.5, lin))).toBe('m');
-    expect(field(() => optimalBroadcastTree(4, 1, lin, { root: 4 }))).toBe('root');
-    expect(field(() => optimalBroadcastTree(4, 1, lin, { operation: 'gather' as 'broadcast' }))).toBe('operation');
-    expect(field(() => optimalBroadcastTree(4, 1, uniformPairwise(3, 1, 1)))).toBe('model');
-    expect(field(() => optimalBroadcastTree(4, 1, linearModel({ alpha: 1, beta: 1, ports: 2 })))).toBe('model');
+    expect(errorField(() => optimalBroadcastTree(0, 1, lin))).toBe('p');
+    expect(errorField(() => optimalBroadcastTree(2.5, 1, lin))).toBe('p');
+    expect(errorField(() => optimalBroadcastTree(4, -1, lin))).toBe('m');
+    expect(errorField(() => optimalBroadcastTree(4, 1.5, lin))).toBe('m');
+    expect(errorField(() => optimalBroadcastTree(4, 1, lin, { root: 4 }))).toBe('root');
+    expect(errorField(() => optimalBroadcastTree(4, 1, lin, { operation: 'gather' as 'broadcast' }))).toBe('operation');
+    expect(errorField(() => optimalBroadcastTree(4, 1, uniformPairwise(3, 1, 1)))).toBe('model');
+    expect(errorField(() => optimalBroadcastTree(4, 1, linearModel({ alpha: 1, beta: 1, ports: 2 })))).toBe('model');
     const p = MAX_PAIRWISE_P + 1;
-    expect(field(() => optimalBroadcastTree(p, 1, uniformPairwise(p, 1, 1)))).toBe('p');
+    expect(errorField(() => optimalBroadcastTree(p, 1, uniformPairwise(p, 1, 1)))).toBe('p');
     const tree = new TreeBuilder(3, 0).addChild(0, 1).addChild(0, 2).build();
-    expect(field(() => broadcastTime(tree, -2, lin))).toBe('m');
-    expect(field(() => broadcastTime(tree, 1, uniformPairwise(4, 1, 1)))).toBe('model');
-    expect(field(() => broadcastTime(null as unknown as Tree, 1, lin))).toBe('tree');
-    expect(field(() => broadcastTime(tree, 1, lin, 'scatter' as 'broadcast'))).toBe('operation');
+    expect(errorField(() => broadcastTime(tree, -2, lin))).toBe('m');
+    expect(errorField(() => broadcastTime(tree, 1, uniformPairwise(4, 1, 1)))).toBe('model');
+    expect(errorField(() => broadcastTime(null as unknown as Tree, 1, lin))).toBe('tree');
+    expect(errorField(() => broadcastTime(tree, 1, lin, 'scatter' as 'broadcast'))).toBe('operation');
   });
 });

@@ -3,7 +3,7 @@ import { linearModel, pairwiseModel } from '../src/model/cost-model.js';
 import { evaluate } from '../src/trees/evaluate.js';
 import { TreeBuilder, type Tree } from '../src/trees/tree.js';
 import { drawTreeSvg, drawTreeText, escapeXml, treeSchedule } from '../src/trees/draw.js';
-import { InvalidArgumentError } from '../src/errors.js';
+import { invalidField } from './helpers/errors.js';
 
 // ---------------------------------------------------------------------------
 // A tiny, strict XML well-formedness checker (no dependency): balanced tags, quoted and
@@ -230,22 +230,13 @@ describe('drawTreeText', () => {
 
   it('validates its inputs with typed errors naming the field', () => {
     const t = figTree();
-    const field = (f: () => unknown): string => {
-      try {
-        f();
-      } catch (e) {
-        expect(e).toBeInstanceOf(InvalidArgumentError);
-        return (e as InvalidArgumentError).field;
-      }
-      throw new Error('no error');
-    };
-    expect(field(() => drawTreeText(t, [1, 2, 3]))).toBe('sizes');
-    expect(field(() => drawTreeText(t, FIG_SIZES.map((x, i) => (i === 2 ? -1 : x))))).toBe('sizes[2]');
-    expect(field(() => drawTreeText(t, FIG_SIZES, { operation: 'reduce' as 'gather' }))).toBe('operation');
+    expect(invalidField(() => drawTreeText(t, [1, 2, 3]))).toBe('sizes');
+    expect(invalidField(() => drawTreeText(t, FIG_SIZES.map((x, i) => (i === 2 ? -1 : x))))).toBe('sizes[2]');
+    expect(invalidField(() => drawTreeText(t, FIG_SIZES, { operation: 'reduce' as 'gather' }))).toBe('operation');
     const pw = pairwiseModel({ alpha: [[0, 1], [1, 0]], beta: [[0, 1], [1, 0]] });
-    expect(field(() => drawTreeSvg(t, FIG_SIZES, { model: pw }))).toBe('model');
-    expect(field(() => drawTreeSvg(t, FIG_SIZES, { title: 5 as unknown as string }))).toBe('title');
-    expect(field(() => drawTreeSvg(null as unknown as Tree, FIG_SIZES))).toBe('tree');
+    expect(invalidField(() => drawTreeSvg(t, FIG_SIZES, { model: pw }))).toBe('model');
+    expect(invalidField(() => drawTreeSvg(t, FIG_SIZES, { title: 5 as unknown as string }))).toBe('title');
+    expect(invalidField(() => drawTreeSvg(null as unknown as Tree, FIG_SIZES))).toBe('tree');
   });
 });
 

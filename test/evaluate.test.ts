@@ -2,31 +2,10 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { linearModel, pairwiseModel } from '../src/model/cost-model.js';
 import { evaluate } from '../src/trees/evaluate.js';
-import { TreeBuilder, isOrdered, postOrder, depths, type Tree } from '../src/trees/tree.js';
+import { TreeBuilder, isOrdered, postOrder, depths } from '../src/trees/tree.js';
 import { VcollError } from '../src/errors.js';
+import { randomTree } from './helpers/trees.js';
 import { rng } from './helpers/random.js';
-
-/** A random tree: each rank v != root gets a parent among the ranks already placed; random child order and copy position. */
-function randomTree(p: number, root: number, rnd: () => number): Tree {
-  const placed = [root];
-  const rest = Array.from({ length: p }, (_, i) => i).filter((i) => i !== root);
-  for (let i = rest.length - 1; i > 0; i--) {
-    const j = Math.floor(rnd() * (i + 1));
-    [rest[i], rest[j]] = [rest[j], rest[i]];
-  }
-  const b = new TreeBuilder(p, root);
-  const kids: number[][] = Array.from({ length: p }, () => []);
-  for (const v of rest) {
-    const parent = placed[Math.floor(rnd() * placed.length)];
-    kids[parent].push(v);
-    placed.push(v);
-  }
-  for (let v = 0; v < p; v++) {
-    for (const c of kids[v]) b.addChild(v, c);
-    if (kids[v].length > 0) b.setCopyAt(v, Math.floor(rnd() * (kids[v].length + 1)));
-  }
-  return b.build();
-}
 
 describe('evaluate: hand-computed trees', () => {
   const model = linearModel({ alpha: 10, beta: 1, gamma: 2 });

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidArgumentError } from '../src/errors.js';
 import { blockSizes, DETERMINISTIC, type DistributionName } from '../src/bench/distributions.js';
 import { linearModel, pairwiseModel, type CostModel } from '../src/model/cost-model.js';
 import { evaluate } from '../src/trees/evaluate.js';
 import { linearTree } from '../src/trees/linear.js';
 import { rng } from './helpers/random.js';
 import { tables } from './helpers/seed004.js';
+import { invalidField } from './helpers/errors.js';
 
 
 
@@ -97,25 +97,16 @@ describe('linearTree: structure and exact time', () => {
 
 describe('linearTree: bad input', () => {
   const model = linearModel({ alpha: 1, beta: 1 });
-  const field = (f: () => unknown): string => {
-    try {
-      f();
-    } catch (e) {
-      expect(e).toBeInstanceOf(InvalidArgumentError);
-      return (e as InvalidArgumentError).field;
-    }
-    throw new Error('no error thrown');
-  };
   it('names the offending field', () => {
-    expect(field(() => linearTree([1, -2, 3], model))).toBe('sizes[1]');
-    expect(field(() => linearTree([1, 2.5], model))).toBe('sizes[1]');
-    expect(field(() => linearTree([Number.NaN], model))).toBe('sizes[0]');
-    expect(field(() => linearTree([], model))).toBe('sizes');
-    expect(field(() => linearTree([1, 2], model, { root: 2 }))).toBe('root');
-    expect(field(() => linearTree([1, 2], model, { root: -1 }))).toBe('root');
-    expect(field(() => linearTree([1, 2], model, { root: 0.5 }))).toBe('root');
+    expect(invalidField(() => linearTree([1, -2, 3], model))).toBe('sizes[1]');
+    expect(invalidField(() => linearTree([1, 2.5], model))).toBe('sizes[1]');
+    expect(invalidField(() => linearTree([Number.NaN], model))).toBe('sizes[0]');
+    expect(invalidField(() => linearTree([], model))).toBe('sizes');
+    expect(invalidField(() => linearTree([1, 2], model, { root: 2 }))).toBe('root');
+    expect(invalidField(() => linearTree([1, 2], model, { root: -1 }))).toBe('root');
+    expect(invalidField(() => linearTree([1, 2], model, { root: 0.5 }))).toBe('root');
     const pw = pairwiseModel({ alpha: [[0, 1], [1, 0]], beta: [[0, 1], [1, 0]] });
-    expect(field(() => linearTree([1, 2, 3], pw))).toBe('model');
-    expect(field(() => linearTree([1, 2, 3], null as unknown as CostModel))).toBe('model');
+    expect(invalidField(() => linearTree([1, 2, 3], pw))).toBe('model');
+    expect(invalidField(() => linearTree([1, 2, 3], null as unknown as CostModel))).toBe('model');
   });
 });

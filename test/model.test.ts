@@ -1,17 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { hierarchicalModel, linearModel, pairwiseModel } from '../src/model/cost-model.js';
-import { InvalidArgumentError } from '../src/errors.js';
 import { validateSizes, validateRoot } from '../src/model/validate.js';
-
-function fieldOf(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof InvalidArgumentError) return e.field;
-    throw e;
-  }
-  throw new Error('did not throw');
-}
+import { invalidField } from './helpers/errors.js';
 
 describe('linear model', () => {
   it('charges α + βm per message, nothing for an empty transfer, γm per copy', () => {
@@ -25,11 +15,11 @@ describe('linear model', () => {
   });
 
   it('rejects negative, non-finite and malformed parameters, naming the field', () => {
-    expect(fieldOf(() => linearModel({ alpha: -1, beta: 1 }))).toBe('alpha');
-    expect(fieldOf(() => linearModel({ alpha: 1, beta: Number.NaN }))).toBe('beta');
-    expect(fieldOf(() => linearModel({ alpha: 1, beta: 1, gamma: Infinity }))).toBe('gamma');
-    expect(fieldOf(() => linearModel({ alpha: 1, beta: 1, ports: 0 }))).toBe('ports');
-    expect(fieldOf(() => linearModel({ alpha: 1, beta: 1, ports: 1.5 }))).toBe('ports');
+    expect(invalidField(() => linearModel({ alpha: -1, beta: 1 }))).toBe('alpha');
+    expect(invalidField(() => linearModel({ alpha: 1, beta: Number.NaN }))).toBe('beta');
+    expect(invalidField(() => linearModel({ alpha: 1, beta: 1, gamma: Infinity }))).toBe('gamma');
+    expect(invalidField(() => linearModel({ alpha: 1, beta: 1, ports: 0 }))).toBe('ports');
+    expect(invalidField(() => linearModel({ alpha: 1, beta: 1, ports: 1.5 }))).toBe('ports');
   });
 });
 
@@ -45,12 +35,12 @@ describe('pairwise model', () => {
   });
 
   it('rejects malformed matrices', () => {
-    expect(fieldOf(() => pairwiseModel({ alpha: [[0, 1]], beta: [[0, 1]] }))).toBe('alpha[0]');
-    expect(fieldOf(() => pairwiseModel({ alpha: [[0, 1], [1]], beta: [[0, 1], [1, 0]] }))).toBe('alpha[1]');
-    expect(fieldOf(() => pairwiseModel({ alpha: [[0, 1], [1, 0]], beta: [[0, -1], [1, 0]] }))).toBe('beta[0][1]');
-    expect(fieldOf(() => pairwiseModel({ alpha: [[0, 1], [1, 0]], beta: [[0, 1]] }))).toBe('beta');
-    expect(fieldOf(() => pairwiseModel({ alpha: [], beta: [] }))).toBe('alpha');
-    expect(fieldOf(() => pairwiseModel({ alpha: [[0, 1], [1, 0]], beta: [[0, 1], [1, 0]], gamma: [1] }))).toBe('gamma');
+    expect(invalidField(() => pairwiseModel({ alpha: [[0, 1]], beta: [[0, 1]] }))).toBe('alpha[0]');
+    expect(invalidField(() => pairwiseModel({ alpha: [[0, 1], [1]], beta: [[0, 1], [1, 0]] }))).toBe('alpha[1]');
+    expect(invalidField(() => pairwiseModel({ alpha: [[0, 1], [1, 0]], beta: [[0, -1], [1, 0]] }))).toBe('beta[0][1]');
+    expect(invalidField(() => pairwiseModel({ alpha: [[0, 1], [1, 0]], beta: [[0, 1]] }))).toBe('beta');
+    expect(invalidField(() => pairwiseModel({ alpha: [], beta: [] }))).toBe('alpha');
+    expect(invalidField(() => pairwiseModel({ alpha: [[0, 1], [1, 0]], beta: [[0, 1], [1, 0]], gamma: [1] }))).toBe('gamma');
   });
 });
 
@@ -66,8 +56,8 @@ describe('hierarchical model', () => {
   });
 
   it('rejects bad node numbers and parameters', () => {
-    expect(fieldOf(() => hierarchicalModel({ nodeOf: [0, -1], intra: { alpha: 1, beta: 1 }, inter: { alpha: 1, beta: 1 } }))).toBe('nodeOf[1]');
-    expect(fieldOf(() => hierarchicalModel({ nodeOf: [0, 1], intra: { alpha: -1, beta: 1 }, inter: { alpha: 1, beta: 1 } }))).toBe('intra.alpha');
+    expect(invalidField(() => hierarchicalModel({ nodeOf: [0, -1], intra: { alpha: 1, beta: 1 }, inter: { alpha: 1, beta: 1 } }))).toBe('nodeOf[1]');
+    expect(invalidField(() => hierarchicalModel({ nodeOf: [0, 1], intra: { alpha: -1, beta: 1 }, inter: { alpha: 1, beta: 1 } }))).toBe('intra.alpha');
   });
 });
 
@@ -76,13 +66,13 @@ describe('size and root validation', () => {
     expect(Array.from(validateSizes([0, 3, 5]))).toEqual([0, 3, 5]);
   });
   it('names the bad entry', () => {
-    expect(fieldOf(() => validateSizes([1, -2]))).toBe('sizes[1]');
-    expect(fieldOf(() => validateSizes([1, 2.5]))).toBe('sizes[1]');
-    expect(fieldOf(() => validateSizes([Number.NaN]))).toBe('sizes[0]');
-    expect(fieldOf(() => validateSizes([1, Infinity]))).toBe('sizes[1]');
-    expect(fieldOf(() => validateSizes([]))).toBe('sizes');
-    expect(fieldOf(() => validateRoot(4, 4))).toBe('root');
-    expect(fieldOf(() => validateRoot(-1, 4))).toBe('root');
-    expect(fieldOf(() => validateRoot(0.5, 4))).toBe('root');
+    expect(invalidField(() => validateSizes([1, -2]))).toBe('sizes[1]');
+    expect(invalidField(() => validateSizes([1, 2.5]))).toBe('sizes[1]');
+    expect(invalidField(() => validateSizes([Number.NaN]))).toBe('sizes[0]');
+    expect(invalidField(() => validateSizes([1, Infinity]))).toBe('sizes[1]');
+    expect(invalidField(() => validateSizes([]))).toBe('sizes');
+    expect(invalidField(() => validateRoot(4, 4))).toBe('root');
+    expect(invalidField(() => validateRoot(-1, 4))).toBe('root');
+    expect(invalidField(() => validateRoot(0.5, 4))).toBe('root');
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidArgumentError, TooLargeError } from '../src/errors.js';
+import { TooLargeError } from '../src/errors.js';
 import { blockSizes } from '../src/bench/distributions.js';
 import { linearModel, pairwiseModel, type CostModel } from '../src/model/cost-model.js';
 import { adaptiveBinomialTree } from '../src/trees/binomial.js';
@@ -14,6 +14,7 @@ import {
 import { optimalTree } from '../src/trees/optimal.js';
 import { isOrdered, postOrder, TreeBuilder, type Tree } from '../src/trees/tree.js';
 import { rng, int } from './helpers/random.js';
+import { invalidField } from './helpers/errors.js';
 
 
 function permutations<T>(a: readonly T[]): T[][] {
@@ -158,23 +159,14 @@ describe('exactNonOrderedOptimal (seed 004 Proposition 2)', () => {
       expect((e as TooLargeError).field).toBe('p');
     }
     expect(() => exactNonOrderedOptimal(new Array(10).fill(1), model)).not.toThrow();
-    const field = (f: () => unknown): string => {
-      try {
-        f();
-      } catch (e) {
-        expect(e).toBeInstanceOf(InvalidArgumentError);
-        return (e as InvalidArgumentError).field;
-      }
-      throw new Error('no error thrown');
-    };
-    expect(field(() => exactNonOrderedOptimal([1, 2], linearModel({ alpha: 1, beta: 1, ports: 2 })))).toBe('model.ports');
-    expect(field(() => exactNonOrderedOptimal([1, -2], model))).toBe('sizes[1]');
-    expect(field(() => exactNonOrderedOptimal([1, 2], model, { root: 5 }))).toBe('root');
-    expect(field(() => decreasingRerankTree([1, 2.5], model))).toBe('sizes[1]');
-    expect(field(() => decreasingRerankTree([1, Number.NaN], model))).toBe('sizes[1]');
-    expect(field(() => decreasingRerankTree([], model))).toBe('sizes');
-    expect(field(() => decreasingRerankTree([1, 2], model, { root: 2 }))).toBe('root');
-    expect(field(() => decreasingRerankTree([1, 2], model, { builder: 3 as never }))).toBe('builder');
+    expect(invalidField(() => exactNonOrderedOptimal([1, 2], linearModel({ alpha: 1, beta: 1, ports: 2 })))).toBe('model.ports');
+    expect(invalidField(() => exactNonOrderedOptimal([1, -2], model))).toBe('sizes[1]');
+    expect(invalidField(() => exactNonOrderedOptimal([1, 2], model, { root: 5 }))).toBe('root');
+    expect(invalidField(() => decreasingRerankTree([1, 2.5], model))).toBe('sizes[1]');
+    expect(invalidField(() => decreasingRerankTree([1, Number.NaN], model))).toBe('sizes[1]');
+    expect(invalidField(() => decreasingRerankTree([], model))).toBe('sizes');
+    expect(invalidField(() => decreasingRerankTree([1, 2], model, { root: 2 }))).toBe('root');
+    expect(invalidField(() => decreasingRerankTree([1, 2], model, { builder: 3 as never }))).toBe('builder');
   });
 });
 

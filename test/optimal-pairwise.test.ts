@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidArgumentError, TooLargeError } from '../src/errors.js';
+import { TooLargeError } from '../src/errors.js';
 import { hierarchicalModel, linearModel, type CostModel } from '../src/model/cost-model.js';
 import { evaluate } from '../src/trees/evaluate.js';
 import { optimalTree } from '../src/trees/optimal.js';
@@ -8,6 +8,7 @@ import { isOrdered, type Tree } from '../src/trees/tree.js';
 import { rng, int } from './helpers/random.js';
 import { randomPairwise, uniformPairwise } from './helpers/models.js';
 import { allOrdered, toTree } from './helpers/enumerate.js';
+import { errorField } from './helpers/errors.js';
 
 
 
@@ -119,23 +120,14 @@ describe('optimalPairwiseTree', () => {
   });
 
   it('errors name the field', () => {
-    const field = (f: () => unknown): string => {
-      try {
-        f();
-      } catch (e) {
-        if (e instanceof InvalidArgumentError || e instanceof TooLargeError) return e.field;
-        throw e;
-      }
-      throw new Error('no error');
-    };
     const model = uniformPairwise(3, 1, 1, 1);
-    expect(field(() => optimalPairwiseTree([], model))).toBe('sizes');
-    expect(field(() => optimalPairwiseTree([1, 2, Number.NaN], model))).toBe('sizes[2]');
-    expect(field(() => optimalPairwiseTree([1, 2, 3], model, { root: 3 }))).toBe('root');
-    expect(field(() => optimalPairwiseTree([1, 2], model))).toBe('model');
-    expect(field(() => optimalPairwiseTree([1, 2, 3], linearModel({ alpha: 1, beta: 1, ports: 3 })))).toBe('model');
+    expect(errorField(() => optimalPairwiseTree([], model))).toBe('sizes');
+    expect(errorField(() => optimalPairwiseTree([1, 2, Number.NaN], model))).toBe('sizes[2]');
+    expect(errorField(() => optimalPairwiseTree([1, 2, 3], model, { root: 3 }))).toBe('root');
+    expect(errorField(() => optimalPairwiseTree([1, 2], model))).toBe('model');
+    expect(errorField(() => optimalPairwiseTree([1, 2, 3], linearModel({ alpha: 1, beta: 1, ports: 3 })))).toBe('model');
     const p = MAX_PAIRWISE_P + 1;
     expect(() => optimalPairwiseTree(new Array<number>(p).fill(1), uniformPairwise(p, 1, 1, 0))).toThrow(TooLargeError);
-    expect(field(() => optimalPairwiseTree(new Array<number>(p).fill(1), uniformPairwise(p, 1, 1, 0)))).toBe('p');
+    expect(errorField(() => optimalPairwiseTree(new Array<number>(p).fill(1), uniformPairwise(p, 1, 1, 0)))).toBe('p');
   });
 });

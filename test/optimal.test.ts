@@ -4,16 +4,17 @@
  * minutes) runs with VCOLL_BIG=1; by default the Table 1 γ = 0 Increasing row, where the
  * exact and paper modes differ.
  */
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { blockSizes, DISTRIBUTIONS, type DistributionName } from '../src/bench/distributions.js';
-import { InvalidArgumentError, TooLargeError, VcollError } from '../src/errors.js';
+import { blockSizes, DETERMINISTIC, DISTRIBUTIONS, parseDistribution } from '../src/bench/distributions.js';
+import { TooLargeError, VcollError } from '../src/errors.js';
 import { hierarchicalModel, linearModel, pairwiseModel, type CostModel } from '../src/model/cost-model.js';
 import { BRUTE_FORCE_MAX_P, bruteForceOrderedOptimal, orderedTrees } from '../src/trees/brute-force.js';
 import { evaluate } from '../src/trees/evaluate.js';
 import { optimalTree, type OptimalMode } from '../src/trees/optimal.js';
 import { isOrdered, TreeBuilder, type Tree } from '../src/trees/tree.js';
 import { naiveOptimal } from './helpers/optimal-naive.js';
+import { invalidField } from './helpers/errors.js';
+import { tables, type FixtureRow, type FixtureTable } from './helpers/seed004.js';
 
 const BIG = process.env.VCOLL_BIG !== undefined && process.env.VCOLL_BIG !== '' && process.env.VCOLL_BIG !== '0';
 
@@ -174,26 +175,6 @@ describe('Same distribution: the binomial value ⌈log₂p⌉α + β(p−1)b + �
   });
 });
 
-interface TableRow {
-  distribution: DistributionName;
-  size: number;
-  fixed: Record<string, number>;
-  best: Record<string, { time: number; root: number }>;
-}
-interface Table {
-  table: number;
-  alpha: number;
-  beta: number;
-  gamma: number;
-  p: number;
-  b: number;
-  rho: number;
-  fixedRoot: number;
-  rows: TableRow[];
-}
-
-const TABLES = JSON.parse(readFileSync(new URL('./fixtures/seed004-tables.json', import.meta.url), 'utf8')) as Table[];
-const DET: ReadonlySet<string> = new Set(['same', 'decreasing', 'increasing', 'alternating', 'skewed', 'two-blocks']);
 
 /** Cells where the true optimum (exact) beats the paper's best-root number. */
 const EXACT_BETTER = new Map<string, number>([
@@ -207,19 +188,20 @@ const EXACT_BETTER = new Map<string, number>([
  * exact and paper differ (paper time and root 1998, exact time, fixed root).
  * VCOLL_BIG=1: every deterministic cell of all six tables (times and best roots).
  */
-function selected(t: Table, row: TableRow): boolean {
+function selected(t: FixtureTable, row: FixtureRow): boolean {
   if (BIG) return true;
   return t.table === 1 && t.gamma === 0 && row.distribution === 'increasing';
 }
 
 describe('seed 004 tables: the optimal column, deterministic rows', () => {
-  for (const t of TABLES) {
+  for (const t of tables) {
     const model = linearModel({ alpha: t.alpha, beta: t.beta, gamma: t.gamma });
     for (const row of t.rows) {
-      if (!DET.has(row.distribution) || !selected(t, row)) continue;
+      const dist = parseDistribution(row.distribution);
+      if (!DETERMINISTIC.has(dist) || !selected(t, row)) continue;
       const name = `Table ${t.table} (α=${t.alpha}, γ=${t.gamma}) ${row.distribution}`;
       const key = `${t.table}/${t.gamma}/${row.distribution}`;
-      const sizes = blockSizes(row.distribution, { p: t.p, b: t.b, rho: t.rho });
+      const sizes = blockSizes(dist, { p: t.p, b: t.b, rho: t.rho });
       it(`${name}: best root, paper mode = table (time and root); exact mode`, () => {
         const paper = optimalTree(sizes, model, { mode: 'paper' });
         expect(paper.time).toBe(row.best.optimal.time);
@@ -302,28 +284,19 @@ describe('edge cases', () => {
 
 describe('bad input: typed errors naming the field', () => {
   const model = linearModel({ alpha: 1, beta: 1, gamma: 1 });
-  const field = (f: () => unknown): string => {
-    try {
-      f();
-    } catch (e) {
-      expect(e).toBeInstanceOf(InvalidArgumentError);
-      return (e as InvalidArgumentError).field;
-    }
-    throw new Error('did not throw');
-  };
   it('sizes', () => {
-    expect(field(() => optimalTree([1, -2, 3], model))).toBe('sizes[1]');
-    expect(field(() => optimalTree([1, 2.5], model))).toBe('sizes[1]');
-    expect(field(() => optimalTree([Number.NaN], model))).toBe('sizes[0]');
-    expect(field(() => optimalTree([], model))).toBe('sizes');
-    expect(field(() => optimalTree([2 ** 52, 2 ** 52], model))).toBe('sizes');
-    expect(field(() => bruteForceOrderedOptimal([1, -1], model))).toBe('sizes[1]');
+    expect(invalidField(() => optimalTree([1, -2, 3], model))).toBe('sizes[1]');
+    expect(invalidField(() => optimalTree([1, 2.5], model))).toBe('sizes[1]');
+    expect(invalidField(() => optimalTree([Number.NaN], model))).toBe('sizes[0]');
+    expect(invalidField(() => optimalTree([], model))).toBe('sizes');
+    expect(invalidField(() => optimalTree([2 ** 52, 2 ** 52], model))).toBe('sizes');
+    expect(invalidField(() => bruteForceOrderedOptimal([1, -1], model))).toBe('sizes[1]');
   });
   it('root', () => {
-    expect(field(() => optimalTree([1, 2, 3], model, { root: 3 }))).toBe('root');
-    expect(field(() => optimalTree([1, 2, 3], model, { root: -1 }))).toBe('root');
-    expect(field(() => optimalTree([1, 2, 3], model, { root: 1.5 }))).toBe('root');
-    expect(field(() => bruteForceOrderedOptimal([1, 2], model, 2))).toBe('root');
+    expect(invalidField(() => optimalTree([1, 2, 3], model, { root: 3 }))).toBe('root');
+    expect(invalidField(() => optimalTree([1, 2, 3], model, { root: -1 }))).toBe('root');
+    expect(invalidField(() => optimalTree([1, 2, 3], model, { root: 1.5 }))).toBe('root');
+    expect(invalidField(() => bruteForceOrderedOptimal([1, 2], model, 2))).toBe('root');
   });
   it('model: non-homogeneous or k-ported, pointing to the pairwise DP', () => {
     const pw = pairwiseModel({
@@ -336,19 +309,19 @@ describe('bad input: typed errors naming the field', () => {
         [1, 0],
       ],
     });
-    expect(field(() => optimalTree([1, 2], pw))).toBe('model');
+    expect(invalidField(() => optimalTree([1, 2], pw))).toBe('model');
     expect(() => optimalTree([1, 2], pw)).toThrow(/optimalPairwiseTree/);
     const hier = hierarchicalModel({ nodeOf: [0, 0, 1], intra: { alpha: 1, beta: 1 }, inter: { alpha: 9, beta: 2 } });
-    expect(field(() => optimalTree([1, 2, 3], hier))).toBe('model');
-    expect(field(() => optimalTree([1, 2], linearModel({ alpha: 1, beta: 1, ports: 2 })))).toBe('model');
+    expect(invalidField(() => optimalTree([1, 2, 3], hier))).toBe('model');
+    expect(invalidField(() => optimalTree([1, 2], linearModel({ alpha: 1, beta: 1, ports: 2 })))).toBe('model');
     // a hierarchical model on one node is homogeneous and accepted
     const one = hierarchicalModel({ nodeOf: [0, 0, 0], intra: { alpha: 1, beta: 1 }, inter: { alpha: 9, beta: 2 } });
     expect(optimalTree([1, 2, 3], one).time).toBe(optimalTree([1, 2, 3], linearModel({ alpha: 1, beta: 1 })).time);
   });
   it('options', () => {
-    expect(field(() => optimalTree([1, 2], model, { mode: 'best' as OptimalMode }))).toBe('mode');
-    expect(field(() => optimalTree([1, 2], model, { pruning: 'fast' as 'none' }))).toBe('pruning');
-    expect(field(() => optimalTree([1, 2], model, { mode: 'paper', pruning: 'monotone' }))).toBe('pruning');
+    expect(invalidField(() => optimalTree([1, 2], model, { mode: 'best' as OptimalMode }))).toBe('mode');
+    expect(invalidField(() => optimalTree([1, 2], model, { pruning: 'fast' as 'none' }))).toBe('pruning');
+    expect(invalidField(() => optimalTree([1, 2], model, { mode: 'paper', pruning: 'monotone' }))).toBe('pruning');
   });
   it('brute force refuses large p', () => {
     expect(() => bruteForceOrderedOptimal(new Array<number>(BRUTE_FORCE_MAX_P + 1).fill(1), model)).toThrow(TooLargeError);

@@ -4,12 +4,13 @@ import { CommunicationError, InvalidArgumentError } from '../src/errors.js';
 import { hierarchicalModel, linearModel, pairwiseModel, type CostModel } from '../src/model/cost-model.js';
 import { runSim, type SimOptions } from '../src/transports/sim/index.js';
 import { evaluate } from '../src/trees/evaluate.js';
-import { TreeBuilder, type Tree } from '../src/trees/tree.js';
+import { type Tree } from '../src/trees/tree.js';
 import { linearTree } from '../src/trees/linear.js';
 import { obliviousBinomialTree } from '../src/trees/binomial.js';
 import { optimalTree } from '../src/trees/optimal.js';
 import { optimalBinaryTree } from '../src/trees/binary.js';
 import { int, rng } from './helpers/random.js';
+import { randomTree } from './helpers/trees.js';
 
 const model10 = linearModel({ alpha: 10, beta: 0 });
 
@@ -310,28 +311,6 @@ describe('simulator: point to point', () => {
     expect(res.trace?.copies).toEqual([{ rank: 0, bytes: 8, start: 0, end: 2 }]);
   });
 });
-
-/** Random tree as in evaluate.test.ts: random parents, child order and copy positions. */
-function randomTree(p: number, root: number, rnd: () => number): Tree {
-  const placed = [root];
-  const rest = Array.from({ length: p }, (_, i) => i).filter((i) => i !== root);
-  for (let i = rest.length - 1; i > 0; i--) {
-    const j = Math.floor(rnd() * (i + 1));
-    [rest[i], rest[j]] = [rest[j], rest[i]];
-  }
-  const b = new TreeBuilder(p, root);
-  const kids: number[][] = Array.from({ length: p }, () => []);
-  for (const v of rest) {
-    const parent = placed[Math.floor(rnd() * placed.length)];
-    kids[parent].push(v);
-    placed.push(v);
-  }
-  for (let v = 0; v < p; v++) {
-    for (const c of kids[v]) b.addChild(v, c);
-    if (kids[v].length > 0) b.setCopyAt(v, Math.floor(rnd() * (kids[v].length + 1)));
-  }
-  return b.build();
-}
 
 const byteOf = (rank: number, q: number): number => (rank * 31 + q * 7 + 1) & 255;
 

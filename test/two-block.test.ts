@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidArgumentError } from '../src/errors.js';
 import { blockSizes } from '../src/bench/distributions.js';
 import { linearModel, pairwiseModel } from '../src/model/cost-model.js';
 import { adaptiveBinomialTree } from '../src/trees/binomial.js';
@@ -9,6 +8,7 @@ import { optimalTree } from '../src/trees/optimal.js';
 import { postOrder } from '../src/trees/tree.js';
 import { twoBlockDomains, twoBlockTree } from '../src/trees/two-block.js';
 import { rng, int } from './helpers/random.js';
+import { invalidField } from './helpers/errors.js';
 
 
 /** Edges between ranks of different block sizes. */
@@ -138,21 +138,12 @@ describe('twoBlockTree: seed 004 Lemma 2', () => {
 
   it('bad input: more than two sizes, and the usual field errors', () => {
     const model = linearModel({ alpha: 1, beta: 1 });
-    const field = (f: () => unknown): string => {
-      try {
-        f();
-      } catch (e) {
-        expect(e).toBeInstanceOf(InvalidArgumentError);
-        return (e as InvalidArgumentError).field;
-      }
-      throw new Error('no error thrown');
-    };
-    expect(field(() => twoBlockTree([1, 2, 3], model))).toBe('sizes');
-    expect(field(() => twoBlockTree(blockSizes('random', { p: 50, b: 10 }), model))).toBe('sizes');
-    expect(field(() => twoBlockTree([1, -1], model))).toBe('sizes[1]');
-    expect(field(() => twoBlockTree([1, 1.5], model))).toBe('sizes[1]');
-    expect(field(() => twoBlockTree([Number.NaN], model))).toBe('sizes[0]');
-    expect(field(() => twoBlockTree([], model))).toBe('sizes');
-    expect(field(() => twoBlockTree([1, 2], model, { root: 2 }))).toBe('root');
+    expect(invalidField(() => twoBlockTree([1, 2, 3], model))).toBe('sizes');
+    expect(invalidField(() => twoBlockTree(blockSizes('random', { p: 50, b: 10 }), model))).toBe('sizes');
+    expect(invalidField(() => twoBlockTree([1, -1], model))).toBe('sizes[1]');
+    expect(invalidField(() => twoBlockTree([1, 1.5], model))).toBe('sizes[1]');
+    expect(invalidField(() => twoBlockTree([Number.NaN], model))).toBe('sizes[0]');
+    expect(invalidField(() => twoBlockTree([], model))).toBe('sizes');
+    expect(invalidField(() => twoBlockTree([1, 2], model, { root: 2 }))).toBe('root');
   });
 });

@@ -1,0 +1,23 @@
+/** Random gather/scatter trees for tests: random parents, child order and copy positions. */
+import { TreeBuilder, type Tree } from '../../src/trees/tree.js';
+
+export function randomTree(p: number, root: number, rnd: () => number): Tree {
+  const placed = [root];
+  const rest = Array.from({ length: p }, (_, i) => i).filter((i) => i !== root);
+  for (let i = rest.length - 1; i > 0; i--) {
+    const j = Math.floor(rnd() * (i + 1));
+    [rest[i], rest[j]] = [rest[j], rest[i]];
+  }
+  const b = new TreeBuilder(p, root);
+  const kids: number[][] = Array.from({ length: p }, () => []);
+  for (const v of rest) {
+    const parent = placed[Math.floor(rnd() * placed.length)];
+    kids[parent].push(v);
+    placed.push(v);
+  }
+  for (let v = 0; v < p; v++) {
+    for (const c of kids[v]) b.addChild(v, c);
+    if (kids[v].length > 0) b.setCopyAt(v, Math.floor(rnd() * (kids[v].length + 1)));
+  }
+  return b.build();
+}
