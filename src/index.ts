@@ -53,7 +53,7 @@ export {
   type RootSelection,
 } from './trees/compare.js';
 export { drawTreeText, drawTreeSvg, treeSchedule, type DrawOptions, type SvgOptions, type TreeSchedule } from './trees/draw.js';
-export { ANY_SOURCE, ANY_TAG, bytesOf, type Communicator, type Status } from './comm/communicator.js';
+export { ANY_SOURCE, ANY_TAG, BaseCommunicator, bytesOf, type Communicator, type Status } from './comm/communicator.js';
 export { CommunicationError } from './errors.js';
 export { runSim, type PortSetting, type RankProgram, type SimOptions, type SimResult, type SimTrace } from './transports/sim/index.js';
 export { runThreads, type RunThreadsOptions } from './transports/threads/index.js';

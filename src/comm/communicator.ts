@@ -46,3 +46,28 @@ export interface Communicator {
 export function bytesOf(view: ArrayBufferView): Uint8Array {
   return view instanceof Uint8Array ? view : new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
 }
+
+/**
+ * What every transport's communicator shares: the blocking forms are the non-blocking ones
+ * awaited, and waitAll fails as soon as one operation fails.
+ */
+export abstract class BaseCommunicator implements Communicator {
+  abstract readonly rank: number;
+  abstract readonly size: number;
+  abstract isend(dest: number, tag: number, data: Uint8Array): Promise<void>;
+  abstract irecv(source: number, tag: number, into: Uint8Array): Promise<Status>;
+  abstract copy(dst: Uint8Array, src: Uint8Array): void;
+  abstract nodeOf(rank: number): number;
+
+  send(dest: number, tag: number, data: Uint8Array): Promise<void> {
+    return this.isend(dest, tag, data);
+  }
+
+  recv(source: number, tag: number, into: Uint8Array): Promise<Status> {
+    return this.irecv(source, tag, into);
+  }
+
+  waitAll<T>(ops: readonly Promise<T>[]): Promise<T[]> {
+    return Promise.all(ops);
+  }
+}

@@ -28,7 +28,7 @@
  * - Rank programs must only await the communicator's promises (and other microtasks):
  *   timers or real I/O are invisible to the virtual clock and look like a deadlock.
  */
-import { ANY_SOURCE, ANY_TAG, type Communicator, type Status } from '../../comm/communicator.js';
+import { ANY_SOURCE, ANY_TAG, BaseCommunicator, type Communicator, type Status } from '../../comm/communicator.js';
 import { CommunicationError, InvalidArgumentError } from '../../errors.js';
 import { requireModelFits, type CostModel } from '../../model/cost-model.js';
 import { EventHeap } from './heap.js';
@@ -142,12 +142,13 @@ function errorText(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
 
-class SimComm implements Communicator {
+class SimComm extends BaseCommunicator {
   readonly size: number;
   constructor(
     private readonly sim: Simulation,
     readonly rank: number,
   ) {
+    super();
     this.size = sim.p;
   }
 
@@ -157,18 +158,6 @@ class SimComm implements Communicator {
 
   irecv(source: number, tag: number, into: Uint8Array): Promise<Status> {
     return this.sim.post(this.rank, RECV, source, tag, into) as Promise<Status>;
-  }
-
-  send(dest: number, tag: number, data: Uint8Array): Promise<void> {
-    return this.isend(dest, tag, data);
-  }
-
-  recv(source: number, tag: number, into: Uint8Array): Promise<Status> {
-    return this.irecv(source, tag, into);
-  }
-
-  waitAll<T>(ops: readonly Promise<T>[]): Promise<T[]> {
-    return Promise.all(ops);
   }
 
   copy(dst: Uint8Array, src: Uint8Array): void {

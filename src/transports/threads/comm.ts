@@ -6,7 +6,7 @@
  * operation with a CommunicationError naming the failed rank.
  */
 
-import { ANY_SOURCE, ANY_TAG, type Communicator, type Status } from '../../comm/communicator.js';
+import { ANY_SOURCE, ANY_TAG, BaseCommunicator, type Status } from '../../comm/communicator.js';
 import { CommunicationError, InvalidArgumentError } from '../../errors.js';
 import { type Bell, Channel, ringBell, waitBell } from './channel.js';
 
@@ -64,7 +64,7 @@ export interface ThreadsCommunicatorInit {
   readonly bell: Bell;
 }
 
-export class ThreadsCommunicator implements Communicator {
+export class ThreadsCommunicator extends BaseCommunicator {
   readonly rank: number;
   readonly size: number;
   private readonly outgoing: readonly (Channel | null)[];
@@ -79,6 +79,7 @@ export class ThreadsCommunicator implements Communicator {
   private failure: CommunicationError | undefined;
 
   constructor(init: ThreadsCommunicatorInit) {
+    super();
     this.rank = init.rank;
     this.size = init.size;
     this.outgoing = init.outgoing;
@@ -152,18 +153,6 @@ export class ThreadsCommunicator implements Communicator {
       this.posted.push(op);
       this.kick();
     });
-  }
-
-  send(dest: number, tag: number, data: Uint8Array): Promise<void> {
-    return this.isend(dest, tag, data);
-  }
-
-  recv(source: number, tag: number, into: Uint8Array): Promise<Status> {
-    return this.irecv(source, tag, into);
-  }
-
-  waitAll<T>(ops: readonly Promise<T>[]): Promise<T[]> {
-    return Promise.all(ops);
   }
 
   copy(dst: Uint8Array, src: Uint8Array): void {
