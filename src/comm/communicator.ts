@@ -71,3 +71,8 @@ export abstract class BaseCommunicator implements Communicator {
     return Promise.all(ops);
   }
 }
+
+/** Largest tag user point-to-point code should use; larger tags are reserved for collectives. */
+export const TAG_UB = 2 ** 30 - 1;
+/** First tag reserved for vcoll's collectives (they use COLLECTIVE_TAG … COLLECTIVE_TAG + 2²⁰ − 1). */
+export const COLLECTIVE_TAG = 2 ** 30;

@@ -1,0 +1,91 @@
+/**
+ * The public shapes of vcoll's irregular collectives (MPI semantics, seed 000 §3).
+ *
+ * gatherv: every rank contributes `send` (its block: count = send.length / unitBytes
+ * elements); the root receives all blocks into `recv` at `displs[i] * unitBytes`, block i
+ * being `counts[i] * unitBytes` bytes. Only the root passes `recv`, `counts`, `displs`; every
+ * other rank knows only its own count. With `inPlace` the root's block is already at its
+ * displacement in `recv` and is neither copied nor read from `send`.
+ *
+ * scatterv: the root passes `send`, `counts`, `displs`; every rank receives its block into
+ * `recv` (count = `count` elements, default recv.length / unitBytes). With `inPlace` the
+ * root's block stays in `send` and the root's `recv` is not written.
+ *
+ * Counts and displacements are in elements of `unitBytes` bytes (default 1); the α+βm
+ * model costs of `model` are per element too (as in the papers).
+ */
+import type { Communicator } from '../comm/communicator.js';
+import type { CostModel } from '../model/cost-model.js';
+
+/** The algorithms of gatherv / scatterv. */
+export type VAlgorithm = 'linear' | 'binomial' | 'adaptive' | 'optimal' | 'binary' | 'two-block' | 'auto';
+
+export const V_ALGORITHMS: readonly VAlgorithm[] = ['linear', 'binomial', 'adaptive', 'optimal', 'binary', 'two-block', 'auto'];
+
+export interface GathervArgs {
+  readonly root: number;
+  /** This rank's block (ignored at the root with `inPlace`). */
+  readonly send: Uint8Array;
+  /** Root only. */
+  readonly recv?: Uint8Array;
+  /** Root only: elements per rank. */
+  readonly counts?: readonly number[];
+  /** Root only: element offsets in `recv` (default: the prefix sums of `counts`). */
+  readonly displs?: readonly number[];
+  /** Bytes per element (default 1); the same on every rank. */
+  readonly unitBytes?: number;
+  /** Root only: its block is already in place in `recv`. */
+  readonly inPlace?: boolean;
+}
+
+export interface ScattervArgs {
+  readonly root: number;
+  /** This rank's receive buffer (not written at the root with `inPlace`). */
+  readonly recv: Uint8Array;
+  /** Elements this rank receives (default recv.length / unitBytes). */
+  readonly count?: number;
+  /** Root only. */
+  readonly send?: Uint8Array;
+  readonly counts?: readonly number[];
+  readonly displs?: readonly number[];
+  readonly unitBytes?: number;
+  readonly inPlace?: boolean;
+}
+
+export interface AdaptiveVariantOptions {
+  /** Seed 000 Lemma 4: every rank copies its block into the communication buffer (default false). */
+  readonly lemma4?: boolean;
+  /** Gather only: overlap the construction with the data phase (seed 000 §3; default true). */
+  readonly overlap?: boolean;
+}
+
+export interface CollectiveOptions {
+  /** Default 'auto'. */
+  readonly algorithm?: VAlgorithm;
+  /**
+   * The cost model trees are built for (optimal, binary, two-block, auto); per element.
+   * Default: linearModel({ alpha: 100, beta: 1, gamma: 0 }) … see collectives/defaults.ts.
+   */
+  readonly model?: CostModel;
+  readonly adaptive?: AdaptiveVariantOptions;
+}
+
+/** What one rank learns about the operation it took part in. */
+export interface CollectiveInfo {
+  /** The algorithm that ran ('auto' resolved to the one it chose). */
+  readonly algorithm: Exclude<VAlgorithm, 'auto'>;
+  /** Rounds of the (distributed) construction or schedule distribution phase (0 if none). */
+  readonly constructionRounds: number;
+  /** Levels of the data phase's communication tree (linear: 1; p = 1: 0). */
+  readonly height: number;
+}
+
+/** A planned (persistent) collective: buffers and arguments bound at init, like MPI_Gatherv_init. */
+export interface PersistentCollective {
+  readonly info: CollectiveInfo;
+  /** Runs the data phase once; may be called again after it resolved. */
+  start(): Promise<void>;
+}
+
+export type GathervFn = (comm: Communicator, args: GathervArgs, options?: CollectiveOptions) => Promise<CollectiveInfo>;
+export type ScattervFn = (comm: Communicator, args: ScattervArgs, options?: CollectiveOptions) => Promise<CollectiveInfo>;

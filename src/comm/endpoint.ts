@@ -1,0 +1,38 @@
+/**
+ * What a transport provides to the generic communicators of `comm/` (world and
+ * sub-communicators, intercommunicators): point-to-point messaging between *world* ranks
+ * inside a communication *context*. A message sent in context c is only ever matched by a
+ * receive posted in context c (MPI's context ids: each communicator has its own, so traffic
+ * of different communicators never mixes, whatever the tags). Within one context the usual
+ * MPI rules hold: ANY_SOURCE / ANY_TAG wildcards, non-overtaking between a pair of ranks.
+ */
+import type { Status } from './communicator.js';
+
+/** The simulator's virtual clock, for measurements (absent on real transports). */
+export interface VirtualClock {
+  /** This rank's current virtual time. */
+  now(): number;
+  /**
+   * An ideal, zero-cost barrier over every rank of the run: resolves once all ranks have
+   * called it, with every rank's clock set to the latest of them. For timing only.
+   */
+  sync(): Promise<void>;
+}
+
+export interface Endpoint {
+  readonly worldRank: number;
+  readonly worldSize: number;
+  /** Starts sending to world rank `dest` in context `ctx`; resolves when `data` may be reused. */
+  isend(ctx: number, dest: number, tag: number, data: Uint8Array): Promise<void>;
+  /**
+   * Starts receiving from world rank `source` (or ANY_SOURCE) in context `ctx`; the status
+   * names the *world* rank of the sender.
+   */
+  irecv(ctx: number, source: number, tag: number, into: Uint8Array): Promise<Status>;
+  /** A local copy charged γ per unit on the simulator. */
+  copy(dst: Uint8Array, src: Uint8Array): void;
+  /** The node (shared-memory machine) a world rank runs on. */
+  nodeOf(worldRank: number): number;
+  /** Present on the simulator only. */
+  readonly clock?: VirtualClock;
+}
