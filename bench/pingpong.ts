@@ -1,110 +1,213 @@
 /**
- * Ping-pong latency and bandwidth of the threads transport (runThreads + ThreadsCommunicator
- * over SPSC SharedArrayBuffer channels) against a bare SharedArrayBuffer + Atomics.wait/notify
- * ping-pong between two worker threads, measured in the same run. The bare baseline runs twice:
- * blocking in Atomics.wait at once, and after the same bounded spin (2000 loads) the
- * communicator does before it sleeps in Atomics.waitAsync.
+ * Ping-pong latency and bandwidth of the threads transport (runThreads + the world
+ * communicator over SPSC SharedArrayBuffer channels) against bare SharedArrayBuffer + Atomics
+ * ping-pongs between two worker threads, all measured in the same process.
  *
- *   npx tsx bench/pingpong.ts [--quick] [--ring BYTES]   (channel ring size, default 64 KiB)
+ *   npx tsx bench/pingpong.ts [--quick] [--runs N] [--rounds N] [--ring BYTES] [--spin LOADS]
+ *
+ * One-way time = round trip / 2; every figure is the minimum over `rounds` timed rounds inside a
+ * run and over `runs` runs (the variants alternate between runs), so that load from other
+ * processes inflates it as little as possible. Variants (waiting discipline of both sides):
+ *
+ *   bare spin              spins on the flag word without bound (never sleeps, never notifies)
+ *   bare spin+wait         spins `--spin` loads, then blocks the thread in Atomics.wait;
+ *                          Atomics.notify after every store
+ *   bare spin+waitAsync    spins `--spin` loads, then awaits Atomics.waitAsync (the thread's
+ *                          event loop stays free: the discipline of the transport)
+ *   channel                the transport with its default waiting (spin `--spin` loads on the
+ *                          rank's bell, then Atomics.waitAsync)
+ *   channel, no sleep      the transport with an unbounded spin (VCOLL_THREADS_SPIN=1e12)
+ *
+ * The bare variants copy the message into one shared buffer and the peer copies it out (two
+ * copies per one-way trip, as through a channel's ring). The fair comparison for the goal
+ * (≤ 1.5x) is `channel` against `bare spin+waitAsync`; `channel, no sleep` against `bare spin`
+ * isolates the transport's own per-message cost.
  *
  * This file is also the rank program that runThreads loads (its default export).
  */
 
 import { isMainThread, Worker } from 'node:worker_threads';
 import type { Communicator } from '../src/comm/communicator.js';
+import { DEFAULT_SPIN_LOADS } from '../src/transports/threads/endpoint.js';
 import { runThreads } from '../src/transports/threads/run.js';
 
-interface Args {
+interface Case {
   readonly bytes: number;
   readonly iterations: number;
   readonly warmup: number;
 }
 
-/** Rank program: rank 0 pings rank 1; returns the mean round trip in ns (rank 0). */
-export default async function pingpong(comm: Communicator, args: Args): Promise<number> {
-  const buf = new Uint8Array(args.bytes).fill(comm.rank + 1);
-  const peer = 1 - comm.rank;
-  let t0 = 0n;
-  for (let i = 0; i < args.warmup + args.iterations; i++) {
-    if (i === args.warmup) t0 = process.hrtime.bigint();
-    if (comm.rank === 0) {
-      await comm.send(peer, 0, buf);
-      await comm.recv(peer, 0, buf);
-    } else {
-      await comm.recv(peer, 0, buf);
-      await comm.send(peer, 0, buf);
-    }
-  }
-  return Number(process.hrtime.bigint() - t0) / args.iterations;
+interface PingArgs {
+  readonly cases: readonly Case[];
+  readonly rounds: number;
 }
 
+/** Rank program: rank 0 pings rank 1; returns per case the minimum mean round trip in ns. */
+export default async function pingpong(comm: Communicator, args: PingArgs): Promise<number[]> {
+  const peer = 1 - comm.rank;
+  const out: number[] = [];
+  for (const c of args.cases) {
+    const buf = new Uint8Array(c.bytes).fill(comm.rank + 1);
+    let best = Infinity;
+    for (let round = 0; round < args.rounds; round++) {
+      let t0 = 0n;
+      for (let i = 0; i < c.warmup + c.iterations; i++) {
+        if (i === c.warmup) t0 = process.hrtime.bigint();
+        if (comm.rank === 0) {
+          await comm.send(peer, 0, buf);
+          await comm.recv(peer, 0, buf);
+        } else {
+          await comm.recv(peer, 0, buf);
+          await comm.send(peer, 0, buf);
+        }
+      }
+      best = Math.min(best, Number(process.hrtime.bigint() - t0) / c.iterations);
+    }
+    out.push(best);
+  }
+  return out;
+}
+
+type BareMode = 'spin' | 'spin+wait' | 'spin+waitAsync';
+
 /**
- * The baseline: two workers share a flag word and a data area of `bytes`; each copies the
- * message in, flips the flag, notifies and blocks in Atomics.wait for the reply.
+ * The baseline (CommonJS, eval'd in a worker): a flag word and a data area shared by two
+ * workers; each copies its message in, bumps the flag (notifying unless it only spins) and
+ * waits for the reply with the given discipline.
  */
 const BARE = `
 const { workerData, parentPort } = require('node:worker_threads');
-const { sab, side, bytes, iterations, warmup, spin } = workerData;
+const { sab, side, cases, rounds, mode, spin } = workerData;
 const flag = new Int32Array(sab, 0, 1);
-const shared = new Uint8Array(sab, 8, Math.max(bytes, 1)).subarray(0, bytes);
-const local = new Uint8Array(bytes).fill(side + 1);
-let t0 = 0n;
-const waitFor = (target) => {
+let seq = 0;
+async function waitFor(target) {
+  if (mode === 'spin') { while (Atomics.load(flag, 0) !== target); return; }
   for (let i = 0; i < spin; i++) if (Atomics.load(flag, 0) === target) return;
-  let v; while ((v = Atomics.load(flag, 0)) !== target) Atomics.wait(flag, 0, v);
-};
-for (let i = 0; i < warmup + iterations; i++) {
-  if (i === warmup) t0 = process.hrtime.bigint();
-  if (side === 0) {
-    shared.set(local); Atomics.store(flag, 0, 2 * i + 1); Atomics.notify(flag, 0);
-    waitFor(2 * i + 2);
-    local.set(shared);
-  } else {
-    waitFor(2 * i + 1);
-    local.set(shared);
-    shared.set(local); Atomics.store(flag, 0, 2 * i + 2); Atomics.notify(flag, 0);
+  let v;
+  while ((v = Atomics.load(flag, 0)) !== target) {
+    if (mode === 'spin+wait') Atomics.wait(flag, 0, v);
+    else { const r = Atomics.waitAsync(flag, 0, v); if (r.async) await r.value; }
   }
 }
-parentPort.postMessage(Number(process.hrtime.bigint() - t0) / iterations);
+function post(value) {
+  Atomics.store(flag, 0, value);
+  if (mode !== 'spin') Atomics.notify(flag, 0);
+}
+// A pending Atomics.waitAsync does not keep a worker alive.
+const keepAlive = setInterval(() => {}, 1 << 30);
+(async () => {
+  const out = [];
+  for (const c of cases) {
+    const shared = new Uint8Array(sab, 64, Math.max(c.bytes, 1)).subarray(0, c.bytes);
+    const local = new Uint8Array(c.bytes).fill(side + 1);
+    let best = Infinity;
+    for (let round = 0; round < rounds; round++) {
+      let t0 = 0n;
+      for (let i = 0; i < c.warmup + c.iterations; i++) {
+        if (i === c.warmup) t0 = process.hrtime.bigint();
+        if (side === 0) {
+          shared.set(local); post(++seq);
+          await waitFor(++seq);
+          local.set(shared);
+        } else {
+          await waitFor(++seq);
+          local.set(shared);
+          shared.set(local); post(++seq);
+        }
+      }
+      best = Math.min(best, Number(process.hrtime.bigint() - t0) / c.iterations);
+    }
+    out.push(best);
+  }
+  clearInterval(keepAlive);
+  parentPort.postMessage(out);
+})();
 `;
 
-async function bare(args: Args, spin: number): Promise<number> {
-  const sab = new SharedArrayBuffer(8 + Math.max(args.bytes, 1));
-  const run = (side: number): Promise<number> =>
+async function bare(mode: BareMode, args: PingArgs, spin: number): Promise<number[]> {
+  const max = Math.max(1, ...args.cases.map((c) => c.bytes));
+  const sab = new SharedArrayBuffer(64 + max);
+  const run = (side: number): Promise<number[]> =>
     new Promise((resolve, reject) => {
-      const w = new Worker(BARE, { eval: true, workerData: { sab, side, spin, ...args } });
-      w.once('message', (ns: number) => {
+      const w = new Worker(BARE, { eval: true, workerData: { sab, side, mode, spin, ...args } });
+      w.once('message', (ns: number[]) => {
         resolve(ns);
         void w.terminate();
       });
       w.once('error', reject);
+      w.once('exit', (code) => reject(new Error(`bare ${mode} worker exited (${code}) before reporting`)));
     });
   const [ns] = await Promise.all([run(0), run(1)]);
   return ns;
 }
 
+async function channel(args: PingArgs, channelBytes: number, spin: number): Promise<number[]> {
+  const saved = process.env.VCOLL_THREADS_SPIN;
+  process.env.VCOLL_THREADS_SPIN = String(spin); // workers copy the environment when they start
+  try {
+    const [ns] = await runThreads<number[]>(2, new URL(import.meta.url), args, { channelBytes });
+    return ns;
+  } finally {
+    if (saved === undefined) delete process.env.VCOLL_THREADS_SPIN;
+    else process.env.VCOLL_THREADS_SPIN = saved;
+  }
+}
+
+function option(name: string, dflt: number): number {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : dflt;
+}
+
+function label(bytes: number): string {
+  return bytes >= 1 << 20 ? `${bytes >> 20} MiB` : bytes >= 1024 ? `${bytes >> 10} KiB` : `${bytes} B`;
+}
+
 async function main(): Promise<void> {
   const quick = process.argv.includes('--quick');
-  const cases: Args[] = [
-    { bytes: 8, iterations: quick ? 2000 : 20000, warmup: 500 },
-    { bytes: 64 * 1024, iterations: quick ? 300 : 3000, warmup: 100 },
-    { bytes: 4 * 1024 * 1024, iterations: quick ? 20 : 100, warmup: 5 },
+  const runs = option('runs', quick ? 1 : 3);
+  const rounds = option('rounds', quick ? 2 : 5);
+  const channelBytes = option('ring', 64 * 1024);
+  const spin = option('spin', DEFAULT_SPIN_LOADS);
+  const cases: Case[] = [
+    { bytes: 8, iterations: quick ? 2000 : 10000, warmup: 500 },
+    { bytes: 64 * 1024, iterations: quick ? 200 : 1000, warmup: 50 },
+    { bytes: 4 * 1024 * 1024, iterations: quick ? 10 : 30, warmup: 3 },
   ];
-  const self = new URL(import.meta.url);
-  const ringAt = process.argv.indexOf('--ring');
-  const channelBytes = ringAt > 0 ? Number(process.argv[ringAt + 1]) : 64 * 1024;
-  console.log(`channel ring: ${channelBytes} bytes`);
-  const us = (ns: number): string => (ns / 1000).toFixed(2).padStart(9);
-  console.log('size      | bare wait µs | bare spin+wait µs | channel µs | ratio vs wait | ratio vs spin+wait | GB/s wait / spin / channel');
-  for (const c of cases) {
-    const oneWait = (await bare(c, 0)) / 2;
-    const oneSpin = (await bare(c, 2000)) / 2;
-    const [chanRtt] = await runThreads<number>(2, self, c, { channelBytes });
-    const oneChan = chanRtt / 2;
-    const label = c.bytes >= 1 << 20 ? `${c.bytes >> 20} MiB` : c.bytes >= 1024 ? `${c.bytes >> 10} KiB` : `${c.bytes} B`;
+  const args: PingArgs = { cases, rounds };
+  const variants: [string, () => Promise<number[]>][] = [
+    ['bare spin', () => bare('spin', args, spin)],
+    ['bare spin+wait', () => bare('spin+wait', args, spin)],
+    ['bare spin+waitAsync', () => bare('spin+waitAsync', args, spin)],
+    ['channel', () => channel(args, channelBytes, spin)],
+    ['channel, no sleep', () => channel(args, channelBytes, 1e12)],
+  ];
+  const best = variants.map(() => cases.map(() => Infinity));
+  for (let r = 0; r < runs; r++) {
+    const order = r % 2 === 0 ? variants.map((_, i) => i) : variants.map((_, i) => variants.length - 1 - i);
+    for (const v of order) {
+      const ns = await variants[v][1]();
+      ns.forEach((t, c) => (best[v][c] = Math.min(best[v][c], t / 2)));
+    }
+  }
+  console.log(
+    `ping-pong, one-way time = round trip / 2, minimum over ${runs} run(s) x ${rounds} round(s); ` +
+      `ring ${channelBytes} B; spin budget ${spin} loads`,
+  );
+  const idx = (name: string): number => variants.findIndex(([n]) => n === name);
+  for (let c = 0; c < cases.length; c++) {
+    console.log(`\n${label(cases[c].bytes)} (${cases[c].iterations} iterations per round)`);
+    console.log('  variant               one-way µs      GB/s');
+    for (let v = 0; v < variants.length; v++) {
+      const ns = best[v][c];
+      console.log(
+        `  ${variants[v][0].padEnd(20)} ${(ns / 1000).toFixed(3).padStart(11)} ${(cases[c].bytes / ns).toFixed(3).padStart(9)}`,
+      );
+    }
+    const ratio = (a: string, b: string): string => (best[idx(a)][c] / best[idx(b)][c]).toFixed(2);
     console.log(
-      `${label.padEnd(9)} | ${us(oneWait)}    | ${us(oneSpin)}         | ${us(oneChan)}  | ${(oneChan / oneWait).toFixed(2).padStart(13)} | ` +
-        `${(oneChan / oneSpin).toFixed(2).padStart(18)} | ${(c.bytes / oneWait).toFixed(2)} / ${(c.bytes / oneSpin).toFixed(2)} / ${(c.bytes / oneChan).toFixed(2)}`,
+      `  ratios: channel / bare spin+waitAsync = ${ratio('channel', 'bare spin+waitAsync')} (same discipline; goal <= 1.5)` +
+        `, channel / bare spin+wait = ${ratio('channel', 'bare spin+wait')}` +
+        `, channel no sleep / bare spin = ${ratio('channel, no sleep', 'bare spin')}`,
     );
   }
 }

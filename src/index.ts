@@ -53,7 +53,21 @@ export {
   type RootSelection,
 } from './trees/compare.js';
 export { drawTreeText, drawTreeSvg, treeSchedule, type DrawOptions, type SvgOptions, type TreeSchedule } from './trees/draw.js';
-export { ANY_SOURCE, ANY_TAG, BaseCommunicator, bytesOf, type Communicator, type Status } from './comm/communicator.js';
+export {
+  ANY_SOURCE,
+  ANY_TAG,
+  UNDEFINED,
+  TAG_UB,
+  COLLECTIVE_TAG,
+  BaseCommunicator,
+  bytesOf,
+  type Communicator,
+  type Status,
+} from './comm/communicator.js';
+export type { Endpoint, VirtualClock } from './comm/endpoint.js';
+export { GroupCommunicator, createWorldCommunicator } from './comm/group.js';
+export { createIntercomm, splitIntercomm, type InterCommunicator } from './comm/intercomm.js';
 export { CommunicationError } from './errors.js';
 export { runSim, type PortSetting, type RankProgram, type SimOptions, type SimResult, type SimTrace } from './transports/sim/index.js';
-export { runThreads, type RunThreadsOptions } from './transports/threads/index.js';
+export { runThreads, ThreadsEndpoint, type RunThreadsOptions } from './transports/threads/index.js';
+export * from './collectives/index.js';

@@ -9,6 +9,8 @@ import { linearTree } from '../src/trees/linear.js';
 import { obliviousBinomialTree } from '../src/trees/binomial.js';
 import { optimalTree } from '../src/trees/optimal.js';
 import { optimalBinaryTree } from '../src/trees/binary.js';
+import { adaptiveBinomialTree } from '../src/trees/adaptive.js';
+import { treeSchedule } from '../src/trees/draw.js';
 import { int, rng } from './helpers/random.js';
 import { randomTree } from './helpers/trees.js';
 
@@ -49,8 +51,8 @@ describe('simulator: point to point', () => {
     expect(res.messages).toBe(2);
     expect(res.bytes).toBe(10);
     expect(res.trace?.messages).toEqual([
-      { from: 0, to: 1, tag: 3, bytes: 5, start: 0, end: 15 },
-      { from: 1, to: 0, tag: 4, bytes: 5, start: 15, end: 30 },
+      { from: 0, to: 1, ctx: 0, tag: 3, bytes: 5, start: 0, end: 15 },
+      { from: 1, to: 0, ctx: 0, tag: 4, bytes: 5, start: 15, end: 30 },
     ]);
     // unitBytes: 5 bytes are one model unit.
     const res2 = await runSim(
@@ -132,7 +134,7 @@ describe('simulator: point to point', () => {
     expect(res.finish).toEqual([20, 20, 0]);
     expect(res.messages).toBe(2);
     expect(res.bytes).toBe(10);
-    expect(res.trace?.messages.find((m) => m.to === 2)).toEqual({ from: 0, to: 2, tag: 0, bytes: 0, start: 0, end: 0 });
+    expect(res.trace?.messages.find((m) => m.to === 2)).toEqual({ from: 0, to: 2, ctx: 0, tag: 0, bytes: 0, start: 0, end: 0 });
   });
 
   it('wildcards and non-overtaking', async () => {
@@ -235,7 +237,7 @@ describe('simulator: point to point', () => {
     expect(msg).not.toContain('rank 2');
   });
 
-  it('an operation left unmatched when every rank finished is reported; self messages cost nothing', async () => {
+  it('an operation left unmatched when every rank finished is reported; a free self message costs nothing', async () => {
     const e = await rejection(
       runSim(
         2,
@@ -258,6 +260,30 @@ describe('simulator: point to point', () => {
     );
     expect(res.results[0]).toEqual([7, 8]);
     expect(res.time).toBe(0);
+  });
+
+  it('a message to oneself is a copy: γ per unit on one port (both in full duplex)', async () => {
+    const model = linearModel({ alpha: 10, beta: 1, gamma: 0.5 });
+    // Rank 0 copies 8 bytes to itself (4 units of time) while rank 1 sends it 2 bytes (12).
+    const prog = async (comm: Communicator): Promise<void> => {
+      if (comm.rank === 1) return comm.send(0, 0, new Uint8Array(2));
+      const into = new Uint8Array(8);
+      await comm.waitAll<unknown>([
+        comm.isend(0, 5, Uint8Array.of(1, 2, 3, 4, 5, 6, 7, 8)),
+        comm.irecv(0, 5, into),
+        comm.irecv(1, 0, new Uint8Array(2)),
+      ]);
+      expect(Array.from(into)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    };
+    const one = await runSim(2, prog, { model, trace: true });
+    expect(one.finish).toEqual([16, 16]);
+    expect(one.trace?.messages.map((m) => [m.from, m.to, m.start, m.end])).toEqual([
+      [0, 0, 0, 4],
+      [1, 0, 4, 16],
+    ]);
+    expect((await runSim(2, prog, { model, ports: 'full-duplex' })).time).toBe(16);
+    // Two ports: the copy and the transfer overlap.
+    expect((await runSim(2, prog, { model, ports: 2 })).time).toBe(12);
   });
 
   it('a throwing rank rejects runSim naming it, and the others do not hang', async () => {
@@ -286,6 +312,31 @@ describe('simulator: point to point', () => {
     expect((e as CommunicationError).rank).toBe(2);
     expect((e as Error).message).toMatch(/rank 2 failed: boom/);
     expect(seen.sort()).toEqual(['0:CommunicationError', '1:CommunicationError', '3:CommunicationError']);
+  });
+
+  it('a failing rank also rejects a copy to oneself still waiting for its port', async () => {
+    const seen: string[] = [];
+    const e = await rejection(
+      runSim(
+        3,
+        async (comm) => {
+          if (comm.rank === 2) throw new Error('boom');
+          if (comm.rank === 1) return void (await comm.recv(0, 0, new Uint8Array(50)).catch(() => undefined));
+          const busy = comm.isend(1, 0, new Uint8Array(50)).catch(() => undefined); // holds the only port
+          const into = new Uint8Array(4);
+          void comm.isend(0, 1, new Uint8Array(4)).catch(() => undefined);
+          try {
+            await comm.irecv(0, 1, into); // the receiving half of the copy
+          } catch (err) {
+            seen.push((err as Error).name);
+          }
+          await busy;
+        },
+        { model: linearModel({ alpha: 10, beta: 1, gamma: 1 }) },
+      ),
+    );
+    expect((e as CommunicationError).rank).toBe(2);
+    expect(seen).toEqual(['CommunicationError']);
   });
 
   it('nodeOf comes from a hierarchical model, else 0', async () => {
@@ -500,6 +551,207 @@ describe('simulator: tree execution equals the evaluator (one-ported)', () => {
     expect(tree.copyAt[0]).toBe(0);
     expect(res.time).toBe(evaluate(tree, sizes, model).time);
     expect(res.messages).toBe(p - 1);
+  });
+});
+
+/**
+ * Runs `ops` in order keeping at most k of them outstanding: operation j starts once fewer
+ * than k of the earlier ones are unfinished — evaluate()'s greedy k-port rule (docs/MODEL.md).
+ */
+async function windowed(ops: readonly (() => Promise<unknown>)[], k: number): Promise<void> {
+  const inflight = new Set<Promise<unknown>>();
+  for (const op of ops) {
+    while (inflight.size >= k) await Promise.race(inflight);
+    const pr: Promise<unknown> = op().then(() => inflight.delete(pr));
+    inflight.add(pr);
+  }
+  await Promise.all(inflight);
+}
+
+/** The local copy as a port operation: a message to oneself (charged γ, holds one port). */
+const portCopy = (comm: Communicator, dst: Uint8Array, src: Uint8Array) => () =>
+  comm.waitAll<unknown>([comm.isend(comm.rank, 3, src), comm.irecv(comm.rank, 3, dst)]);
+
+/** k-ported gather executor: receives and the copy in gather order, k at a time. */
+function gatherWindowProgram(tree: Tree, sizes: number[], unit: number, copyAll: boolean, k: number) {
+  const S = evaluate(tree, sizes, linearModel({ alpha: 0, beta: 0 })).subtreeSize;
+  return async (comm: Communicator): Promise<Uint8Array | null> => {
+    const v = comm.rank;
+    const kids = tree.children[v];
+    const own = block(v, sizes[v] * unit);
+    const copies = kids.length > 0 || copyAll;
+    const buf = copies ? new Uint8Array(S[v] * unit) : own;
+    const ops: (() => Promise<unknown>)[] = [];
+    let off = 0;
+    for (let j = 0; j <= kids.length; j++) {
+      if (j === tree.copyAt[v] && copies) {
+        ops.push(portCopy(comm, buf.subarray(off, off + own.length), own));
+        off += own.length;
+      }
+      if (j === kids.length) break;
+      const c = kids[j];
+      const into = buf.subarray(off, off + S[c] * unit);
+      ops.push(() => comm.irecv(c, 1, into));
+      off += S[c] * unit;
+    }
+    await windowed(ops, k);
+    if (tree.parent[v] >= 0) {
+      await comm.send(tree.parent[v], 1, buf);
+      return null;
+    }
+    return buf;
+  };
+}
+
+/** k-ported scatter executor: receive from the parent, then the gather operations reversed, k at a time. */
+function scatterWindowProgram(tree: Tree, sizes: number[], unit: number, copyAll: boolean, k: number) {
+  const S = evaluate(tree, sizes, linearModel({ alpha: 0, beta: 0 })).subtreeSize;
+  return async (comm: Communicator): Promise<Uint8Array> => {
+    const v = comm.rank;
+    const kids = tree.children[v];
+    const at = tree.copyAt[v];
+    const buf = tree.parent[v] < 0 ? layoutBytes(tree, v, (r) => sizes[r] * unit) : new Uint8Array(S[v] * unit);
+    if (tree.parent[v] >= 0) await comm.recv(tree.parent[v], 2, buf);
+    const copies = kids.length > 0 || copyAll;
+    const mine = sizes[v] * unit;
+    const offs: number[] = [];
+    let off = 0;
+    let ownOff = 0;
+    for (let j = 0; j <= kids.length; j++) {
+      if (j === at) {
+        ownOff = off;
+        off += mine;
+      }
+      if (j < kids.length) {
+        offs.push(off);
+        off += S[kids[j]] * unit;
+      }
+    }
+    const own = copies ? new Uint8Array(mine) : buf.subarray(ownOff, ownOff + mine);
+    const ops: (() => Promise<unknown>)[] = [];
+    const copyOp = portCopy(comm, own, buf.subarray(ownOff, ownOff + mine));
+    if (copies && at === kids.length) ops.push(copyOp);
+    for (let j = kids.length - 1; j >= 0; j--) {
+      const c = kids[j];
+      const part = buf.subarray(offs[j], offs[j] + S[c] * unit);
+      ops.push(() => comm.isend(c, 2, part));
+      if (copies && j === at) ops.push(copyOp);
+    }
+    await windowed(ops, k);
+    return own;
+  };
+}
+
+function withPorts(model: CostModel, k: number): CostModel {
+  return { ...model, ports: k, comm: model.comm, copy: model.copy };
+}
+
+describe('simulator: tree execution equals the evaluator (k ports, full duplex)', () => {
+  it('k = 1, 2, 3: windowed executor with the copy as a port operation = evaluate, random trees and models', async () => {
+    const rnd = rng(424242);
+    for (let iter = 0; iter < 72; iter++) {
+      const p = iter < 6 ? iter + 1 : int(rnd, 1, 48);
+      const k = 1 + (iter % 3);
+      const root = int(rnd, 0, p - 1);
+      const tree = randomTree(p, root, rnd);
+      const sizes = Array.from({ length: p }, () => (rnd() < 0.2 ? 0 : int(rnd, 1, 40)));
+      const copyAll = rnd() < 0.3;
+      const model = withPorts(randomModel(rnd, p, (iter >> 1) % 4, copyAll), k);
+      const unit = iter % 5 === 0 ? 2 : 1;
+      const want = layoutBytes(tree, tree.root, (r) => sizes[r] * unit);
+      const g = await runSim(p, gatherWindowProgram(tree, sizes, unit, copyAll, k), { model, unitBytes: unit });
+      expect(g.time).toBe(evaluate(tree, sizes, model, 'gather').time);
+      expect(g.results[tree.root]).toEqual(want);
+      const sc = await runSim(p, scatterWindowProgram(tree, sizes, unit, copyAll, k), { model, unitBytes: unit });
+      expect(sc.time).toBe(evaluate(tree, sizes, model, 'scatter').time);
+      for (let r = 0; r < p; r++) expect(sc.results[r]).toEqual(block(r, sizes[r] * unit));
+    }
+  });
+
+  it('k-ported adaptive and linear trees of the builders = evaluate', async () => {
+    const rnd = rng(99);
+    for (const k of [2, 3]) {
+      for (const p of [2, 7, 30]) {
+        const sizes = Array.from({ length: p }, () => int(rnd, 0, 25));
+        const model = linearModel({ alpha: 20, beta: 1, gamma: 1, ports: k });
+        const root = int(rnd, 0, p - 1);
+        for (const built of [linearTree(sizes, model, { root }), adaptiveBinomialTree(sizes, model), adaptiveBinomialTree(sizes, model, { root })]) {
+          const g = await runSim(p, gatherWindowProgram(built.tree, sizes, 1, false, k), { model });
+          expect(g.time).toBe(built.time);
+          const sc = await runSim(p, scatterWindowProgram(built.tree, sizes, 1, false, k), { model });
+          expect(sc.time).toBe(evaluate(built.tree, sizes, model, 'scatter').time);
+        }
+      }
+    }
+  });
+
+  it('the copy matters: with k = 2 only the copy as a port operation gives the evaluator time', async () => {
+    // Root 0 with children 1, 2, copy first: evaluate lets the copy overlap the receives.
+    const sizes = [10, 1, 1];
+    const tree = linearTree(sizes, linearModel({ alpha: 1, beta: 1, gamma: 1 }), { root: 0 }).tree;
+    const model = linearModel({ alpha: 1, beta: 1, gamma: 1, ports: 2 });
+    // copy 10 on port A [0, 10]; recv 1 on port B [0, 2]; recv 2 on port B [2, 4]: C = 10.
+    expect(evaluate(tree, sizes, model).time).toBe(10);
+    expect((await runSim(3, gatherWindowProgram(tree, sizes, 1, false, 2), { model })).time).toBe(10);
+    // comm.copy() is the processor's copy: nothing is posted before it ends, then both receives run at once.
+    const processorCopy = async (comm: Communicator): Promise<void> => {
+      if (comm.rank !== 0) return comm.send(0, 1, block(comm.rank, 1));
+      const buf = new Uint8Array(12);
+      comm.copy(buf.subarray(0, 10), block(0, 10));
+      await comm.waitAll([comm.irecv(1, 1, buf.subarray(10, 11)), comm.irecv(2, 1, buf.subarray(11, 12))]);
+    };
+    expect((await runSim(3, processorCopy, { model })).time).toBe(12);
+    // The blocking one-at-a-time executor: 10 + 2 + 2.
+    expect((await runSim(3, gatherProgram(tree, sizes, 1, false), { model })).time).toBe(14);
+  });
+
+  it('a self-message copy holds a port: all-posted star = the evaluator schedule, transfer by transfer', async () => {
+    const rnd = rng(31337);
+    for (const k of [2, 3]) {
+      for (let iter = 0; iter < 6; iter++) {
+        const p = int(rnd, 3, 12);
+        const sizes = Array.from({ length: p }, () => int(rnd, 1, 20));
+        sizes[0] = int(rnd, 5, 60);
+        const model = linearModel({ alpha: int(rnd, 0, 10), beta: 1, gamma: 1, ports: k });
+        const tree = linearTree(sizes, model, { root: 0 }).tree;
+        const sched = treeSchedule(tree, sizes, { model, operation: 'gather' });
+        const res = await runSim(
+          p,
+          async (comm) => {
+            if (comm.rank !== 0) return comm.send(0, 1, block(comm.rank, sizes[comm.rank]));
+            const buf = new Uint8Array(sizes.reduce((a, x) => a + x, 0));
+            const ops: Promise<unknown>[] = [portCopy(comm, buf.subarray(0, sizes[0]), block(0, sizes[0]))()];
+            let off = sizes[0];
+            for (let r = 1; r < p; r++) {
+              ops.push(comm.irecv(r, 1, buf.subarray(off, off + sizes[r])));
+              off += sizes[r];
+            }
+            await comm.waitAll(ops);
+          },
+          { model, trace: true },
+        );
+        expect(res.time).toBe(sched.time);
+        for (const m of res.trace?.messages ?? []) {
+          if (m.from === 0) expect([m.start, m.end]).toEqual([sched.copyStart[0], sched.copyEnd[0]]);
+          else expect([m.start, m.end]).toEqual([sched.edgeStart[m.from], sched.edgeEnd[m.from]]);
+        }
+      }
+    }
+  });
+
+  it('full duplex: a gather or scatter tree never sends and receives at once, so it takes the one-ported time', async () => {
+    const rnd = rng(5150);
+    for (let iter = 0; iter < 30; iter++) {
+      const p = int(rnd, 1, 40);
+      const tree = randomTree(p, int(rnd, 0, p - 1), rnd);
+      const sizes = Array.from({ length: p }, () => (rnd() < 0.2 ? 0 : int(rnd, 1, 30)));
+      const copyAll = rnd() < 0.3;
+      const model = randomModel(rnd, p, iter % 4, copyAll);
+      const g = await runSim(p, gatherProgram(tree, sizes, 1, copyAll), { model, ports: 'full-duplex' });
+      expect(g.time).toBe(evaluate(tree, sizes, model, 'gather').time);
+      const sc = await runSim(p, scatterWindowProgram(tree, sizes, 1, copyAll, 1), { model, ports: 'full-duplex' });
+      expect(sc.time).toBe(evaluate(tree, sizes, model, 'scatter').time);
+    }
   });
 });
 

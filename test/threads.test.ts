@@ -52,7 +52,7 @@ describe('SPSC channel', () => {
     expect(() => createChannelBuffer(1000)).toThrow(/power of two/);
   });
 
-  it('streams random-size messages (0 B .. 5x the ring) in order within one thread', async () => {
+  it('streams random-size messages (0 B .. 5x the ring) with their tags and contexts in order within one thread', async () => {
     const cap = 256;
     const buf = createChannelBuffer(cap);
     const tx = new Channel(buf);
@@ -62,13 +62,13 @@ describe('SPSC channel', () => {
       for (let i = 0; i < lens.length; i++) {
         const d = new Uint8Array(lens[i]);
         fill(d, i + 1);
-        await tx.send(i, d);
+        await tx.send(i, d, i * 7919);
       }
     })();
     const into = new Uint8Array(5 * cap);
     for (let i = 0; i < lens.length; i++) {
       const st = await rx.recv(into);
-      expect(st).toEqual({ tag: i, bytes: lens[i] });
+      expect(st).toEqual({ tag: i, ctx: i * 7919, bytes: lens[i] });
       const want = new Uint8Array(lens[i]);
       fill(want, i + 1);
       expect(Buffer.compare(into.subarray(0, lens[i]), want)).toBe(0);
@@ -136,7 +136,7 @@ describe('SPSC channel', () => {
     await s;
     const s2 = tx.send(2, Uint8Array.of(5, 6));
     const into = new Uint8Array(4);
-    expect(await rx.recv(into)).toEqual({ tag: 2, bytes: 2 });
+    expect(await rx.recv(into)).toEqual({ tag: 2, ctx: 0, bytes: 2 });
     await s2;
   });
 
@@ -234,6 +234,33 @@ describe('runThreads', () => {
     );
     expect(await runThreads(2, url, { n: 5000 }, { channelBytes: 1024 })).toEqual([0, 0]);
   });
+
+  it('never loses a wake-up when ranks sleep at once (spin budget 0): ping-pong and a ring of mixed sizes', async () => {
+    const url = module(
+      'sleepy.mjs',
+      `export default async function (comm, args) {
+         const p = comm.size, me = comm.rank, next = (me + 1) % p, prev = (me + p - 1) % p;
+         const size = (i) => (i * 2654435761 >>> 0) % args.max;
+         let bad = 0;
+         const into = new Uint8Array(args.max);
+         for (let i = 0; i < args.n; i++) {
+           const len = size(i), out = new Uint8Array(len).fill((i + me) & 255);
+           if (me === 0) { await comm.send(next, i & 3, out); const st = await comm.recv(prev, i & 3, into); if (st.bytes !== len || (len && into[len - 1] !== ((i + prev) & 255))) bad++; }
+           else { const st = await comm.recv(prev, i & 3, into); if (st.bytes !== len || (len && into[len - 1] !== ((i + prev) & 255))) bad++; await comm.send(next, i & 3, out); }
+         }
+         return bad;
+       }`,
+    );
+    const saved = process.env.VCOLL_THREADS_SPIN;
+    process.env.VCOLL_THREADS_SPIN = '0'; // workers copy the environment when they start
+    try {
+      expect(await runThreads(2, url, { n: 1500, max: 3000 }, { channelBytes: 1024 })).toEqual([0, 0]);
+      expect(await runThreads(3, url, { n: 500, max: 3000 }, { channelBytes: 1024 })).toEqual([0, 0, 0]);
+    } finally {
+      if (saved === undefined) delete process.env.VCOLL_THREADS_SPIN;
+      else process.env.VCOLL_THREADS_SPIN = saved;
+    }
+  }, 30_000);
 
   it('a rank that throws fails the other ranks fast and runThreads rejects naming it', async () => {
     const url = module(

@@ -1,9 +1,12 @@
 /** The `vcoll` command line: thin shells over the library. */
-import { Command, Option } from 'commander';
+import { Command, CommanderError, Option } from 'commander';
+import { V_ALGORITHMS } from '../collectives/types.js';
+import { TRANSPORTS, V_OPERATIONS } from '../run/spec.js';
 import { VcollError } from '../errors.js';
 import { COMPARED_ALGORITHMS, parseComparedAlgorithms, parseRootSelection } from '../trees/compare.js';
 import { runModel, type ModelCommandOptions } from './model-command.js';
 import { parseChoice, parseIntegerOption, parseNumberOption, parseSizesOption } from './options.js';
+import type { RunCommandOptions } from './run-command.js';
 import { runTree, type TreeCommandOptions } from './tree-command.js';
 
 export function buildProgram(): Command {
@@ -58,6 +61,34 @@ export function buildProgram(): Command {
     });
 
   program
+    .command('run')
+    .description('run one gatherv or scatterv on the simulator or on worker threads, verified and timed')
+    .option('--transport <t>', 'sim | threads', parseChoice('transport', TRANSPORTS), 'sim')
+    .option('--p <n>', 'number of ranks', parseIntegerOption('p', 1), 8)
+    .option('--op <op>', 'gatherv | scatterv', parseChoice('op', V_OPERATIONS), 'gatherv')
+    .option('--algorithm <name>', V_ALGORITHMS.join(' | '), parseChoice('algorithm', V_ALGORITHMS), 'auto')
+    .option('--dist <name>', 'block-size distribution (see `vcoll model --help`)', 'random')
+    .option('--b <n>', 'average block size (elements)', parseIntegerOption('b', 1), 100)
+    .option('--rho <n>', 'ρ of the spikes and skewed distributions', parseIntegerOption('rho', 1), 5)
+    .option('--root <r>', 'the root rank', parseIntegerOption('root', 0), 0)
+    .option('--alpha <x>', 'start-up latency per message (model units)', parseNumberOption('alpha'), 100)
+    .option('--beta <x>', 'time per element', parseNumberOption('beta'), 1)
+    .option('--gamma <x>', 'local copy time per element', parseNumberOption('gamma'), 0)
+    .option('--unit-bytes <n>', 'bytes per element', parseIntegerOption('unit-bytes', 1), 1)
+    .option('--seed <n>', 'seed of the random distributions', parseIntegerOption('seed', 0), 1)
+    .option('--persistent', 'plan once (gathervInit/scattervInit) and time only start()', false)
+    .option('--reps <n>', 'timed repetitions (the minimum is reported)', parseIntegerOption('reps', 1), 1)
+    .option('--warmup <n>', 'untimed executions first (default: 1 on threads, 0 on sim)', parseIntegerOption('warmup', 0))
+    .option('--format <fmt>', 'json | table', parseChoice('format', ['json', 'table'] as const), 'table')
+    .exitOverride()
+    .action(async (opts: RunCommandOptions) => {
+      // loaded on demand: the transports and collectives are not needed by the other commands
+      const { runRun } = await import('./run-command.js');
+      const report = await runRun(opts);
+      if (!report.verified) process.exitCode = 1;
+    });
+
+  program
     .command('algorithms')
     .description('list the tree constructions')
     .action(async () => {
@@ -75,7 +106,13 @@ export async function main(argv: string[]): Promise<void> {
   } catch (err) {
     if (err instanceof VcollError) {
       process.stderr.write(`vcoll: ${err.message}\n`);
-      process.exitCode = 2;
+      // bad input: 2; a run that failed (a rank's communication, an internal error): 1
+      process.exitCode = err.code === 'COMMUNICATION' || err.code === 'INTERNAL' ? 1 : 2;
+      return;
+    }
+    // usage errors of `vcoll run` (unknown option, missing value): commander printed them
+    if (err instanceof CommanderError) {
+      process.exitCode = err.exitCode === 0 ? 0 : 2;
       return;
     }
     throw err;

@@ -57,6 +57,12 @@ export interface AdaptiveVariantOptions {
   readonly lemma4?: boolean;
   /** Gather only: overlap the construction with the data phase (seed 000 §3; default true). */
   readonly overlap?: boolean;
+  /**
+   * How a join whose two ranges both lack the root picks its receiver (default 'exact'):
+   * 'exact' = the direction that completes first in `model`; 'lemma1' = seed 000 Lemma 1 as
+   * written (the tree with the larger completion time receives). See trees/adaptive.ts.
+   */
+  readonly rule?: 'exact' | 'lemma1';
 }
 
 export interface CollectiveOptions {

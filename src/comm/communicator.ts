@@ -8,11 +8,21 @@
  * follows MPI: a receive matches the first pending message from `source` (or any source)
  * with `tag` (or any tag), and messages between one pair of ranks with one tag are never
  * reordered (non-overtaking). A message longer than the receive buffer is an error.
+ *
+ * Every communicator has its own communication context: traffic of two communicators never
+ * mixes, whatever the tags (MPI's context ids). Tags are integers in [0, 2³¹ − 1]; user code
+ * should keep its tags ≤ TAG_UB, since tags from COLLECTIVE_TAG on are reserved for vcoll's
+ * collectives and communicator management (an ANY_TAG receive posted while a collective runs
+ * on the same communicator could otherwise match the collective's messages).
  */
+
+import type { VirtualClock } from './endpoint.js';
 
 /** Wildcards for `irecv`. */
 export const ANY_SOURCE = -1;
 export const ANY_TAG = -1;
+/** The `color` of `split` for a rank that joins no new communicator (MPI_UNDEFINED). */
+export const UNDEFINED = -1;
 
 /** What a completed receive got. */
 export interface Status {
@@ -40,6 +50,17 @@ export interface Communicator {
   copy(dst: Uint8Array, src: Uint8Array): void;
   /** The node (shared-memory machine) `rank` runs on: locality for hierarchical algorithms. */
   nodeOf(rank: number): number;
+  /** The simulator's virtual clock (absent on real transports). */
+  readonly clock?: VirtualClock;
+  /**
+   * MPI_Comm_split, collective over this communicator: ranks passing the same `color`
+   * (an integer ≥ 0) form a new communicator, ordered by `key` (an int32) and then by their
+   * rank here; `color` UNDEFINED resolves to null. A bad color or key on any rank makes the
+   * call reject with an InvalidArgumentError on every rank (no rank hangs).
+   */
+  split(color: number, key: number): Promise<Communicator | null>;
+  /** MPI_Comm_split_type(SHARED): the ranks on this rank's node, in rank order. */
+  splitByNode(): Promise<Communicator>;
 }
 
 /** A byte view of any typed array (no copy). */
@@ -58,6 +79,8 @@ export abstract class BaseCommunicator implements Communicator {
   abstract irecv(source: number, tag: number, into: Uint8Array): Promise<Status>;
   abstract copy(dst: Uint8Array, src: Uint8Array): void;
   abstract nodeOf(rank: number): number;
+  abstract split(color: number, key: number): Promise<Communicator | null>;
+  abstract splitByNode(): Promise<Communicator>;
 
   send(dest: number, tag: number, data: Uint8Array): Promise<void> {
     return this.isend(dest, tag, data);
@@ -74,5 +97,9 @@ export abstract class BaseCommunicator implements Communicator {
 
 /** Largest tag user point-to-point code should use; larger tags are reserved for collectives. */
 export const TAG_UB = 2 ** 30 - 1;
-/** First tag reserved for vcoll's collectives (they use COLLECTIVE_TAG … COLLECTIVE_TAG + 2²⁰ − 1). */
+/**
+ * First tag reserved for vcoll's collectives (they use COLLECTIVE_TAG … COLLECTIVE_TAG + 2²⁰ − 17;
+ * the last 16 tags of that range, from COLLECTIVE_TAG + 2²⁰ − 16, belong to communicator
+ * management: split, intercommunicator creation and merge, see comm/agree.ts).
+ */
 export const COLLECTIVE_TAG = 2 ** 30;

@@ -1,2 +1,2 @@
-export { runSim } from './sim.js';
-export type { PortSetting, RankProgram, SimCopyRecord, SimMessageRecord, SimOptions, SimResult, SimTrace } from './sim.js';
+export { runSim } from './run.js';
+export type { PortSetting, RankProgram, SimCopyRecord, SimMessageRecord, SimOptions, SimResult, SimTrace } from './types.js';

@@ -1,184 +1,68 @@
 /**
- * The virtual-time simulator transport: p rank programs (ordinary async code written against
+ * The virtual-time simulator: p rank programs (ordinary async code written against
  * `Communicator`) run in one process under a deterministic discrete-event simulation of a
- * cost model (docs/MODEL.md, seed 004 §2.1).
+ * cost model (docs/MODEL.md "The simulator"; seed 004 §2.1, seed 000 §1 and seed 003 §2 for
+ * the port models). Cost of the simulation itself: O(log E) per event (E events pending; a
+ * FIFO lane makes events of one time O(1)), O(1) matching per operation (matching.ts), O(1)
+ * arbitration per transfer, no allocation per operation (pooled), and one macrotask turn per
+ * distinct virtual time at which some operation completes (the programs must reach quiescence
+ * before time may advance).
  *
  * Conventions:
  * - Every rank has its own virtual clock. An operation is *posted* at the rank's clock and
  *   becomes visible to matching at that virtual time (events are processed in time order).
- * - Matching is MPI's: a send is matched with the first posted receive of its destination
- *   that accepts it (ANY_SOURCE / ANY_TAG wildcards), a receive with the first visible
- *   unmatched send; both queues are kept in visibility order, so messages of one
- *   (source, dest, tag) never overtake each other.
- * - A matched pair of n > 0 bytes is a synchronous pairwise transfer: it starts once the
- *   sender has a free send port and the receiver a free receive port, lasts
+ * - Matching is MPI's, inside a communication context: a send is matched with the first
+ *   posted receive of its destination and context that accepts it (ANY_SOURCE / ANY_TAG
+ *   wildcards), a receive with the first visible unmatched send; both sides are kept in
+ *   visibility order, so messages of one (source, dest, context, tag) never overtake.
+ * - A matched pair of n > 0 bytes between two ranks is a synchronous pairwise transfer: it
+ *   starts once the sender has a free send port and the receiver a free receive port, lasts
  *   model.comm(s, d, n / unitBytes) and holds both ports throughout. Ports: one-ported half
- *   duplex (one transfer at a time, send or receive), full duplex (one send and one receive
- *   at a time), or k half-duplex ports (k transfers at a time, in any direction).
+ *   duplex (one transfer at a time, send or receive), full duplex (one send and one receive at
+ *   a time), or k half-duplex ports (k transfers at a time, in any direction).
+ * - A message a rank sends to itself is a local copy done by the communication engine: it
+ *   lasts model.copy(rank, n / unitBytes) and holds one port (both ports in full duplex); this
+ *   is how a program runs the k-ported evaluator's "the copy occupies a port" (docs/MODEL.md).
+ *   One that costs 0 completes at once.
  * - Port arbitration: at each virtual time, after every event of that time has been
  *   processed and the rank programs have run to quiescence, waiting matched transfers whose
  *   ports are free start in the order they were matched (first matched, first served).
- * - A 0-byte message (and a message a rank sends to itself) matches and completes at once,
- *   takes no port and no time; the data is still copied.
- * - `copy` advances the rank's clock by model.copy(rank, bytes / unitBytes); it does not
- *   hold a port (a rank that awaits its transfers never overlaps them with a copy).
+ * - A 0-byte message matches and completes at once, takes no port and no time; the data of
+ *   every message is copied when it completes.
+ * - `copy` is the processor's own copy: it advances the rank's clock by
+ *   model.copy(rank, bytes / unitBytes) and holds no port (transfers already running go on;
+ *   the rank posts nothing until the copy ends).
  * - A send resolves (and the sender's clock advances) when its transfer ends; data moves
  *   at that moment. Truncation (message longer than the receive buffer) rejects the receive
  *   with a CommunicationError at match time; the send then completes without a transfer.
+ * - `clock.sync()` is an ideal zero-cost barrier over all ranks: it resolves once every rank
+ *   called it, with every clock set to the latest of theirs.
  * - Rank programs must only await the communicator's promises (and other microtasks):
  *   timers or real I/O are invisible to the virtual clock and look like a deadlock.
  */
-import { ANY_SOURCE, ANY_TAG, BaseCommunicator, type Communicator, type Status } from '../../comm/communicator.js';
 import { CommunicationError, InvalidArgumentError } from '../../errors.js';
 import { requireModelFits, type CostModel } from '../../model/cost-model.js';
-import { EventHeap } from './heap.js';
-
-export type PortSetting = 'one-ported' | 'full-duplex' | number;
-
-export interface SimOptions {
-  readonly model: CostModel;
-  /** Port model; default `model.ports` half-duplex ports (1 = one-ported). */
-  readonly ports?: PortSetting;
-  /** Bytes per model unit (default 1): a message of n bytes costs model.comm(s, d, n / unitBytes). */
-  readonly unitBytes?: number;
-  /** Record every message and copy. */
-  readonly trace?: boolean;
-}
-
-export interface SimMessageRecord {
-  from: number;
-  to: number;
-  tag: number;
-  bytes: number;
-  start: number;
-  end: number;
-}
-
-export interface SimCopyRecord {
-  rank: number;
-  bytes: number;
-  start: number;
-  end: number;
-}
-
-export interface SimTrace {
-  messages: SimMessageRecord[];
-  copies: SimCopyRecord[];
-}
-
-export interface SimResult<T> {
-  /** Max over ranks of their final virtual clock. */
-  time: number;
-  /** Final virtual clock of every rank. */
-  finish: number[];
-  /** What every rank's program returned. */
-  results: T[];
-  /** Completed point-to-point messages (0-byte ones included). */
-  messages: number;
-  /** Bytes moved by those messages. */
-  bytes: number;
-  trace?: SimTrace;
-}
-
-export type RankProgram<T> = (comm: Communicator) => Promise<T>;
-
-const SEND = 0;
-const RECV = 1;
-const EV_POST = 0;
-const EV_END = 1;
+import { EventQueue, KeyHeap } from './heap.js';
+import { MatchBook } from './matching.js';
+import { type Op, OpPool, SEND, describeOp } from './op.js';
+import type { SimOptions, SimResult, SimTrace } from './types.js';
 
 const noop = (): void => {};
-
-class Op {
-  pending = true;
-  promise!: Promise<unknown>;
-  resolve!: (v: unknown) => void;
-  reject!: (e: unknown) => void;
-  constructor(
-    readonly rank: number,
-    readonly kind: number,
-    /** dest for a send; source (or ANY_SOURCE) for a receive. */
-    readonly peer: number,
-    readonly tag: number,
-    readonly buf: Uint8Array,
-  ) {}
-}
-
-class Transfer {
-  /** Heap fields: candidates are ordered by match sequence only. */
-  t = 0;
-  s: number;
-  started = false;
-  start = 0;
-  constructor(
-    readonly send: Op,
-    readonly recv: Op,
-    seq: number,
-  ) {
-    this.s = seq;
-  }
-}
-
-class SimEvent {
-  constructor(
-    public t: number,
-    public s: number,
-    readonly kind: number,
-    readonly op: Op | null,
-    readonly tr: Transfer | null,
-  ) {}
-}
-
 const drain = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
-function describeOp(op: Op): string {
-  if (op.kind === SEND) return `send to ${op.peer} tag ${op.tag} (${op.buf.length} bytes)`;
-  const src = op.peer === ANY_SOURCE ? 'any source' : String(op.peer);
-  const tag = op.tag === ANY_TAG ? 'any tag' : String(op.tag);
-  return `recv from ${src} tag ${tag}`;
-}
+// One executor for every promise (no closure per operation).
+let capturedResolve: (v: unknown) => void = noop;
+let capturedReject: (e: unknown) => void = noop;
+const capture = (res: (v: unknown) => void, rej: (e: unknown) => void): void => {
+  capturedResolve = res;
+  capturedReject = rej;
+};
 
 function errorText(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
 
-class SimComm extends BaseCommunicator {
-  readonly size: number;
-  constructor(
-    private readonly sim: Simulation,
-    readonly rank: number,
-  ) {
-    super();
-    this.size = sim.p;
-  }
-
-  isend(dest: number, tag: number, data: Uint8Array): Promise<void> {
-    return this.sim.post(this.rank, SEND, dest, tag, data) as Promise<void>;
-  }
-
-  irecv(source: number, tag: number, into: Uint8Array): Promise<Status> {
-    return this.sim.post(this.rank, RECV, source, tag, into) as Promise<Status>;
-  }
-
-  copy(dst: Uint8Array, src: Uint8Array): void {
-    if (!(dst instanceof Uint8Array)) throw new InvalidArgumentError('dst', 'must be a Uint8Array', { rank: this.rank });
-    if (!(src instanceof Uint8Array)) throw new InvalidArgumentError('src', 'must be a Uint8Array', { rank: this.rank });
-    if (src.length > dst.length) {
-      throw new InvalidArgumentError('dst', `holds ${dst.length} bytes, the copy needs ${src.length}`, { rank: this.rank });
-    }
-    dst.set(src);
-    this.sim.chargeCopy(this.rank, src.length);
-  }
-
-  nodeOf(rank: number): number {
-    if (!(Number.isInteger(rank) && rank >= 0 && rank < this.size)) {
-      throw new InvalidArgumentError('rank', `${rank} outside [0, ${this.size - 1}]`, { rank: this.rank });
-    }
-    return this.sim.nodeOf(rank);
-  }
-}
-
-class Simulation {
+export class Simulation {
   readonly p: number;
   private readonly model: CostModel;
   private readonly k: number;
@@ -186,17 +70,24 @@ class Simulation {
   private readonly unit: number;
   private readonly nodes: ArrayLike<number> | undefined;
   private readonly clock: Float64Array;
-  private readonly recvQ: Op[][];
-  private readonly sendQ: Op[][];
-  private readonly pend: Transfer[][];
+  private readonly book: MatchBook;
+  private readonly pendHead: (Op | null)[];
+  private readonly pendTail: (Op | null)[];
   private readonly busyS: Int32Array;
   private readonly busyR: Int32Array;
-  private readonly heap = new EventHeap<SimEvent>();
-  private readonly cand = new EventHeap<Transfer>();
-  private readonly dirty: number[] = [];
+  private readonly pool = new OpPool();
+  private readonly events = new EventQueue<Op>();
+  private readonly cand = new KeyHeap<Op>();
+  private readonly dirty: Int32Array;
+  private nDirty = 0;
+  /** Every transfer waiting for ports, in match order (links aPrev/aNext of its send). */
+  private wHead: Op | null = null;
+  private wTail: Op | null = null;
+  private nWaiting = 0;
   private readonly dirtyFlag: Uint8Array;
   private evSeq = 0;
-  private trSeq = 0;
+  private visSeq = 0;
+  private matchSeq = 0;
   private now = 0;
   private needDrain = true;
   private aborted: string | undefined;
@@ -208,6 +99,10 @@ class Simulation {
   private messages = 0;
   private bytes = 0;
   private readonly trace: SimTrace | undefined;
+  private readonly syncResolve: (((v: unknown) => void) | null)[];
+  private readonly syncReject: (((e: unknown) => void) | null)[];
+  private syncCount = 0;
+  private syncMax = 0;
 
   constructor(p: number, options: SimOptions) {
     if (!Number.isInteger(p) || p < 1) throw new InvalidArgumentError('p', `must be an integer >= 1, got ${p}`);
@@ -237,17 +132,21 @@ class Simulation {
     this.model = model;
     this.unit = unit;
     const nodes = (model as { nodeOf?: unknown }).nodeOf;
-    this.nodes = nodes !== null && typeof nodes === 'object' && typeof (nodes as ArrayLike<number>).length === 'number'
-      ? (nodes as ArrayLike<number>)
-      : undefined;
+    this.nodes =
+      nodes !== null && typeof nodes === 'object' && typeof (nodes as ArrayLike<number>).length === 'number'
+        ? (nodes as ArrayLike<number>)
+        : undefined;
     this.clock = new Float64Array(p);
-    this.recvQ = Array.from({ length: p }, () => []);
-    this.sendQ = Array.from({ length: p }, () => []);
-    this.pend = Array.from({ length: p }, () => []);
+    this.book = new MatchBook(p);
+    this.pendHead = new Array<Op | null>(p).fill(null);
+    this.pendTail = new Array<Op | null>(p).fill(null);
     this.busyS = new Int32Array(p);
     this.busyR = new Int32Array(p);
+    this.dirty = new Int32Array(p);
     this.dirtyFlag = new Uint8Array(p);
     this.done = new Uint8Array(p);
+    this.syncResolve = new Array<((v: unknown) => void) | null>(p).fill(null);
+    this.syncReject = new Array<((e: unknown) => void) | null>(p).fill(null);
     this.trace = options.trace ? { messages: [], copies: [] } : undefined;
   }
 
@@ -255,41 +154,30 @@ class Simulation {
     return this.nodes === undefined ? 0 : this.nodes[rank];
   }
 
-  post(rank: number, kind: number, peer: number, tag: number, buf: Uint8Array): Promise<unknown> {
+  /** This rank's virtual time. */
+  timeOf(rank: number): number {
+    const t = this.clock[rank];
+    return t > this.now ? t : this.now;
+  }
+
+  /** Posts an operation (arguments already validated by the endpoint). */
+  post(kind: number, rank: number, ctx: number, peer: number, tag: number, buf: Uint8Array): Promise<unknown> {
     if (this.aborted !== undefined) return Promise.reject(new CommunicationError(this.aborted, { rank }));
-    const p = this.p;
-    if (kind === SEND) {
-      if (!(Number.isInteger(peer) && peer >= 0 && peer < p)) {
-        return Promise.reject(new InvalidArgumentError('dest', `${peer} outside [0, ${p - 1}]`, { rank }));
-      }
-      if (!(Number.isInteger(tag) && tag >= 0)) {
-        return Promise.reject(new InvalidArgumentError('tag', `must be an integer >= 0, got ${tag}`, { rank }));
-      }
-      if (!(buf instanceof Uint8Array)) return Promise.reject(new InvalidArgumentError('data', 'must be a Uint8Array', { rank }));
-    } else {
-      if (!(peer === ANY_SOURCE || (Number.isInteger(peer) && peer >= 0 && peer < p))) {
-        return Promise.reject(new InvalidArgumentError('source', `${peer} outside [0, ${p - 1}] and not ANY_SOURCE`, { rank }));
-      }
-      if (!(tag === ANY_TAG || (Number.isInteger(tag) && tag >= 0))) {
-        return Promise.reject(new InvalidArgumentError('tag', `must be an integer >= 0 or ANY_TAG, got ${tag}`, { rank }));
-      }
-      if (!(buf instanceof Uint8Array)) return Promise.reject(new InvalidArgumentError('into', 'must be a Uint8Array', { rank }));
-    }
-    const op = new Op(rank, kind, peer, tag, buf);
+    const op = this.pool.take(kind, rank, ctx, peer, tag, buf);
+    const promise = new Promise(capture);
+    op.promise = promise;
+    op.resolve = capturedResolve;
+    op.reject = capturedReject;
     this.live++;
-    op.promise = new Promise((resolve, reject) => {
-      op.resolve = resolve;
-      op.reject = reject;
-    });
     const t = this.clock[rank];
     if (t <= this.now) {
       // Visible now: match at once (rank programs only run between event batches of `now`).
       this.clock[rank] = this.now;
       this.match(op);
     } else {
-      this.heap.push(new SimEvent(t, this.evSeq++, EV_POST, op, null));
+      this.events.push(t, this.evSeq++, op);
     }
-    return op.promise;
+    return promise;
   }
 
   chargeCopy(rank: number, nbytes: number): void {
@@ -300,13 +188,41 @@ class Simulation {
     if (this.trace) this.trace.copies.push({ rank, bytes: nbytes, start, end });
   }
 
-  async run<T>(program: RankProgram<T>): Promise<SimResult<T>> {
+  sync(rank: number): Promise<void> {
+    if (this.aborted !== undefined) return Promise.reject(new CommunicationError(this.aborted, { rank }));
+    if (this.syncResolve[rank] !== null) {
+      return Promise.reject(new InvalidArgumentError('sync', 'called again before the previous call resolved', { rank }));
+    }
+    const promise = new Promise(capture) as Promise<void>;
+    this.syncResolve[rank] = capturedResolve;
+    this.syncReject[rank] = capturedReject;
+    const t = this.timeOf(rank);
+    if (t > this.syncMax) this.syncMax = t;
+    // The run loop releases everyone once the last caller is suspended (so ranks resume in rank order).
+    if (++this.syncCount === this.p) this.needDrain = true;
+    return promise;
+  }
+
+  private releaseSync(): void {
+    const T = this.syncMax;
+    this.syncCount = 0;
+    this.syncMax = 0;
+    for (let r = 0; r < this.p; r++) {
+      if (this.clock[r] < T) this.clock[r] = T;
+      const res = this.syncResolve[r] as (v: unknown) => void;
+      this.syncResolve[r] = null;
+      this.syncReject[r] = null;
+      res(undefined);
+    }
+    this.needDrain = true;
+  }
+
+  async run<T>(start: (rank: number) => Promise<T>): Promise<SimResult<T>> {
     const p = this.p;
     const results: T[] = new Array<T>(p);
     for (let r = 0; r < p; r++) {
-      const comm = new SimComm(this, r);
       Promise.resolve()
-        .then(() => program(comm))
+        .then(() => start(r))
         .then(
           (v) => {
             results[r] = v;
@@ -319,7 +235,7 @@ class Simulation {
           },
         );
     }
-    const heap = this.heap;
+    const events = this.events;
     for (;;) {
       if (this.needDrain) {
         this.needDrain = false;
@@ -331,21 +247,26 @@ class Simulation {
         await drain();
         throw new CommunicationError(`rank ${rank} failed: ${errorText(error)}`, { rank, cause: error });
       }
-      const top = heap.peek();
-      if (top !== undefined && top.t <= this.now) {
-        while (heap.size > 0 && (heap.peek() as SimEvent).t <= this.now) {
-          const ev = heap.pop() as SimEvent;
-          if (ev.kind === EV_POST) this.match(ev.op as Op);
-          else this.endTransfer(ev.tr as Transfer);
-        }
+      if (this.syncCount === this.p) {
+        this.releaseSync();
         continue;
       }
-      if (this.dirty.length > 0) {
+      const now = this.now;
+      if (events.size > 0 && events.topT() <= now) {
+        do {
+          const op = events.pop();
+          if (op.started) this.endTransfer(op);
+          else this.match(op);
+        } while (events.size > 0 && events.topT() <= now);
+        continue;
+      }
+      if (this.nDirty > 0) {
         this.arbitrate();
         continue;
       }
-      if (top !== undefined) {
-        this.now = top.t;
+      if (this.needDrain) continue;
+      if (events.size > 0) {
+        this.now = events.topT();
         continue;
       }
       break;
@@ -367,35 +288,20 @@ class Simulation {
   }
 
   private markDirty(r: number): void {
-    if (!this.dirtyFlag[r]) {
+    if (this.dirtyFlag[r] === 0) {
       this.dirtyFlag[r] = 1;
-      this.dirty.push(r);
+      this.dirty[this.nDirty++] = r;
     }
   }
 
   private match(op: Op): void {
+    op.seq = this.visSeq++;
     if (op.kind === SEND) {
-      const q = this.recvQ[op.peer];
-      for (let i = 0; i < q.length; i++) {
-        const r = q[i];
-        if ((r.peer === ANY_SOURCE || r.peer === op.rank) && (r.tag === ANY_TAG || r.tag === op.tag)) {
-          removeAt(q, i);
-          this.pair(op, r);
-          return;
-        }
-      }
-      this.sendQ[op.peer].push(op);
+      const r = this.book.matchSend(op);
+      if (r !== null) this.pair(op, r);
     } else {
-      const q = this.sendQ[op.rank];
-      for (let i = 0; i < q.length; i++) {
-        const s = q[i];
-        if ((op.peer === ANY_SOURCE || op.peer === s.rank) && (op.tag === ANY_TAG || op.tag === s.tag)) {
-          removeAt(q, i);
-          this.pair(s, op);
-          return;
-        }
-      }
-      this.recvQ[op.rank].push(op);
+      const s = this.book.matchRecv(op);
+      if (s !== null) this.pair(s, op);
     }
   }
 
@@ -405,64 +311,125 @@ class Simulation {
     const to = recv.rank;
     if (n > recv.buf.length) {
       recv.pending = false;
-      this.live--;
+      send.pending = false;
+      this.live -= 2;
       this.settleClock(to);
-      recv.promise.catch(noop);
+      this.settleClock(from);
+      (recv.promise as Promise<unknown>).catch(noop);
       recv.reject(
         new CommunicationError(
           `rank ${to}: message of ${n} bytes from rank ${from} tag ${send.tag} truncated: the receive buffer holds ${recv.buf.length} bytes`,
           { rank: to },
         ),
       );
-      send.pending = false;
-      this.live--;
-      this.settleClock(from);
       send.resolve(undefined);
+      this.pool.give(recv);
+      this.pool.give(send);
       this.needDrain = true;
       return;
     }
-    const tr = new Transfer(send, recv, this.trSeq++);
-    if (n === 0 || from === to) {
-      tr.start = this.now;
-      this.complete(tr);
+    send.partner = recv;
+    recv.partner = send;
+    send.seq = this.matchSeq++;
+    if (from !== to) {
+      if (n === 0) {
+        send.start = this.now;
+        this.complete(send);
+      } else if (this.pendHead[from] === null && this.pendHead[to] === null && this.canSend(from) && this.canRecv(to)) {
+        // Nothing matched earlier waits for these ports: arbitration would start it first.
+        this.startTransfer(send);
+      } else {
+        this.wait(send);
+        this.appendPend(to, recv);
+        this.markDirty(to);
+      }
       return;
     }
-    this.pend[from].push(tr);
-    this.pend[to].push(tr);
-    this.markDirty(from);
-    this.markDirty(to);
+    if (n === 0 || !(this.model.copy(from, n / this.unit) > 0)) {
+      send.start = this.now;
+      this.complete(send);
+      return;
+    }
+    this.wait(send);
+  }
+
+  /** Queues a matched transfer for its ports: the sender's list, the global list, dirty. */
+  private wait(send: Op): void {
+    this.appendPend(send.rank, send);
+    this.markDirty(send.rank);
+    send.aNext = null;
+    send.aPrev = this.wTail;
+    if (this.wTail === null) this.wHead = send;
+    else this.wTail.aNext = send;
+    this.wTail = send;
+    this.nWaiting++;
+  }
+
+  /** Takes a waiting transfer out of every list and starts it. */
+  private unwaitAndStart(x: Op): void {
+    this.unlinkPend(x.rank, x);
+    if (x.peer !== x.rank) this.unlinkPend(x.peer, x.partner as Op);
+    if (x.aPrev === null) this.wHead = x.aNext;
+    else x.aPrev.aNext = x.aNext;
+    if (x.aNext === null) this.wTail = x.aPrev;
+    else x.aNext.aPrev = x.aPrev;
+    x.aPrev = x.aNext = null;
+    this.nWaiting--;
+    this.startTransfer(x);
+  }
+
+  private appendPend(r: number, x: Op): void {
+    x.qNext = null;
+    x.qPrev = this.pendTail[r];
+    if (x.qPrev === null) this.pendHead[r] = x;
+    else x.qPrev.qNext = x;
+    this.pendTail[r] = x;
+  }
+
+  private unlinkPend(r: number, x: Op): void {
+    if (x.qPrev === null) this.pendHead[r] = x.qNext;
+    else x.qPrev.qNext = x.qNext;
+    if (x.qNext === null) this.pendTail[r] = x.qPrev;
+    else x.qNext.qPrev = x.qPrev;
+    x.qPrev = x.qNext = null;
   }
 
   private settleClock(r: number): void {
     if (this.clock[r] < this.now) this.clock[r] = this.now;
   }
 
-  private complete(tr: Transfer): void {
-    const { send, recv } = tr;
+  private complete(send: Op): void {
+    const recv = send.partner as Op;
     const n = send.buf.length;
-    if (n > 0) recv.buf.set(send.buf);
-    this.settleClock(send.rank);
-    this.settleClock(recv.rank);
+    if (n > 16) recv.buf.set(send.buf);
+    else for (let i = 0; i < n; i++) recv.buf[i] = send.buf[i];
+    const from = send.rank;
+    const to = recv.rank;
+    this.settleClock(from);
+    this.settleClock(to);
     this.messages++;
     this.bytes += n;
     if (this.trace) {
-      this.trace.messages.push({ from: send.rank, to: recv.rank, tag: send.tag, bytes: n, start: tr.start, end: this.now });
+      this.trace.messages.push({ from, to, ctx: send.ctx, tag: send.tag, bytes: n, start: send.start, end: this.now });
     }
     send.pending = false;
     recv.pending = false;
     this.live -= 2;
     send.resolve(undefined);
-    recv.resolve({ source: send.rank, tag: send.tag, bytes: n });
+    recv.resolve({ source: from, tag: send.tag, bytes: n });
+    this.pool.give(recv);
+    this.pool.give(send);
     this.needDrain = true;
   }
 
-  private endTransfer(tr: Transfer): void {
-    const from = tr.send.rank;
-    const to = tr.recv.rank;
+  private endTransfer(tr: Op): void {
+    const from = tr.rank;
+    const to = tr.peer;
     this.busyS[from]--;
-    this.busyR[to]--;
+    if (from !== to) this.busyR[to]--;
+    else if (this.duplex) this.busyR[from]--;
     this.markDirty(from);
-    this.markDirty(to);
+    if (from !== to) this.markDirty(to);
     this.complete(tr);
   }
 
@@ -474,127 +441,138 @@ class Simulation {
     return this.duplex ? this.busyR[r] === 0 : this.busyS[r] + this.busyR[r] < this.k;
   }
 
-  private startable(tr: Transfer): boolean {
-    return !tr.started && this.canSend(tr.send.rank) && this.canRecv(tr.recv.rank);
+  /** Whether the transfer (its send op) could start now. */
+  private startable(tr: Op): boolean {
+    const from = tr.rank;
+    const to = tr.peer;
+    if (from !== to) return this.canSend(from) && this.canRecv(to);
+    return this.duplex ? this.busyS[from] === 0 && this.busyR[from] === 0 : this.busyS[from] + this.busyR[from] < this.k;
   }
 
   /** The earliest-matched waiting transfer of rank r whose ports are all free. */
-  private firstStartable(r: number): Transfer | undefined {
-    if (!this.canSend(r) && !this.canRecv(r)) return undefined;
-    const list = this.pend[r];
-    for (let i = 0; i < list.length; i++) if (this.startable(list[i])) return list[i];
-    return undefined;
+  private firstStartable(r: number): Op | null {
+    if (this.duplex ? this.busyS[r] > 0 && this.busyR[r] > 0 : this.busyS[r] + this.busyR[r] >= this.k) return null;
+    for (let x = this.pendHead[r]; x !== null; x = x.qNext) {
+      const tr = x.kind === SEND ? x : (x.partner as Op);
+      if (this.startable(tr)) return tr;
+    }
+    return null;
   }
 
   private pushCandidate(r: number): void {
     const x = this.firstStartable(r);
-    if (x !== undefined) this.cand.push(x);
+    if (x !== null) this.cand.push(x.seq, 0, x);
   }
 
-  /** Starts waiting transfers whose ports are free, first matched first (see the module comment). */
+  /**
+   * Starts waiting transfers whose ports are free, first matched first (see the module
+   * comment). Only transfers at ranks whose ports or queues changed (dirty) can have become
+   * startable: with few of them, a heap of each dirty rank's first startable transfer; with
+   * many, one walk over every waiting transfer in match order (the same result, cheaper).
+   */
   private arbitrate(): void {
+    if (this.nDirty * 4 >= this.nWaiting || this.nDirty * 8 >= this.p) {
+      for (let i = 0; i < this.nDirty; i++) this.dirtyFlag[this.dirty[i]] = 0;
+      this.nDirty = 0;
+      for (let x = this.wHead; x !== null; ) {
+        const next = x.aNext;
+        if (this.startable(x)) this.unwaitAndStart(x);
+        x = next;
+      }
+      return;
+    }
     const cand = this.cand;
-    for (const r of this.dirty) {
+    for (let i = 0; i < this.nDirty; i++) {
+      const r = this.dirty[i];
       this.dirtyFlag[r] = 0;
       this.pushCandidate(r);
     }
-    this.dirty.length = 0;
+    this.nDirty = 0;
     while (cand.size > 0) {
-      const x = cand.pop() as Transfer;
+      const x = cand.pop();
       if (x.started) continue;
-      const from = x.send.rank;
-      const to = x.recv.rank;
-      if (this.startable(x)) {
-        this.startTransfer(x);
-      }
-      this.pushCandidate(from);
-      this.pushCandidate(to);
+      if (this.startable(x)) this.unwaitAndStart(x);
+      this.pushCandidate(x.rank);
+      if (x.peer !== x.rank) this.pushCandidate(x.peer);
     }
   }
 
-  private startTransfer(tr: Transfer): void {
-    const from = tr.send.rank;
-    const to = tr.recv.rank;
+  private startTransfer(tr: Op): void {
+    const from = tr.rank;
+    const to = tr.peer;
     tr.started = true;
     tr.start = this.now;
-    remove(this.pend[from], tr);
-    remove(this.pend[to], tr);
-    this.busyS[from]++;
-    this.busyR[to]++;
-    const dur = this.model.comm(from, to, tr.send.buf.length / this.unit);
-    this.heap.push(new SimEvent(this.now + dur, this.evSeq++, EV_END, null, tr));
+    let dur: number;
+    const units = tr.buf.length / this.unit;
+    if (from !== to) {
+      this.busyS[from]++;
+      this.busyR[to]++;
+      dur = this.model.comm(from, to, units);
+    } else {
+      this.busyS[from]++;
+      if (this.duplex) this.busyR[from]++;
+      dur = this.model.copy(from, units);
+    }
+    this.events.push(this.now + dur, this.evSeq++, tr);
   }
 
   /** Every unfinished rank with the operations it waits for. */
   private describeStuck(): string[] {
-    const waits: string[][] = Array.from({ length: this.p }, () => []);
+    const waits = new Map<number, string[]>();
+    const add = (r: number, what: string): void => {
+      const list = waits.get(r);
+      if (list === undefined) waits.set(r, [what]);
+      else list.push(what);
+    };
+    for (const op of this.book.unmatched()) add(op.rank, describeOp(op));
     for (let r = 0; r < this.p; r++) {
-      for (const op of this.recvQ[r]) waits[op.rank].push(describeOp(op));
-      for (const op of this.sendQ[r]) waits[op.rank].push(describeOp(op));
-      for (const tr of this.pend[r]) {
-        if (tr.send.rank === r) waits[r].push(describeOp(tr.send));
-        else waits[r].push(describeOp(tr.recv));
-      }
+      for (let x = this.pendHead[r]; x !== null; x = x.qNext) add(r, describeOp(x));
+      if (this.syncResolve[r] !== null) add(r, 'waiting in clock.sync()');
     }
     const out: string[] = [];
     for (let r = 0; r < this.p; r++) {
-      if (waits[r].length > 0) out.push(`rank ${r}: ${waits[r].join(', ')}`);
+      const w = waits.get(r);
+      if (w !== undefined) out.push(`rank ${r}: ${w.join(', ')}`);
       else if (!this.done[r]) out.push(`rank ${r}: blocked outside the communicator`);
     }
     return out;
   }
 
-  /** Rejects every pending operation so no rank program stays suspended on one. */
+  /** Rejects every pending operation (and sync) so no rank program stays suspended on one. */
   private abortAll(reason: string, cause: unknown): void {
     this.aborted = reason;
-    const ops: Op[] = [];
+    const ops: Op[] = this.book.unmatched();
+    this.book.clear();
     for (let r = 0; r < this.p; r++) {
-      ops.push(...this.recvQ[r], ...this.sendQ[r]);
-      for (const tr of this.pend[r]) ops.push(tr.send, tr.recv);
-      this.recvQ[r].length = 0;
-      this.sendQ[r].length = 0;
-      this.pend[r].length = 0;
+      for (let x = this.pendHead[r]; x !== null; x = x.qNext) {
+        ops.push(x);
+        if (x.partner !== null) ops.push(x.partner); // the receive of a copy to oneself is in no list
+      }
+      this.pendHead[r] = this.pendTail[r] = null;
     }
-    for (const ev of this.heap.toArray()) {
-      if (ev.op) ops.push(ev.op);
-      if (ev.tr) ops.push(ev.tr.send, ev.tr.recv);
+    this.wHead = this.wTail = null;
+    this.nWaiting = 0;
+    for (const op of this.events.toArray()) {
+      ops.push(op);
+      if (op.partner !== null) ops.push(op.partner);
     }
+    this.events.clear();
     for (const op of ops) {
       if (!op.pending) continue;
       op.pending = false;
       this.live--;
-      op.promise.catch(noop);
-      op.reject(new CommunicationError(`rank ${op.rank}: ${describeOp(op)} aborted: ${reason}`, { rank: op.rank, cause }));
+      (op.promise as Promise<unknown>).catch(noop);
+      op.reject(
+        new CommunicationError(`rank ${op.rank}: ${describeOp(op)} aborted: ${reason}`, { rank: op.rank, cause }),
+      );
     }
+    for (let r = 0; r < this.p; r++) {
+      const rej = this.syncReject[r];
+      if (rej === null) continue;
+      this.syncResolve[r] = null;
+      this.syncReject[r] = null;
+      rej(new CommunicationError(`rank ${r}: clock.sync() aborted: ${reason}`, { rank: r, cause }));
+    }
+    this.syncCount = 0;
   }
-}
-
-function removeAt<T>(list: T[], i: number): void {
-  if (i === 0) list.shift();
-  else list.splice(i, 1);
-}
-
-function remove<T>(list: T[], x: T): void {
-  if (list[0] === x) {
-    list.shift();
-    return;
-  }
-  const i = list.indexOf(x);
-  if (i >= 0) list.splice(i, 1);
-}
-
-/**
- * Runs `program` once per rank (p ranks) under the virtual clock of `options.model` and
- * resolves with the virtual completion times, the programs' results and optionally a trace.
- * Rejects with a CommunicationError on deadlock (listing the blocked ranks and what each
- * waits for) or when a rank's program throws (naming that rank).
- */
-export function runSim<T>(p: number, program: RankProgram<T>, options: SimOptions): Promise<SimResult<T>> {
-  let sim: Simulation;
-  try {
-    sim = new Simulation(p, options);
-  } catch (e) {
-    return Promise.reject(e);
-  }
-  return sim.run(program);
 }

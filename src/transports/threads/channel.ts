@@ -5,16 +5,27 @@
  * two). `head` counts bytes ever written, `tail` bytes ever consumed; both wrap at 2³² and
  * `(head - tail) | 0` is the fill level. The writer fills bytes with plain stores and then
  * publishes them with `Atomics.store(head)`; the reader consumes and releases space with
- * `Atomics.store(tail)`. Every message is an 8-byte header (tag: int32, length: uint32)
- * followed by its payload; payloads longer than the ring are streamed through it in chunks,
- * and the reader copies them straight into the caller's buffer.
+ * `Atomics.store(tail)`. `head` and `tail` live on different cache lines, and each side keeps
+ * its own index locally and caches the other's, reloading it only when the ring looks full
+ * (writer) or empty (reader). Every message is a 12-byte header (tag: int32, context id: int32,
+ * length: uint32, skip: int32, as four ring words), `skip` < 8 bytes, the payload and padding
+ * to a multiple of 8 bytes. Every message starts 8-byte aligned, and the writer picks `skip` so
+ * the payload sits in the ring aligned like the sender's data modulo 8: V8 copies between shared
+ * and ordinary memory word by word only if both are aligned alike (else byte by byte, ~8x
+ * slower), and a reader whose buffer is aligned otherwise copies through an aligned bounce
+ * buffer. A message is published in pieces of at most
+ * `PIECE_BYTES`, so the reader copies one piece out while the writer copies the next in, and
+ * payloads longer than the ring stream through it. The reader copies payloads straight into
+ * the caller's buffer.
  *
  * Waiting never blocks a thread: a side that cannot progress awaits `Atomics.waitAsync` on a
- * "bell" word that its peer increments and notifies after every change. By default both
- * sides share the channel's own bell word; a communicator with many channels passes one bell
- * per rank instead, so a rank sleeps on a single word whatever channel wakes it. A pending
- * `waitAsync` does not keep a thread's event loop alive: a thread that only waits on a channel
- * must hold it open (e.g. with a timer) or it exits.
+ * bell (see `Bell`) that its peer rings after a change. The writer always rings the reader's
+ * bell after publishing; the reader rings the writer's bell after releasing space only while
+ * the writer has announced (in a shared word) that it waits for space. By default both sides
+ * share the channel's own counter bell; a communicator with many channels passes per-rank
+ * doorbell bitmaps instead (comm/threads layout), so a rank sleeps on a single word and
+ * learns which channels moved. A pending `waitAsync` does not keep a thread's event loop
+ * alive: a thread that only waits on a channel must hold it open (e.g. with a timer).
  *
  * A channel can be poisoned (`poison(rank)`): both sides' bells ring and every subsequent or
  * pending operation fails with a CommunicationError naming the failed rank.
@@ -22,28 +33,55 @@
 
 import { CommunicationError, InvalidArgumentError } from '../../errors.js';
 
+// Control words: the writer's line, the reader's line, then state and the own bell, each on
+// its own 128-byte line so the two sides never write the same line.
 const HEAD = 0;
-const TAIL = 1;
-const STATE = 2;
-const FAILED = 3;
-const BELL = 4;
-const CONTROL_WORDS = 8;
+const WRITER_WAITING = 1;
+const TAIL = 32;
+const STATE = 64;
+const FAILED = 65;
+const BELL = 96;
+const CONTROL_WORDS = 128;
 const CONTROL_BYTES = CONTROL_WORDS * 4;
 const STATE_POISONED = 1;
 
-/** Bytes of a message header in the ring. */
-export const HEADER_BYTES = 8;
+/** Bytes of a message header in the ring (tag, context id, length, skip). */
+export const HEADER_BYTES = 16;
+/** Largest run of bytes copied before it is published (writer) or released (reader). */
+export const PIECE_BYTES = 16 * 1024;
+/**
+ * Loads of the peer's index a side spends, in the middle of a message, waiting for the peer
+ * to publish the next piece or release space (a few microseconds) before it returns to its
+ * caller: keeps a long message's pipeline going without a trip through the event loop.
+ */
+const MID_MESSAGE_SPIN = 256;
 
-/** One Int32 word that a side increments and notifies to wake whoever waits on it. */
+/**
+ * A word a side rings to wake whoever waits on it. A counter bell (`bit` absent or 0) is
+ * incremented; a doorbell (`bit` ≠ 0) has that bit ORed in, so the sleeper learns which
+ * channel rang (it clears the word with `Atomics.exchange` before looking at its channels).
+ * With `sleepIndex`, `Atomics.notify` is called only while that word is non-zero (the
+ * sleeper sets it before it waits); without it, every ring notifies.
+ */
 export interface Bell {
   readonly words: Int32Array;
   readonly index: number;
+  readonly bit?: number;
+  readonly sleepIndex?: number;
 }
 
-/** Increments and notifies a bell. */
+/** Rings a bell: increments it (counter) or sets its bit (doorbell), and notifies a sleeper. */
 export function ringBell(bell: Bell): void {
-  Atomics.add(bell.words, bell.index, 1);
-  Atomics.notify(bell.words, bell.index);
+  const words = bell.words;
+  const index = bell.index;
+  const bit = bell.bit ?? 0;
+  if (bit === 0) Atomics.add(words, index, 1);
+  else if ((Atomics.load(words, index) & bit) !== 0) {
+    // Already rung and not yet collected: whoever set the bit notified (and the sleeper,
+    // which sleeps only on an empty doorbell, collects it before it sleeps again).
+    return;
+  } else Atomics.or(words, index, bit);
+  if (bell.sleepIndex === undefined || Atomics.load(words, bell.sleepIndex) !== 0) Atomics.notify(words, index);
 }
 
 type WaitAsync = (
@@ -52,7 +90,8 @@ type WaitAsync = (
   value: number,
   timeout?: number,
 ) => { async: false; value: string } | { async: true; value: Promise<string> };
-const waitAsync = (Atomics as unknown as { waitAsync: WaitAsync }).waitAsync;
+/** `Atomics.waitAsync` (typed here: Node 20's lib typings may lack it). */
+export const waitAsync = (Atomics as unknown as { waitAsync: WaitAsync }).waitAsync;
 
 /**
  * Resolves once `bell` differs from `seen` (or after `timeoutMs`); never blocks the thread,
@@ -74,13 +113,13 @@ export function createChannelBuffer(capacity: number): SharedArrayBuffer {
 export interface ChannelOptions {
   /** Rung by the writer after publishing bytes (default: the channel's own bell). */
   readonly readerBell?: Bell;
-  /** Rung by the reader after releasing space (default: the channel's own bell). */
+  /** Rung by the reader after releasing space the writer waits for (default: the channel's own bell). */
   readonly writerBell?: Bell;
 }
 
 /**
  * One endpoint view of a channel. Construct one `Channel` per thread over the same buffer;
- * exactly one thread writes and exactly one reads.
+ * exactly one thread (and one `Channel` object) writes and exactly one reads.
  */
 export class Channel {
   readonly capacity: number;
@@ -89,18 +128,35 @@ export class Channel {
   private readonly ctl: Int32Array;
   private readonly ring: Uint8Array;
   private readonly mask: number;
-  private readonly scratch = new Uint8Array(HEADER_BYTES);
-  private readonly scratchView = new DataView(this.scratch.buffer);
+  private readonly ring32: Int32Array;
+  private readonly mask32: number;
 
-  // Writer state: the message being written (sOff < 0: header not yet written).
+  // Writer state: the message being written (sOff < 0: header not yet written; sOff counts
+  // the body: skip, payload, padding), the writer's own head and its cached copy of the
+  // reader's tail.
   private sTag = 0;
+  private sCtx = 0;
   private sData: Uint8Array | null = null;
   private sOff = -1;
+  private sSkip = 0;
+  private sBody = 0;
+  private sHead: number;
+  private sTail: number;
+  private sWaiting = false;
 
-  // Reader state: the message being read (rLen < 0: no current message).
+  // Reader state: the message being read (rLen < 0: no current message), the reader's own
+  // tail (ahead of the published one by an unreleased header) and its cached head.
   private rTag = 0;
+  private rCtx = 0;
   private rLen = -1;
+  private rSkip = 0;
+  private rBody = 0;
   private rOff = 0;
+  /** Lazily allocated bounce buffer for copies out of the ring into a misaligned destination. */
+  private bounce: Uint8Array | null = null;
+  private rTail: number;
+  private rReleased: number;
+  private rHead: number;
 
   constructor(buffer: SharedArrayBuffer, options: ChannelOptions = {}) {
     this.capacity = buffer.byteLength - CONTROL_BYTES;
@@ -110,9 +166,13 @@ export class Channel {
     this.ctl = new Int32Array(buffer, 0, CONTROL_WORDS);
     this.ring = new Uint8Array(buffer, CONTROL_BYTES, this.capacity);
     this.mask = this.capacity - 1;
+    this.ring32 = new Int32Array(buffer, CONTROL_BYTES, this.capacity >> 2);
+    this.mask32 = (this.capacity >> 2) - 1;
     const own: Bell = { words: this.ctl, index: BELL };
     this.readerBell = options.readerBell ?? own;
     this.writerBell = options.writerBell ?? own;
+    this.sHead = this.rHead = Atomics.load(this.ctl, HEAD);
+    this.sTail = this.rTail = this.rReleased = Atomics.load(this.ctl, TAIL);
   }
 
   /** The rank that poisoned the channel, or undefined while it is healthy. */
@@ -142,48 +202,102 @@ export class Channel {
     return this.sData !== null;
   }
 
-  /** Starts a message; push it with `writeSome`. The data must not change until it completes. */
-  beginSend(tag: number, data: Uint8Array): void {
+  /**
+   * Starts a message in context `ctx`; push it with `writeSome`. The data must not change
+   * until it completes.
+   */
+  beginSend(ctx: number, tag: number, data: Uint8Array): void {
     if (this.sData !== null) throw new CommunicationError('channel: a send is already in progress');
+    this.sCtx = ctx;
     this.sTag = tag;
     this.sData = data;
     this.sOff = -1;
+    // Put the payload where the ring is aligned like the data (mod 8): V8 copies between
+    // shared and ordinary memory word by word only when both sides are, else byte by byte.
+    this.sSkip = data.byteOffset & 7;
+    this.sBody = (this.sSkip + data.length + 7) & ~7;
   }
 
   /**
-   * Writes as much of the current message as the ring has room for and publishes it.
-   * Returns the number of bytes moved (header included); `sending` turns false once the
-   * whole message is in the ring.
+   * Writes as much of the current message as the ring has room for, publishing it piece by
+   * piece (and keeps writing while the reader frees space). Returns the number of bytes moved
+   * (header included); `sending` turns false once the whole message is in the ring. When the
+   * ring is full it announces that it waits, so the reader rings `writerBell` on release.
    */
   writeSome(): number {
     const data = this.sData;
     if (data === null) return 0;
-    let head = Atomics.load(this.ctl, HEAD);
-    let free = this.capacity - ((head - Atomics.load(this.ctl, TAIL)) | 0);
+    const ctl = this.ctl;
+    const cap = this.capacity;
+    const body = this.sBody;
+    const skip = this.sSkip;
+    let head = this.sHead;
     let moved = 0;
-    if (this.sOff < 0) {
-      if (free < HEADER_BYTES) return 0;
-      this.scratchView.setInt32(0, this.sTag, true);
-      this.scratchView.setUint32(4, data.length, true);
-      this.copyIn(this.scratch, 0, head, HEADER_BYTES);
-      head = (head + HEADER_BYTES) | 0;
-      free -= HEADER_BYTES;
-      moved += HEADER_BYTES;
-      this.sOff = 0;
-    }
-    const n = Math.min(free, data.length - this.sOff);
-    if (n > 0) {
-      this.copyIn(data, this.sOff, head, n);
-      head = (head + n) | 0;
-      this.sOff += n;
-      moved += n;
-    }
-    if (moved > 0) {
-      Atomics.store(this.ctl, HEAD, head);
+    for (;;) {
+      const need = this.sOff < 0 ? HEADER_BYTES : 1;
+      let free = cap - ((head - this.sTail) | 0);
+      if (free < need) {
+        this.sTail = Atomics.load(ctl, TAIL);
+        if (this.sOff >= 0 && moved > 0) {
+          // Mid-message and the reader is draining: wait a moment for it.
+          for (let k = 0; k < MID_MESSAGE_SPIN && cap - ((head - this.sTail) | 0) < need; k++) this.sTail = Atomics.load(ctl, TAIL);
+        }
+        free = cap - ((head - this.sTail) | 0);
+        if (free < need) {
+          if (this.sWaiting) break;
+          // Announce, then look once more: a release after the announcement rings us.
+          Atomics.store(ctl, WRITER_WAITING, 1);
+          this.sWaiting = true;
+          continue;
+        }
+      }
+      if (this.sOff < 0) {
+        // Messages start 8-byte aligned, so the header is four whole words of the ring.
+        const w = (head & this.mask) >> 2;
+        const m = this.mask32;
+        const r32 = this.ring32;
+        r32[w] = this.sTag;
+        r32[(w + 1) & m] = this.sCtx;
+        r32[(w + 2) & m] = data.length;
+        r32[(w + 3) & m] = skip;
+        head = (head + HEADER_BYTES) | 0;
+        free -= HEADER_BYTES;
+        moved += HEADER_BYTES;
+        this.sOff = 0;
+      }
+      let n = body - this.sOff;
+      if (n > free) n = free;
+      if (n > PIECE_BYTES) n = PIECE_BYTES;
+      if (n > 0) {
+        // The payload bytes of body range [sOff, sOff + n).
+        const from = Math.max(this.sOff, skip);
+        const to = Math.min(this.sOff + n, skip + data.length);
+        if (to > from) this.copyIn(data, from - skip, (head + from - this.sOff) | 0, to - from);
+        head = (head + n) | 0;
+        this.sOff += n;
+        moved += n;
+      }
+      Atomics.store(ctl, HEAD, head);
       ringBell(this.readerBell);
+      if (this.sOff === body) break;
     }
-    if (this.sOff === data.length) this.sData = null;
+    this.sHead = head;
+    if (this.sOff === body) {
+      this.sData = null;
+      if (this.sWaiting) {
+        this.sWaiting = false;
+        Atomics.store(ctl, WRITER_WAITING, 0);
+      }
+    }
     return moved;
+  }
+
+  /**
+   * While a send waits for space: whether the reader released some since `writeSome` last
+   * looked (one load of the reader's index; lets a waiting writer spin without the bell).
+   */
+  get spaceFreed(): boolean {
+    return this.sData !== null && Atomics.load(this.ctl, TAIL) !== this.sTail;
   }
 
   private copyIn(src: Uint8Array, srcOff: number, head: number, n: number): void {
@@ -209,47 +323,113 @@ export class Channel {
   get messageTag(): number {
     return this.rTag;
   }
+  /** Context id of the current incoming message (valid while `receiving`). */
+  get messageCtx(): number {
+    return this.rCtx;
+  }
   /** Length of the current incoming message (valid while `receiving`). */
   get messageLength(): number {
     return this.rLen;
   }
   /** Payload bytes of the current message consumed so far. */
   get messageOffset(): number {
-    return this.rOff;
+    return Math.max(0, Math.min(this.rOff - this.rSkip, this.rLen));
   }
 
-  /** Reads the next header if no message is current; returns `receiving`. */
-  peek(): boolean {
+  /**
+   * Whether the writer published bytes since the reader last looked (one load of the writer's
+   * index; after `readSome`/`peek` ran dry this means new data, so a reader can spin on it).
+   */
+  get hasNews(): boolean {
+    return Atomics.load(this.ctl, HEAD) !== this.rHead;
+  }
+
+  /**
+   * Reads the next header if no message is current; returns `receiving`. The header's bytes
+   * are released by the next `readSome` (always call it after a successful `peek`). With
+   * `reload` false it only looks at what the reader already knows to be published (no load
+   * of the writer's index).
+   */
+  peek(reload = true): boolean {
     if (this.rLen >= 0) return true;
-    const tail = Atomics.load(this.ctl, TAIL);
-    if (((Atomics.load(this.ctl, HEAD) - tail) | 0) < HEADER_BYTES) return false;
-    this.copyOut(this.scratch, 0, tail, HEADER_BYTES);
-    this.rTag = this.scratchView.getInt32(0, true);
-    this.rLen = this.scratchView.getUint32(4, true);
+    const tail = this.rTail;
+    if (((this.rHead - tail) | 0) < HEADER_BYTES) {
+      if (!reload) return false;
+      this.rHead = Atomics.load(this.ctl, HEAD);
+      if (((this.rHead - tail) | 0) < HEADER_BYTES) return false;
+    }
+    const w = (tail & this.mask) >> 2;
+    const m = this.mask32;
+    const r32 = this.ring32;
+    this.rTag = r32[w];
+    this.rCtx = r32[(w + 1) & m];
+    this.rLen = r32[(w + 2) & m] >>> 0;
+    this.rSkip = r32[(w + 3) & m] & 7;
+    this.rBody = (this.rSkip + this.rLen + 7) & ~7;
     this.rOff = 0;
-    Atomics.store(this.ctl, TAIL, (tail + HEADER_BYTES) | 0);
-    ringBell(this.writerBell);
+    this.rTail = (tail + HEADER_BYTES) | 0;
     return true;
+  }
+
+  /** Whether the rest of the current message is already in the ring (valid while `receiving`). */
+  messageReady(): boolean {
+    const rest = this.rBody - this.rOff;
+    if (((this.rHead - this.rTail) | 0) >= rest) return true;
+    this.rHead = Atomics.load(this.ctl, HEAD);
+    return ((this.rHead - this.rTail) | 0) >= rest;
   }
 
   /**
    * Copies the available payload of the current message into `dst` at the message's current
-   * offset (`dst` null: discards it). Returns the bytes consumed; `receiving` turns false once
-   * the message is complete.
+   * offset (`dst` null: discards it), releasing space piece by piece (and keeps reading while
+   * the writer publishes more). Returns the payload bytes consumed; `receiving` turns false
+   * once the message is complete.
    */
   readSome(dst: Uint8Array | null): number {
     if (this.rLen < 0) return 0;
-    const tail = Atomics.load(this.ctl, TAIL);
-    const avail = (Atomics.load(this.ctl, HEAD) - tail) | 0;
-    const n = Math.min(avail, this.rLen - this.rOff);
-    if (n > 0) {
-      if (dst !== null) this.copyOut(dst, this.rOff, tail, n);
+    const ctl = this.ctl;
+    const body = this.rBody;
+    const skip = this.rSkip;
+    const len = this.rLen;
+    let tail = this.rTail;
+    let consumed = 0;
+    for (;;) {
+      const remaining = body - this.rOff;
+      if (remaining === 0) break;
+      let avail = (this.rHead - tail) | 0;
+      if (avail <= 0) {
+        this.rHead = Atomics.load(ctl, HEAD);
+        if (consumed > 0) {
+          // Mid-message and the writer is filling: wait a moment for its next piece.
+          for (let k = 0; k < MID_MESSAGE_SPIN && this.rHead === tail; k++) this.rHead = Atomics.load(ctl, HEAD);
+        }
+        avail = (this.rHead - tail) | 0;
+        if (avail <= 0) break;
+      }
+      let n = remaining < avail ? remaining : avail;
+      if (n > PIECE_BYTES) n = PIECE_BYTES;
+      if (dst !== null) {
+        const from = Math.max(this.rOff, skip);
+        const to = Math.min(this.rOff + n, skip + len);
+        if (to > from) this.copyOut(dst, from - skip, (tail + from - this.rOff) | 0, to - from);
+      }
+      tail = (tail + n) | 0;
       this.rOff += n;
-      Atomics.store(this.ctl, TAIL, (tail + n) | 0);
-      ringBell(this.writerBell);
+      consumed += n;
+      if (this.rOff < body) this.release(tail);
     }
-    if (this.rOff === this.rLen) this.rLen = -1;
-    return n;
+    this.release(tail);
+    if (this.rOff === body) this.rLen = -1;
+    return consumed;
+  }
+
+  /** Publishes the reader's tail and rings the writer if it waits for space. */
+  private release(tail: number): void {
+    this.rTail = tail;
+    if (tail === this.rReleased) return;
+    this.rReleased = tail;
+    Atomics.store(this.ctl, TAIL, tail);
+    if (Atomics.load(this.ctl, WRITER_WAITING) !== 0) ringBell(this.writerBell);
   }
 
   private copyOut(dst: Uint8Array, dstOff: number, tail: number, n: number): void {
@@ -261,15 +441,27 @@ export class Channel {
       for (let i = first; i < n; i++) dst[dstOff + i] = ring[i - first];
       return;
     }
-    dst.set(ring.subarray(pos, pos + first), dstOff);
-    if (first < n) dst.set(ring.subarray(0, n - first), dstOff + first);
+    if (((dst.byteOffset + dstOff - pos) & 7) === 0) {
+      dst.set(ring.subarray(pos, pos + first), dstOff);
+      if (first < n) dst.set(ring.subarray(0, n - first), dstOff + first);
+      return;
+    }
+    // Misaligned: through an ordinary buffer aligned like the ring (n ≤ PIECE_BYTES).
+    const b = (this.bounce ??= new Uint8Array(PIECE_BYTES + 8));
+    const k = pos & 7;
+    b.set(ring.subarray(pos, pos + first), k);
+    if (first < n) b.set(ring.subarray(0, n - first), k + first);
+    dst.set(b.subarray(k, k + n), dstOff);
   }
 
   // ---- awaitable convenience API (one channel used on its own) -------------------------
 
-  /** Sends one message; resolves once it is entirely in the ring (the data may be reused). */
-  async send(tag: number, data: Uint8Array): Promise<void> {
-    this.beginSend(tag, data);
+  /**
+   * Sends one message (context `ctx`, default 0); resolves once it is entirely in the ring
+   * (the data may be reused).
+   */
+  async send(tag: number, data: Uint8Array, ctx = 0): Promise<void> {
+    this.beginSend(ctx, tag, data);
     for (;;) {
       const seen = Atomics.load(this.writerBell.words, this.writerBell.index);
       const failed = this.failure();
@@ -284,10 +476,11 @@ export class Channel {
   }
 
   /**
-   * Receives the next message into `into`; resolves with its tag and length. A message longer
-   * than `into` is consumed and discarded, and the call fails with a CommunicationError.
+   * Receives the next message into `into`; resolves with its tag, context and length. A
+   * message longer than `into` is consumed and discarded, and the call fails with a
+   * CommunicationError.
    */
-  async recv(into: Uint8Array): Promise<{ tag: number; bytes: number }> {
+  async recv(into: Uint8Array): Promise<{ tag: number; ctx: number; bytes: number }> {
     let truncated = false;
     for (;;) {
       const seen = Atomics.load(this.readerBell.words, this.readerBell.index);
@@ -296,13 +489,14 @@ export class Channel {
       if (this.peek()) {
         if (this.rOff === 0 && this.rLen > into.length) truncated = true;
         const tag = this.rTag;
+        const ctx = this.rCtx;
         const len = this.rLen;
         this.readSome(truncated ? null : into);
         if (this.rLen < 0) {
           if (truncated) {
             throw new CommunicationError(`message of ${len} bytes (tag ${tag}) exceeds the receive buffer of ${into.length}`);
           }
-          return { tag, bytes: len };
+          return { tag, ctx, bytes: len };
         }
       }
       await waitBell(this.readerBell, seen);

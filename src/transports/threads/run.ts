@@ -20,6 +20,11 @@ export interface RunThreadsOptions {
   readonly channelBytes?: number;
   /** After a failure, how long to wait for the other ranks to stop before terminating them (ms). */
   readonly failureGraceMs?: number;
+  /**
+   * The node of every rank as `comm.nodeOf` reports it (default: all on node 0, which is the
+   * truth for threads); lets hierarchical algorithms be exercised on one machine.
+   */
+  readonly nodes?: readonly number[];
 }
 
 const SELF_IS_TS = import.meta.url.endsWith('.ts');
@@ -62,6 +67,17 @@ export async function runThreads<R = unknown>(
       : /^[a-z]+:/i.test(programModuleUrl)
         ? programModuleUrl
         : new URL(programModuleUrl, `file://${process.cwd()}/`).href;
+  const nodes = options.nodes;
+  if (nodes !== undefined) {
+    if (!Array.isArray(nodes) || nodes.length !== p) {
+      throw new InvalidArgumentError('nodes', `must list one node per rank (${p})`);
+    }
+    nodes.forEach((n: unknown, i) => {
+      if (!Number.isInteger(n) || (n as number) < 0) {
+        throw new InvalidArgumentError(`nodes[${i}]`, `must be a non-negative integer, got ${String(n)}`);
+      }
+    });
+  }
   const layout = createLayout(p, options.channelBytes ?? 64 * 1024);
   const needsTs = SELF_IS_TS || isTs(programUrl);
   const grace = options.failureGraceMs ?? 2000;
@@ -108,7 +124,7 @@ export async function runThreads<R = unknown>(
     };
 
     for (let rank = 0; rank < p; rank++) {
-      const init: WorkerInit = { rank, layout, programUrl, args };
+      const init: WorkerInit = { rank, layout, programUrl, args, nodes };
       const w = startWorker(init, needsTs);
       workers.push(w);
       w.on('message', (m: WorkerReport) => {

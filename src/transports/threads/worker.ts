@@ -1,19 +1,24 @@
 /**
- * Entry point of one rank's worker thread: builds the rank's communicator over the shared
- * channels, imports the rank program (`export default async function (comm, args)`), runs it
- * and reports the result; a failure poisons the rank's channels before it is reported.
+ * Entry point of one rank's worker thread: builds the rank's endpoint over the shared channels
+ * and its world communicator (comm/group.ts) on it, imports the rank program
+ * (`export default async function (comm, args)`), runs it and reports the result; a failure
+ * poisons the rank's channels before it is reported.
  */
 
 import { parentPort, workerData } from 'node:worker_threads';
+import type { Communicator } from '../../comm/communicator.js';
+import { createWorldCommunicator } from '../../comm/group.js';
 import { CommunicationError } from '../../errors.js';
-import { ThreadsCommunicator } from './comm.js';
-import { bellOf, channelOf, type ThreadsLayout } from './layout.js';
+import { ThreadsEndpoint } from './endpoint.js';
+import { bellOf, channelOf, failureWordOf, type ThreadsLayout } from './layout.js';
 
 export interface WorkerInit {
   readonly rank: number;
   readonly layout: ThreadsLayout;
   readonly programUrl: string;
   readonly args: unknown;
+  /** The node of every rank (absent: all on node 0). */
+  readonly nodes?: readonly number[];
 }
 
 /** What a worker posts back to `runThreads`. */
@@ -33,13 +38,17 @@ async function main(): Promise<void> {
   const port = parentPort;
   if (port === null) throw new Error('vcoll threads worker must run in a worker thread');
   const { rank, layout } = init;
-  const comm = new ThreadsCommunicator({
+  const words = new Int32Array(layout.bells);
+  const endpoint = new ThreadsEndpoint({
     rank,
     size: layout.size,
-    outgoing: Array.from({ length: layout.size }, (_, d) => channelOf(layout, rank, d)),
-    incoming: Array.from({ length: layout.size }, (_, s) => channelOf(layout, s, rank)),
-    bell: bellOf(layout, rank),
+    outgoing: Array.from({ length: layout.size }, (_, d) => channelOf(layout, rank, d, words)),
+    incoming: Array.from({ length: layout.size }, (_, s) => channelOf(layout, s, rank, words)),
+    bell: bellOf(layout, rank, undefined, words),
+    failure: failureWordOf(layout, words),
+    nodes: init.nodes,
   });
+  const comm = createWorldCommunicator(endpoint);
   // A pending Atomics.waitAsync does not keep a thread alive: hold the event loop open
   // while the program runs.
   const keepAlive = setInterval(() => undefined, 1 << 30);
@@ -49,13 +58,13 @@ async function main(): Promise<void> {
     if (typeof program !== 'function') {
       throw new Error(`${init.programUrl} has no default export function (comm, args)`);
     }
-    const result: unknown = await (program as (c: ThreadsCommunicator, a: unknown) => unknown)(comm, init.args);
-    await comm.drain();
-    if (comm.failed !== undefined) throw comm.failed;
+    const result: unknown = await (program as (c: Communicator, a: unknown) => unknown)(comm, init.args);
+    await endpoint.drain();
+    if (endpoint.failed !== undefined) throw endpoint.failed;
     port.postMessage({ type: 'done', rank, result } satisfies WorkerReport);
   } catch (e) {
     const peer = e instanceof CommunicationError && e.rank !== undefined && e.rank !== rank ? e.rank : undefined;
-    if (peer === undefined) comm.poisonAll(rank);
+    if (peer === undefined) endpoint.poisonAll(rank);
     const err = e instanceof Error ? e : new Error(String(e));
     port.postMessage({
       type: 'error',

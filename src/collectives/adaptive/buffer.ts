@@ -1,0 +1,130 @@
+/**
+ * The intermediate buffer of a gather root (seed 000 §3): its range's blocks in rank order,
+ * its own block at its offset, ranges received from lower ranks put before it and ranges from
+ * higher ranks after it. Nothing is ever reordered.
+ *
+ * When the rank's joins are known in advance (a constructed plan) the buffer has exactly the
+ * range's size and every received range goes straight to its final place. When the gather
+ * overlaps the construction, a gather root does not yet know how far its range will grow
+ * when it posts a receive; the buffer then grows by doubling (moving what it holds, at most
+ * twice the range's size in total, plain memory moves outside the cost model) and is
+ * compacted to the exact size for later executions of the plan.
+ */
+export class RangeBuffer {
+  private buf: Uint8Array;
+  private start: number;
+  private end: number;
+  /** Offset of the own block in `buf`. */
+  private own: number;
+
+  private constructor(
+    capacity: number,
+    ownOffset: number,
+    private readonly ownBytes: number,
+  ) {
+    this.buf = new Uint8Array(capacity);
+    this.own = ownOffset;
+    this.start = ownOffset;
+    this.end = ownOffset + ownBytes;
+  }
+
+  /** A buffer of exactly `totalBytes` with the own block (`ownBytes`) at `ownOffset`. */
+  static exact(ownBytes: number, ownOffset: number, totalBytes: number): RangeBuffer {
+    return new RangeBuffer(totalBytes, ownOffset, ownBytes);
+  }
+
+  /** A buffer that grows as ranges are added (final extent unknown). */
+  static growable(ownBytes: number): RangeBuffer {
+    return new RangeBuffer(ownBytes, 0, ownBytes);
+  }
+
+  /** Back to holding only the own block's slot (for the next execution). */
+  reset(): void {
+    this.start = this.own;
+    this.end = this.own + this.ownBytes;
+  }
+
+  /** Where the own block goes. */
+  ownView(): Uint8Array {
+    return this.buf.subarray(this.own, this.own + this.ownBytes);
+  }
+
+  /** Reserves `n` bytes right before the current contents (a range of lower ranks). */
+  prepend(n: number): Uint8Array {
+    if (this.start < n) this.grow(n);
+    this.start -= n;
+    return this.buf.subarray(this.start, this.start + n);
+  }
+
+  /** Reserves `n` bytes right after the current contents (a range of higher ranks). */
+  append(n: number): Uint8Array {
+    if (this.end + n > this.buf.length) this.grow(n);
+    const at = this.end;
+    this.end += n;
+    return this.buf.subarray(at, at + n);
+  }
+
+  /** The range held so far, in rank order. */
+  contents(): Uint8Array {
+    return this.buf.subarray(this.start, this.end);
+  }
+
+  /** Shrinks the storage to the current contents (their layout becomes the exact layout). */
+  compact(): void {
+    if (this.start === 0 && this.end === this.buf.length) return;
+    const next = new Uint8Array(this.end - this.start);
+    next.set(this.contents());
+    this.own -= this.start;
+    this.end -= this.start;
+    this.start = 0;
+    this.buf = next;
+  }
+
+  private grow(n: number): void {
+    const len = this.end - this.start;
+    const cap = Math.max(2 * (len + n), 2 * this.buf.length);
+    const next = new Uint8Array(cap);
+    const at = Math.floor((cap - len) / 2); // ≥ n free bytes on both sides
+    next.set(this.contents(), at);
+    const delta = at - this.start;
+    this.own += delta;
+    this.start += delta;
+    this.end += delta;
+    this.buf = next;
+  }
+}
+
+/** An asynchronous FIFO: the construction pushes the joins, the data phase pulls them. */
+export class EventQueue<T> {
+  private readonly items: T[] = [];
+  private readonly waiters: { resolve: (v: T | undefined) => void; reject: (e: unknown) => void }[] = [];
+  private closed = false;
+  private failed = false;
+  private error: unknown;
+
+  push(x: T): void {
+    const w = this.waiters.shift();
+    if (w !== undefined) w.resolve(x);
+    else this.items.push(x);
+  }
+
+  /** No more items: pending and later `next()` calls resolve with undefined. */
+  close(): void {
+    this.closed = true;
+    for (const w of this.waiters.splice(0)) w.resolve(undefined);
+  }
+
+  /** The producer failed: pending and later `next()` calls reject with `e` once the items are used up. */
+  fail(e: unknown): void {
+    this.failed = true;
+    this.error = e;
+    for (const w of this.waiters.splice(0)) w.reject(e);
+  }
+
+  next(): Promise<T | undefined> {
+    if (this.items.length > 0) return Promise.resolve(this.items.shift() as T);
+    if (this.failed) return Promise.reject(this.error);
+    if (this.closed) return Promise.resolve(undefined);
+    return new Promise((resolve, reject) => this.waiters.push({ resolve, reject }));
+  }
+}

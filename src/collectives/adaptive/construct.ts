@@ -1,0 +1,168 @@
+/**
+ * Distributed construction of the adaptive gather/scatter tree: seed 000 Lemma 3 (Fig. 2),
+ * with Lemma 2's fixed MPI root and Lemma 4's copy convention (see decide.ts).
+ *
+ * Invariant for every range of the ordered hypercube at level d: its fixed root (last rank,
+ * hypercube.ts) holds the range's record (gather root, total, completion time, root block);
+ * its gather root knows that it is one. Round d, for each pair of adjacent level-d ranges:
+ *   1. the two fixed roots exchange their records (one constant-size message each way) and
+ *      both compute the same decision (decideJoin);
+ *   2. each fixed root whose gather root is another rank sends it a constant-size
+ *      notification: "receive `size` elements from gather root x" or "send your range to x".
+ * The right range's fixed root is the joined range's fixed root and keeps the joined record.
+ * Nobody ever holds more than O(1) information per round and no rank needs the counts.
+ *
+ * Cost: ⌈log₂p⌉ rounds; a fixed root sends and receives one 48-byte record per round and
+ * sends at most one 32-byte notification; a gather root receives at most one notification
+ * per round. Longest chain of dependent messages: the exchanges of rounds 0 … d, then the
+ * notification of round d, so at most ⌈log₂p⌉ + 1 ≤ 2⌈log₂p⌉ (the paper counts 2⌈log₂p⌉ − 1
+ * by serialising each round's two steps). In time: ≤ ⌈log₂p⌉·(2 exchanges + 1 notification)
+ * constant-size messages on a one-ported machine.
+ *
+ * The result is this rank's role in the tree: the joins it receives, in order (its children),
+ * and the join where it sends its whole range (its parent); the MPI root only receives.
+ * `onEvent` reports each join the moment this rank learns it, which lets the gather data
+ * phase start before the construction has finished (seed 000 §3).
+ */
+import type { Communicator } from '../../comm/communicator.js';
+import { CommunicationError, InvalidArgumentError } from '../../errors.js';
+import { contextFingerprint, decideJoin, decodeRecord, encodeRecord, leafRecord, RECORD_BYTES, type JoinContext, type RangeRecord } from './decide.js';
+import { hypercubeRounds, partnerOf, rangeOf } from './hypercube.js';
+import type { AdaptiveTags } from './tags.js';
+
+/** One join as the gather root taking part in it sees it. */
+export interface RoleEvent {
+  /** 'recv': this rank receives the adjacent range [lo..hi]; 'send': it sends its range [lo..hi]. */
+  readonly kind: 'recv' | 'send';
+  /** Construction round (hypercube level) of the join. */
+  readonly round: number;
+  /** The other gather root: the sender of a 'recv', the receiver of a 'send'. */
+  readonly peer: number;
+  /** Elements that move: the total of [lo..hi]. */
+  readonly size: number;
+  readonly lo: number;
+  readonly hi: number;
+}
+
+/** A rank's place in the tree. */
+export interface AdaptiveRole {
+  readonly rank: number;
+  readonly p: number;
+  readonly root: number;
+  /** This rank's own block (elements). */
+  readonly count: number;
+  /** The joins this rank receives, in order (its children in gather receive order). */
+  readonly children: readonly RoleEvent[];
+  /** Where this rank sends its range (undefined at the MPI root). */
+  readonly parent: RoleEvent | undefined;
+  /**
+   * Rank p − 1 only (the fixed root of the whole range): the final record, whose `time` is
+   * the completion time of the whole tree in the model and `total` the sum of all blocks.
+   */
+  readonly final: RangeRecord | undefined;
+}
+
+export interface ConstructionInput {
+  readonly comm: Communicator;
+  readonly root: number;
+  /** This rank's block (elements). */
+  readonly count: number;
+  readonly ctx: JoinContext;
+  readonly tags: AdaptiveTags;
+  /** Called the moment this rank learns one of its joins (may throw to abort, e.g. validation). */
+  readonly onEvent?: (e: RoleEvent) => void;
+}
+
+/** Bytes of a notification: kind, round, peer, size as float64. */
+export const NOTIFY_BYTES = 32;
+
+function encodeEvent(e: RoleEvent): Uint8Array {
+  const f = new Float64Array([e.kind === 'recv' ? 0 : 1, e.round, e.peer, e.size]);
+  return new Uint8Array(f.buffer);
+}
+
+const noop = (): void => {};
+
+/**
+ * Runs this rank's part of the construction. Every rank of `comm` must call it with the same
+ * root, context and tags.
+ */
+export async function constructAdaptive(input: ConstructionInput): Promise<AdaptiveRole> {
+  const { comm, root, count, ctx, tags } = input;
+  const v = comm.rank;
+  const p = comm.size;
+  const D = hypercubeRounds(p);
+  const children: RoleEvent[] = [];
+  let parent: RoleEvent | undefined;
+  const emit = (e: RoleEvent): void => {
+    if (e.kind === 'recv') children.push(e);
+    else parent = e;
+    input.onEvent?.(e);
+  };
+  // Defined while this rank is the fixed root of its range; it is a gather root until it has a parent.
+  let record: RangeRecord | undefined = leafRecord(v, count, ctx);
+  const pending: Promise<void>[] = [];
+  const recBuf = new Float64Array(6);
+  const fingerprint = contextFingerprint(ctx);
+  for (let d = 0; d < D && (record !== undefined || parent === undefined); d++) {
+    const own = rangeOf(v, d, p);
+    const other = partnerOf(own, d, p);
+    if (other === undefined) continue; // the incomplete last range passes through this round
+    const ownIsLeft = own.index % 2 === 0;
+    const left = ownIsLeft ? own : other;
+    const right = ownIsLeft ? other : own;
+    if (record !== undefined) {
+      // Fixed root (v = own.hi): exchange records with the partner range's fixed root.
+      const into = new Uint8Array(RECORD_BYTES);
+      const ops: Promise<unknown>[] = [comm.irecv(other.hi, tags.exchange, into), comm.isend(other.hi, tags.exchange, encodeRecord(record, fingerprint, recBuf))];
+      await comm.waitAll(ops);
+      const got = decodeRecord(into);
+      if (got.fingerprint !== fingerprint) {
+        throw new InvalidArgumentError(
+          'model',
+          `ranks ${v} and ${other.hi} run the adaptive construction with different roots, cost models or adaptive options (every rank must pass the same)`,
+          { rank: v },
+        );
+      }
+      const theirs = got.record;
+      const dec = decideJoin(ownIsLeft ? record : theirs, ownIsLeft ? theirs : record, left.lo, left.hi, right.hi, ctx);
+      const ownReceives = dec.rightReceives !== ownIsLeft;
+      const ev: RoleEvent = ownReceives
+        ? { kind: 'recv', round: d, peer: theirs.gatherRoot, size: theirs.total, lo: other.lo, hi: other.hi }
+        : { kind: 'send', round: d, peer: theirs.gatherRoot, size: record.total, lo: own.lo, hi: own.hi };
+      if (record.gatherRoot === v) {
+        emit(ev);
+      } else {
+        const s = comm.isend(record.gatherRoot, tags.notify, encodeEvent(ev));
+        s.catch(noop);
+        pending.push(s);
+      }
+      record = ownIsLeft ? undefined : dec.joined;
+    } else {
+      // Gather root only: the range's fixed root tells it the outcome.
+      const into = new Uint8Array(NOTIFY_BYTES);
+      await comm.recv(own.hi, tags.notify, into);
+      const f = new Float64Array(into.buffer, 0, 4);
+      if (f[1] !== d) throw new CommunicationError(`rank ${v}: adaptive construction notification for round ${f[1]} in round ${d}`, { rank: v });
+      const ev: RoleEvent =
+        f[0] === 0
+          ? { kind: 'recv', round: d, peer: f[2], size: f[3], lo: other.lo, hi: other.hi }
+          : { kind: 'send', round: d, peer: f[2], size: f[3], lo: own.lo, hi: own.hi };
+      emit(ev);
+    }
+  }
+  await comm.waitAll(pending);
+  if (v !== root && parent === undefined) {
+    throw new CommunicationError(`rank ${v}: the adaptive construction gave it no parent`, { rank: v });
+  }
+  return { rank: v, p, root, count, children, parent, final: v === p - 1 ? record : undefined };
+}
+
+/**
+ * Rounds reported in CollectiveInfo.constructionRounds: the longest chain of dependent
+ * construction messages the protocol can produce, ⌈log₂p⌉ + 1 (p = 2: one exchange; p = 1: 0).
+ */
+export function constructionRounds(p: number): number {
+  const D = hypercubeRounds(p);
+  return p <= 2 ? D : D + 1;
+}

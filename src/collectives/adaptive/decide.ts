@@ -1,0 +1,147 @@
+/**
+ * The constant-size information of seed 000 Lemma 3 and the join decision both fixed roots
+ * of a round compute from it (identically, so they agree without further communication).
+ *
+ * A range's record: its gather root, its total data, the gather root's completion-time
+ * estimate C (exact model time of the range's tree so far), whether the gather root already
+ * received (the copy convention of its first receive depends on it) and the gather root's own
+ * block size (its copy cost). Five numbers (plus a fingerprint of the context: 48 bytes),
+ * whatever p and the counts.
+ *
+ * The decision replicates `adaptiveRounds` (src/trees/adaptive.ts) for one port operation by
+ * operation, so the distributed tree is identical to the centralised builder's:
+ * - the range that contains the MPI root receives (Lemma 2);
+ * - rule 'exact': the direction whose join completes first in the model, ties to the upper
+ *   range; rule 'lemma1': the range with the larger C receives (the faster tree sends),
+ *   ties to the range with more data, then to the upper range (Lemma 1);
+ * - with `copyAll` (Lemma 4) every rank's copy is in its C from the start and a first
+ *   receive carries no copy; otherwise the first receive of a gather root carries its copy,
+ *   overlapping the wait when the sender lies to its right and after it when to its left.
+ * Any one-ported cost model works (per-pair models too): the costs only need the two gather
+ * roots' ranks, which the records carry. O(1) time.
+ */
+import type { CostModel } from '../../model/cost-model.js';
+import type { AdaptiveRule } from '../../trees/adaptive.js';
+
+export interface RangeRecord {
+  /** The range's gather root (receives the range's data). */
+  readonly gatherRoot: number;
+  /** Σ of the range's blocks (elements). */
+  readonly total: number;
+  /** Completion time of the range's tree at its gather root (model units). */
+  readonly time: number;
+  /** The gather root has received at least once (possibly an empty range). */
+  readonly received: boolean;
+  /** The gather root's own block (elements). */
+  readonly rootBlock: number;
+}
+
+export interface JoinContext {
+  readonly model: CostModel;
+  readonly rule: AdaptiveRule;
+  /** Lemma 4: every rank copies its block into a communication buffer. */
+  readonly copyAll: boolean;
+  /** The MPI root (always the receiver of the ranges that contain it). */
+  readonly root: number;
+}
+
+export interface JoinDecision {
+  /** True when the right (upper) range's gather root receives. */
+  readonly rightReceives: boolean;
+  /** The joined range's record. */
+  readonly joined: RangeRecord;
+}
+
+/** Record of a single rank v (level 0). */
+export function leafRecord(v: number, count: number, ctx: JoinContext): RangeRecord {
+  return { gatherRoot: v, total: count, time: ctx.copyAll ? ctx.model.copy(v, count) : 0, received: false, rootBlock: count };
+}
+
+/** Completion time at `recv`'s gather root of receiving `send`'s range (as adaptiveRounds' join). */
+export function joinTime(recv: RangeRecord, send: RangeRecord, ctx: JoinContext): number {
+  const r = recv.gatherRoot;
+  const s = send.gatherRoot;
+  let port = recv.time;
+  let end = recv.time;
+  const run = (ready: number, dur: number): void => {
+    const e = Math.max(port, ready) + dur;
+    port = e;
+    if (e > end) end = e;
+  };
+  const dur = ctx.model.comm(s, r, send.total);
+  if (!recv.received && !ctx.copyAll) {
+    const copy = ctx.model.copy(r, recv.rootBlock);
+    if (s > r) {
+      run(0, copy);
+      run(send.time, dur);
+    } else {
+      run(send.time, dur);
+      run(0, copy);
+    }
+  } else {
+    run(send.time, dur);
+  }
+  return end;
+}
+
+/**
+ * Joins the adjacent ranges left = [leftLo .. x] and right = [x + 1 .. rightHi].
+ * Both fixed roots call this with the same arguments and get the same answer.
+ */
+export function decideJoin(left: RangeRecord, right: RangeRecord, leftLo: number, leftHi: number, rightHi: number, ctx: JoinContext): JoinDecision {
+  const root = ctx.root;
+  let rightReceives: boolean;
+  if (root >= leftLo && root <= leftHi) rightReceives = false;
+  else if (root > leftHi && root <= rightHi) rightReceives = true;
+  else if (ctx.rule === 'exact') rightReceives = joinTime(right, left, ctx) <= joinTime(left, right, ctx);
+  else rightReceives = right.time > left.time || (right.time === left.time && right.total >= left.total);
+  const recv = rightReceives ? right : left;
+  const send = rightReceives ? left : right;
+  return {
+    rightReceives,
+    joined: {
+      gatherRoot: recv.gatherRoot,
+      total: left.total + right.total,
+      time: joinTime(recv, send, ctx),
+      received: true,
+      rootBlock: recv.rootBlock,
+    },
+  };
+}
+
+/**
+ * A fingerprint of everything the decisions depend on besides the records (root, rule,
+ * copy convention, model kind, ports and homogeneous parameters): two fixed roots whose
+ * fingerprints differ would decide differently, so the exchange carries it and a mismatch is
+ * an error instead of an inconsistent tree. FNV-1a over the parameters' text; per-pair
+ * matrices are not hashed (their ranks must pass the same model object's values).
+ */
+export function contextFingerprint(ctx: JoinContext): number {
+  const m = ctx.model;
+  const l = m.linear;
+  const text = [ctx.root, ctx.rule, ctx.copyAll, m.kind, m.ports, m.size ?? '', l ? `${l.alpha},${l.beta},${l.gamma}` : ''].join('|');
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h;
+}
+
+/** Bytes of an encoded record (with the context fingerprint): 6 float64. */
+export const RECORD_BYTES = 48;
+
+export function encodeRecord(r: RangeRecord, fingerprint: number, into: Float64Array = new Float64Array(6)): Uint8Array {
+  into[0] = r.gatherRoot;
+  into[1] = r.total;
+  into[2] = r.time;
+  into[3] = r.received ? 1 : 0;
+  into[4] = r.rootBlock;
+  into[5] = fingerprint;
+  return new Uint8Array(into.buffer, into.byteOffset, RECORD_BYTES);
+}
+
+export function decodeRecord(bytes: Uint8Array): { record: RangeRecord; fingerprint: number } {
+  const f = new Float64Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + RECORD_BYTES));
+  return { record: { gatherRoot: f[0], total: f[1], time: f[2], received: f[3] === 1, rootBlock: f[4] }, fingerprint: f[5] };
+}

@@ -1,0 +1,7 @@
+/** The distributed adaptive construction of seed 000 (Lemmas 1–4) shared by gatherv and scatterv. */
+export { constructAdaptive, constructionRounds, NOTIFY_BYTES, type AdaptiveRole, type ConstructionInput, type RoleEvent } from './construct.js';
+export { decideJoin, joinTime, leafRecord, RECORD_BYTES, type JoinContext, type JoinDecision, type RangeRecord } from './decide.js';
+export { contains, fixedRootOf, hypercubeRounds, partnerOf, rangeAt, rangeOf, type HyperRange } from './hypercube.js';
+export { adaptiveContext, adaptiveInfo, bufferLayout, copyPosition, roleTree, rootRangeCheck } from './plan.js';
+export { ADAPTIVE_TAG_FIRST, ADAPTIVE_TAG_LAST, adaptiveTagKind, nextPlanTags, type AdaptiveMessageKind, type AdaptiveTags } from './tags.js';
+export { EventQueue, RangeBuffer } from './buffer.js';

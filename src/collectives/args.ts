@@ -1,0 +1,272 @@
+/**
+ * Argument validation of gatherv/scatterv, done once at the public boundary: turns the
+ * caller's arguments into the normalised plan inputs of collectives/variant.ts, or throws
+ * an InvalidArgumentError naming the field and this rank.
+ *
+ * What every rank can check on its own: the root (same value everywhere, so a bad root
+ * fails on every rank), unitBytes, its buffers and count, the options. What only the root
+ * can check: counts, displacements (in range, non-overlapping, inside its buffer) and its
+ * own block against counts[root]. A non-root count that disagrees with the root's entry is
+ * caught later by the algorithms (the rank that sees the mismatch throws).
+ */
+import type { Communicator } from '../comm/communicator.js';
+import { InvalidArgumentError } from '../errors.js';
+import { requireModelFits, type CostModel } from '../model/cost-model.js';
+import { DEFAULT_MODEL } from './defaults.js';
+import { V_ALGORITHMS, type AdaptiveVariantOptions, type CollectiveOptions, type GathervArgs, type ScattervArgs, type VAlgorithm } from './types.js';
+import type { GathervPlanInput, ScattervPlanInput } from './variant.js';
+
+/** Largest count, displacement or total (elements): schedules travel as Int32. */
+export const MAX_ELEMENTS = 2 ** 31 - 1;
+
+interface CommonInput {
+  readonly algorithm: VAlgorithm;
+  readonly model: CostModel;
+  readonly adaptive: Required<AdaptiveVariantOptions>;
+  readonly unitBytes: number;
+  readonly root: number;
+}
+
+function fail(rank: number, field: string, message: string): never {
+  throw new InvalidArgumentError(field, message, { rank });
+}
+
+function isBytes(v: unknown): v is Uint8Array {
+  return v instanceof Uint8Array;
+}
+
+function checkComm(comm: Communicator): void {
+  if (comm === null || typeof comm !== 'object') throw new InvalidArgumentError('comm', 'must be a Communicator');
+  const { rank, size } = comm;
+  if (!Number.isInteger(size) || size < 1 || !Number.isInteger(rank) || rank < 0 || rank >= size) {
+    throw new InvalidArgumentError('comm', `must have an integer size >= 1 and a rank in [0, size), got rank ${String(rank)} of ${String(size)}`);
+  }
+}
+
+function optionalBoolean(rank: number, field: string, v: unknown, dflt: boolean): boolean {
+  if (v === undefined) return dflt;
+  if (typeof v !== 'boolean') fail(rank, field, `must be a boolean, got ${String(v)}`);
+  return v;
+}
+
+function common(comm: Communicator, rootArg: unknown, unitArg: unknown, options: CollectiveOptions | undefined): CommonInput {
+  checkComm(comm);
+  const me = comm.rank;
+  const p = comm.size;
+  if (typeof rootArg !== 'number' || !Number.isInteger(rootArg) || rootArg < 0 || rootArg >= p) {
+    fail(me, 'root', `must be an integer in [0, ${p - 1}], got ${String(rootArg)}`);
+  }
+  const unitBytes = unitArg ?? 1;
+  if (typeof unitBytes !== 'number' || !Number.isInteger(unitBytes) || unitBytes < 1) {
+    fail(me, 'unitBytes', `must be an integer >= 1, got ${String(unitBytes)}`);
+  }
+  if (options !== undefined && (options === null || typeof options !== 'object')) fail(me, 'options', 'must be an object');
+  const algorithm = options?.algorithm ?? 'auto';
+  if (!V_ALGORITHMS.includes(algorithm)) fail(me, 'algorithm', `must be one of ${V_ALGORITHMS.join(', ')}, got ${String(algorithm)}`);
+  const model = options?.model ?? DEFAULT_MODEL;
+  if (model === null || typeof model !== 'object' || typeof model.comm !== 'function' || typeof model.copy !== 'function') {
+    fail(me, 'model', 'must be a CostModel (see linearModel, pairwiseModel, hierarchicalModel)');
+  }
+  try {
+    requireModelFits(model, p);
+  } catch (e) {
+    if (e instanceof InvalidArgumentError) fail(me, e.field, e.message.replace(/^invalid [^:]*: /, ''));
+    throw e;
+  }
+  const ad = options?.adaptive;
+  if (ad !== undefined && (ad === null || typeof ad !== 'object')) fail(me, 'adaptive', 'must be an object');
+  const adaptive = {
+    lemma4: optionalBoolean(me, 'adaptive.lemma4', ad?.lemma4, false),
+    overlap: optionalBoolean(me, 'adaptive.overlap', ad?.overlap, true),
+    rule: ad?.rule === undefined || ad.rule === 'exact' || ad.rule === 'lemma1' ? (ad?.rule ?? 'exact') : fail(me, 'adaptive.rule', `must be 'exact' or 'lemma1', got ${String(ad.rule)}`),
+  };
+  return { algorithm, model, adaptive, unitBytes, root: rootArg };
+}
+
+/**
+ * The root's counts and displacements checked against a buffer of `bufBytes` bytes
+ * (`bufField` names it): counts[i] and displs[i] non-negative integers, every non-empty
+ * block inside the buffer, no two non-empty blocks overlapping.
+ */
+function rootBlocks(
+  me: number,
+  p: number,
+  countsArg: unknown,
+  displsArg: unknown,
+  unitBytes: number,
+  bufBytes: number,
+  bufField: string,
+): { counts: number[]; displs: number[] } {
+  if (countsArg === null || typeof countsArg !== 'object' || typeof (countsArg as ArrayLike<number>).length !== 'number') {
+    fail(me, 'counts', 'the root must pass counts (one per rank)');
+  }
+  const c = countsArg as ArrayLike<unknown>;
+  if (c.length !== p) fail(me, 'counts', `must have ${p} entries (one per rank), got ${c.length}`);
+  const counts = new Array<number>(p);
+  let total = 0;
+  for (let i = 0; i < p; i++) {
+    const v = c[i];
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > MAX_ELEMENTS) {
+      fail(me, `counts[${i}]`, `must be an integer in [0, ${MAX_ELEMENTS}], got ${String(v)}`);
+    }
+    counts[i] = v;
+    total += v;
+  }
+  if (total > MAX_ELEMENTS) fail(me, 'counts', `total ${total} exceeds ${MAX_ELEMENTS} elements`);
+  if (total * unitBytes > bufBytes) {
+    fail(me, bufField, `holds ${bufBytes} bytes, the ${total} elements of ${unitBytes} bytes need ${total * unitBytes}`);
+  }
+  const capacity = Math.floor(bufBytes / unitBytes);
+  let displs: number[];
+  if (displsArg === undefined) {
+    displs = new Array<number>(p);
+    let at = 0;
+    for (let i = 0; i < p; i++) {
+      displs[i] = at;
+      at += counts[i];
+    }
+    return { counts, displs };
+  }
+  if (displsArg === null || typeof displsArg !== 'object' || typeof (displsArg as ArrayLike<number>).length !== 'number') {
+    fail(me, 'displs', 'must be an array (one displacement per rank) or omitted');
+  }
+  const d = displsArg as ArrayLike<unknown>;
+  if (d.length !== p) fail(me, 'displs', `must have ${p} entries (one per rank), got ${d.length}`);
+  displs = new Array<number>(p);
+  for (let i = 0; i < p; i++) {
+    const v = d[i];
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > MAX_ELEMENTS) {
+      fail(me, `displs[${i}]`, `must be an integer in [0, ${MAX_ELEMENTS}], got ${String(v)}`);
+    }
+    displs[i] = v;
+    if (counts[i] > 0 && v + counts[i] > capacity) {
+      fail(me, `displs[${i}]`, `block ${i} (elements ${v}..${v + counts[i] - 1}) lies outside ${bufField} (${capacity} elements)`);
+    }
+  }
+  const order: number[] = [];
+  for (let i = 0; i < p; i++) if (counts[i] > 0) order.push(i);
+  order.sort((a, b) => displs[a] - displs[b] || a - b);
+  for (let j = 1; j < order.length; j++) {
+    const a = order[j - 1];
+    const b = order[j];
+    if (displs[b] < displs[a] + counts[a]) {
+      fail(me, `displs[${Math.max(a, b)}]`, `blocks ${Math.min(a, b)} and ${Math.max(a, b)} overlap`);
+    }
+  }
+  return { counts, displs };
+}
+
+/** Validates gatherv arguments on one rank; returns the plan input and the requested algorithm. */
+export function normalizeGatherv(
+  comm: Communicator,
+  args: GathervArgs,
+  options?: CollectiveOptions,
+): { readonly input: GathervPlanInput; readonly algorithm: VAlgorithm } {
+  checkComm(comm);
+  const me = comm.rank;
+  if (args === null || typeof args !== 'object') fail(me, 'args', 'must be an object');
+  const c = common(comm, args.root, args.unitBytes, options);
+  const { unitBytes: u, root } = c;
+  const isRoot = me === root;
+  const inPlace = optionalBoolean(me, 'inPlace', args.inPlace, false);
+  if (inPlace && !isRoot) fail(me, 'inPlace', 'only the root may gather in place');
+  let send: Uint8Array;
+  if (isRoot && inPlace) {
+    send = new Uint8Array(0);
+  } else {
+    if (!isBytes(args.send)) fail(me, 'send', 'must be a Uint8Array');
+    if (args.send.length % u !== 0) fail(me, 'send', `length ${args.send.length} is not a multiple of unitBytes ${u}`);
+    send = args.send;
+  }
+  const count = send.length / u;
+  if (count > MAX_ELEMENTS) fail(me, 'send', `${count} elements exceed ${MAX_ELEMENTS}`);
+  let recv: Uint8Array | undefined;
+  let counts: number[] | undefined;
+  let displs: number[] | undefined;
+  if (isRoot) {
+    if (!isBytes(args.recv)) fail(me, 'recv', 'the root must pass a Uint8Array receive buffer');
+    recv = args.recv;
+    ({ counts, displs } = rootBlocks(me, comm.size, args.counts, args.displs, u, recv.length, 'recv'));
+    if (!inPlace && count !== counts[root]) {
+      fail(me, 'send', `the root's block has ${count} elements, counts[${root}] is ${counts[root]}`);
+    }
+  }
+  const input: GathervPlanInput = {
+    comm,
+    root,
+    unitBytes: u,
+    count: isRoot && inPlace ? (counts as number[])[root] : count,
+    send,
+    recv,
+    counts,
+    displs,
+    inPlace,
+    model: c.model,
+    adaptive: c.adaptive,
+  };
+  return { input, algorithm: c.algorithm };
+}
+
+/** Validates scatterv arguments on one rank; returns the plan input and the requested algorithm. */
+export function normalizeScatterv(
+  comm: Communicator,
+  args: ScattervArgs,
+  options?: CollectiveOptions,
+): { readonly input: ScattervPlanInput; readonly algorithm: VAlgorithm } {
+  checkComm(comm);
+  const me = comm.rank;
+  if (args === null || typeof args !== 'object') fail(me, 'args', 'must be an object');
+  const c = common(comm, args.root, args.unitBytes, options);
+  const { unitBytes: u, root } = c;
+  const isRoot = me === root;
+  const inPlace = optionalBoolean(me, 'inPlace', args.inPlace, false);
+  if (inPlace && !isRoot) fail(me, 'inPlace', 'only the root may scatter in place');
+  let send: Uint8Array | undefined;
+  let counts: number[] | undefined;
+  let displs: number[] | undefined;
+  if (isRoot) {
+    if (!isBytes(args.send)) fail(me, 'send', 'the root must pass a Uint8Array send buffer');
+    send = args.send;
+    ({ counts, displs } = rootBlocks(me, comm.size, args.counts, args.displs, u, send.length, 'send'));
+  }
+  let recv: Uint8Array;
+  let count: number;
+  if (isRoot && inPlace) {
+    recv = new Uint8Array(0);
+    count = (counts as number[])[root];
+    if (args.count !== undefined && args.count !== count) {
+      fail(me, 'count', `the root's count ${String(args.count)} differs from counts[${root}] = ${count}`);
+    }
+  } else {
+    if (!isBytes(args.recv)) fail(me, 'recv', 'must be a Uint8Array');
+    if (args.count === undefined) {
+      if (args.recv.length % u !== 0) fail(me, 'recv', `length ${args.recv.length} is not a multiple of unitBytes ${u} (pass count)`);
+      count = args.recv.length / u;
+    } else {
+      if (typeof args.count !== 'number' || !Number.isInteger(args.count) || args.count < 0 || args.count > MAX_ELEMENTS) {
+        fail(me, 'count', `must be an integer in [0, ${MAX_ELEMENTS}], got ${String(args.count)}`);
+      }
+      count = args.count;
+      if (count * u > args.recv.length) fail(me, 'recv', `holds ${args.recv.length} bytes, count ${count} needs ${count * u}`);
+    }
+    if (count > MAX_ELEMENTS) fail(me, 'recv', `${count} elements exceed ${MAX_ELEMENTS}`);
+    recv = args.recv.subarray(0, count * u);
+    if (isRoot && count !== (counts as number[])[root]) {
+      fail(me, 'count', `the root receives ${count} elements, counts[${root}] is ${(counts as number[])[root]}`);
+    }
+  }
+  const input: ScattervPlanInput = {
+    comm,
+    root,
+    unitBytes: u,
+    count,
+    recv,
+    send,
+    counts,
+    displs,
+    inPlace,
+    model: c.model,
+    adaptive: c.adaptive,
+  };
+  return { input, algorithm: c.algorithm };
+}

@@ -1,0 +1,74 @@
+/**
+ * allreduce: x₀ ⊕ x₁ ⊕ … ⊕ x_{p−1} (rank order) into every rank's `recv`, by recursive
+ * doubling with the non-power-of-two fold (Thakur, Rabenseifner and Gropp 2005; Chan et al.
+ * 2007 as cited by seed 000 §1). With p' the largest power of two ≤ p and q = p − p': ranks
+ * 0 … 2q−1 pair up, the even rank handing its vector to the odd one (which becomes new rank
+ * r/2), the others become new rank r − q — new ranks keep the rank order; then log₂p' rounds
+ * of pairwise exchanges with new rank ⊕ 2^k; finally every odd rank of the fold sends the
+ * result back to its even partner. The lower range is always the left operand, so
+ * non-commutative operators are correct, and both partners of an exchange compute the same
+ * value from the same operands: every rank ends with bit-identical results.
+ *
+ * Cost (n bytes, full duplex): (log₂p' + 2·[p ≠ p'])(α + βn) plus local combining and two
+ * γn copies (send into the work buffer, work buffer into recv); one-ported half duplex: every
+ * exchange takes two transfers, 2·log₂p'(α + βn) + 2·[p ≠ p'](α + βn).
+ */
+import { bytesOf, type Communicator } from '../../comm/communicator.js';
+import { allocLike, resolveOp, type NumericArray, type ReduceOp } from './ops.js';
+import { sendrecv } from './sendrecv.js';
+import { BASIC_TAG } from './tags.js';
+import { checkNumeric, checkSameShape, expectBytes } from './validate.js';
+
+export interface AllreduceArgs<T extends NumericArray> {
+  readonly send: T;
+  /** Same type and length as `send` (may be `send` itself). */
+  readonly recv: T;
+  readonly op: ReduceOp<T>;
+}
+
+export async function allreduce<T extends NumericArray>(comm: Communicator, args: AllreduceArgs<T>): Promise<void> {
+  const send = checkNumeric<T>(comm, 'send', args.send);
+  const recv = checkSameShape(comm, 'recv', args.recv, send, 'send');
+  const combine = resolveOp(args.op, send, comm.rank);
+  const { rank, size: p } = comm;
+  const tag = BASIC_TAG.allreduce;
+  const nbytes = send.byteLength;
+  let acc = allocLike(send, send.length);
+  let tmp = allocLike(send, send.length);
+  comm.copy(bytesOf(acc), bytesOf(send));
+  let pof2 = 1;
+  while (pof2 * 2 <= p) pof2 *= 2;
+  const rem = p - pof2;
+  let newrank: number;
+  if (rank < 2 * rem) {
+    if (rank % 2 === 0) {
+      await comm.send(rank + 1, tag, bytesOf(acc));
+      newrank = -1;
+    } else {
+      expectBytes(comm, 'send', await comm.recv(rank - 1, tag, bytesOf(tmp)), nbytes);
+      combine(tmp, acc);
+      [acc, tmp] = [tmp, acc];
+      newrank = rank >> 1;
+    }
+  } else {
+    newrank = rank - rem;
+  }
+  if (newrank >= 0) {
+    for (let mask = 1; mask < pof2; mask *= 2) {
+      const newdst = newrank ^ mask;
+      const dst = newdst < rem ? newdst * 2 + 1 : newdst + rem;
+      expectBytes(comm, 'send', await sendrecv(comm, tag, dst, bytesOf(acc), dst, bytesOf(tmp)), nbytes);
+      if (newdst < newrank) {
+        combine(tmp, acc);
+        [acc, tmp] = [tmp, acc];
+      } else {
+        combine(acc, tmp);
+      }
+    }
+  }
+  if (rank < 2 * rem) {
+    if (rank % 2 === 1) await comm.send(rank - 1, tag, bytesOf(acc));
+    else expectBytes(comm, 'send', await comm.recv(rank + 1, tag, bytesOf(acc)), nbytes);
+  }
+  comm.copy(bytesOf(recv), bytesOf(acc));
+}

@@ -1,0 +1,55 @@
+/**
+ * gather (regular): every rank's block of m bytes (all ranks the same m) lands in the root's
+ * `recv` at offset rank·m. Binomial tree (ordered binomial tree of tree.ts; Chan et al. 2007 as
+ * cited by seed 000 §1): every subtree is a contiguous range of ranks, so an intermediate rank
+ * gathers its range in one buffer (its own block copied in, children's ranges received in
+ * place) and sends it on as one message; the root receives straight into `recv` — blocks are
+ * in rank order with no reordering copy, whatever the root. Leaves send from `send` itself.
+ *
+ * Cost (one-ported, γ = 0): ⌈log₂p⌉α + β(p−1)m; exactly kα + β(p−1)m for p = 2^k (every
+ * subtree of 2^j ranks completes exactly when its parent is ready for it). Plus γm per
+ * non-leaf rank for its own block's copy.
+ * A rank whose block length differs is detected by its parent (received bytes ≠ expected):
+ * InvalidArgumentError('send') there, or a truncation CommunicationError if it sent more.
+ */
+import type { Communicator } from '../../comm/communicator.js';
+import { InvalidArgumentError } from '../../errors.js';
+import { BASIC_TAG } from './tags.js';
+import { orderedBinomialRole } from './tree.js';
+import { checkBytes, checkRoot, expectBytes } from './validate.js';
+
+export interface GatherArgs {
+  /** This rank's block (m bytes, the same m on every rank). */
+  readonly send: Uint8Array;
+  /** Root only: p·m bytes; ignored elsewhere. */
+  readonly recv?: Uint8Array;
+  readonly root: number;
+}
+
+export async function gather(comm: Communicator, args: GatherArgs): Promise<void> {
+  const root = checkRoot(comm, args.root);
+  const send = checkBytes(comm, 'send', args.send);
+  const { rank, size: p } = comm;
+  const m = send.length;
+  let recv: Uint8Array | undefined;
+  if (rank === root) {
+    recv = checkBytes(comm, 'recv', args.recv);
+    if (recv.length !== p * m) {
+      throw new InvalidArgumentError('recv', `holds ${recv.length} bytes, p·m = ${p}·${m} = ${p * m} needed`, { rank });
+    }
+  }
+  const role = orderedBinomialRole(p, root, rank);
+  if (role.children.length === 0 && role.parent >= 0) {
+    await comm.send(role.parent, BASIC_TAG.gather, send);
+    return;
+  }
+  const { lo } = role;
+  const buf = recv ?? new Uint8Array((role.hi - lo + 1) * m);
+  const kids = [...role.children].reverse();
+  const ops = kids.map((c) => comm.irecv(c.peer, BASIC_TAG.gather, buf.subarray((c.lo - lo) * m, (c.hi - lo + 1) * m)));
+  // The own block's copy overlaps the wait for the first child.
+  comm.copy(buf.subarray((rank - lo) * m, (rank - lo + 1) * m), send);
+  const sts = await comm.waitAll(ops);
+  sts.forEach((st, i) => expectBytes(comm, 'send', st, (kids[i].hi - kids[i].lo + 1) * m));
+  if (role.parent >= 0) await comm.send(role.parent, BASIC_TAG.gather, buf);
+}

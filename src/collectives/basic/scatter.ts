@@ -1,0 +1,57 @@
+/**
+ * scatter (regular): the root's `send` holds p blocks of m bytes in rank order; block i lands
+ * in rank i's `recv` (m bytes, the same m on every rank). Binomial tree (ordered binomial tree
+ * of tree.ts; Chan et al. 2007 as cited by seed 000 §1): the root sends every child its
+ * subtree's contiguous range straight out of `send`; an intermediate rank receives its range
+ * in one buffer, forwards sub-ranges, largest first, and copies its own block out; a leaf
+ * receives straight into `recv`.
+ *
+ * Cost (one-ported, γ = 0): ⌈log₂p⌉α + β(p−1)m; exactly kα + β(p−1)m for p = 2^k. Plus γm
+ * per non-leaf rank for its own block's copy.
+ * A rank whose `recv` length differs from its parent's is detected on that rank:
+ * InvalidArgumentError('recv') if it got fewer bytes, a truncation CommunicationError if more.
+ */
+import type { Communicator } from '../../comm/communicator.js';
+import { InvalidArgumentError } from '../../errors.js';
+import { BASIC_TAG } from './tags.js';
+import { orderedBinomialRole } from './tree.js';
+import { checkBytes, checkRoot, expectBytes } from './validate.js';
+
+export interface ScatterArgs {
+  /** Root only: p·m bytes; ignored elsewhere. */
+  readonly send?: Uint8Array;
+  /** This rank's block (m bytes, the same m on every rank). */
+  readonly recv: Uint8Array;
+  readonly root: number;
+}
+
+export async function scatter(comm: Communicator, args: ScatterArgs): Promise<void> {
+  const root = checkRoot(comm, args.root);
+  const recv = checkBytes(comm, 'recv', args.recv);
+  const { rank, size: p } = comm;
+  const m = recv.length;
+  let send: Uint8Array | undefined;
+  if (rank === root) {
+    send = checkBytes(comm, 'send', args.send);
+    if (send.length !== p * m) {
+      throw new InvalidArgumentError('send', `holds ${send.length} bytes, p·m = ${p}·${m} = ${p * m} expected`, { rank });
+    }
+  }
+  const role = orderedBinomialRole(p, root, rank);
+  const { lo } = role;
+  if (role.parent >= 0 && role.children.length === 0) {
+    const st = await comm.recv(role.parent, BASIC_TAG.scatter, recv);
+    expectBytes(comm, 'recv', st, m);
+    return;
+  }
+  let buf = send;
+  if (buf === undefined) {
+    buf = new Uint8Array((role.hi - lo + 1) * m);
+    const st = await comm.recv(role.parent, BASIC_TAG.scatter, buf);
+    expectBytes(comm, 'recv', st, buf.length);
+  }
+  for (const c of role.children) {
+    await comm.send(c.peer, BASIC_TAG.scatter, buf.subarray((c.lo - lo) * m, (c.hi - lo + 1) * m));
+  }
+  comm.copy(recv, buf.subarray((rank - lo) * m, (rank - lo + 1) * m));
+}

@@ -1,0 +1,215 @@
+/**
+ * Adaptive gatherv (seed 000: TUW_Gatherv, Lemmas 1–4, Theorem 1, §3).
+ *
+ * Construction: the distributed, constant-size-message construction of Lemma 3
+ * (adaptive/construct.ts) with the MPI root fixed (Lemma 2); the tree equals
+ * `adaptiveBinomialTree(sizes, model, { root, rule })` (Lemma 4's with `adaptive.lemma4`).
+ * Data: each gather root receives the adjacent ranges in join order into an intermediate
+ * buffer kept in rank order (its own block copied to its offset: before the first receive
+ * when that range lies to its right, after it when to its left; every rank first under
+ * Lemma 4), then sends its whole range to its parent as one message; leaves send straight
+ * from their block. The root receives straight into its buffer at the displacements (a
+ * staged copy when the displacements are not contiguous, collectives/layout.ts). An empty
+ * range sends no message.
+ *
+ * Overlap (default, §3): `init` starts the construction and returns at once; the first
+ * `start()` posts each receive as soon as the rank learns the join (and its previous
+ * receives are done), so the construction hides behind the data. Later starts (and every
+ * start without overlap, where `init` waits for the construction) only run the data phase.
+ *
+ * Cost (homogeneous one-ported model, γ = 0, free root of the Lemma 1 rule, p = 2^d,
+ * positive blocks): data phase ⌈log₂p⌉α + βΣ_{i≠r} m_i; in general exactly the evaluator's
+ * time of the tree; construction ⌈log₂p⌉ rounds of constant-size messages.
+ */
+import type { Communicator } from '../../comm/communicator.js';
+import { InvalidArgumentError, VcollError } from '../../errors.js';
+import { blockView, rangePlacement, type BlockLayout, type Placement } from '../layout.js';
+import type { PersistentCollective } from '../types.js';
+import type { GathervPlanInput, GathervVariant } from '../variant.js';
+import { EventQueue, RangeBuffer } from '../adaptive/buffer.js';
+import { constructAdaptive, type AdaptiveRole, type RoleEvent } from '../adaptive/construct.js';
+import { adaptiveContext, adaptiveInfo, bufferLayout, rootRangeCheck } from '../adaptive/plan.js';
+import { nextPlanTags } from '../adaptive/tags.js';
+
+interface EventSource {
+  next(): Promise<RoleEvent | undefined>;
+}
+
+function roleSource(role: AdaptiveRole): EventSource {
+  const events = role.parent === undefined ? [...role.children] : [...role.children, role.parent];
+  let i = 0;
+  return { next: () => Promise.resolve(events[i++]) };
+}
+
+const noop = (): void => {};
+
+/** One rank's data phase (the same code with the joins known or still arriving). */
+class GatherExecutor {
+  private readonly comm: Communicator;
+  private readonly rank: number;
+  private readonly u: number;
+  private buffer: RangeBuffer | undefined;
+  private readonly placements: Placement[] = [];
+
+  constructor(
+    private readonly input: GathervPlanInput,
+    private readonly tag: number,
+    private readonly copyAll: boolean,
+  ) {
+    this.comm = input.comm;
+    this.rank = input.comm.rank;
+    this.u = input.unitBytes;
+  }
+
+  /** Allocates the exact buffers of a known role. */
+  prepare(role: AdaptiveRole): void {
+    if (this.rank === this.input.root) {
+      role.children.forEach((c, k) => this.placement(k, c));
+    } else if (role.children.length > 0 || this.copyAll) {
+      const l = bufferLayout(role, this.u);
+      this.buffer = RangeBuffer.exact(role.count * this.u, l.own, l.total);
+    }
+  }
+
+  private layout(): BlockLayout {
+    const { counts, displs } = this.input;
+    return { counts: counts as readonly number[], displs: displs as readonly number[], unitBytes: this.u };
+  }
+
+  private placement(k: number, e: RoleEvent): Placement {
+    let pl = this.placements[k];
+    if (pl === undefined) {
+      pl = rangePlacement(this.comm, this.input.recv as Uint8Array, this.layout(), e.lo, e.hi, 'gather');
+      this.placements[k] = pl;
+    }
+    return pl;
+  }
+
+  async run(source: EventSource): Promise<void> {
+    if (this.rank === this.input.root) await this.runRoot(source);
+    else await this.runOther(source);
+  }
+
+  private async runRoot(source: EventSource): Promise<void> {
+    const { comm, input } = this;
+    let copied = false;
+    const copyOwn = (): void => {
+      copied = true;
+      if (!input.inPlace) comm.copy(blockView(input.recv as Uint8Array, this.layout(), this.rank), input.send);
+    };
+    let k = 0;
+    for (let e = await source.next(); e !== undefined; e = await source.next()) {
+      if (k === 0 && (this.copyAll || e.lo > this.rank)) copyOwn();
+      const pl = this.placement(k++, e);
+      if (e.size > 0) {
+        await comm.recv(e.peer, this.tag, pl.view);
+        pl.sync();
+      }
+      if (!copied) copyOwn();
+    }
+    if (!copied) copyOwn();
+  }
+
+  private async runOther(source: EventSource): Promise<void> {
+    const { comm, input, u } = this;
+    let e = await source.next();
+    if (e === undefined) throw new VcollError('INTERNAL', `rank ${this.rank}: no join in the adaptive tree`, { rank: this.rank });
+    if (e.kind === 'send' && !this.copyAll) {
+      if (input.count > 0) await comm.send(e.peer, this.tag, input.send);
+      return;
+    }
+    const buf = (this.buffer ??= RangeBuffer.growable(input.count * u));
+    buf.reset();
+    let copied = false;
+    const copyOwn = (): void => {
+      copied = true;
+      comm.copy(buf.ownView(), input.send);
+    };
+    if (this.copyAll || e.lo > this.rank) copyOwn();
+    while (e.kind === 'recv') {
+      const n = e.size * u;
+      const view = e.lo < this.rank ? buf.prepend(n) : buf.append(n);
+      if (n > 0) await comm.recv(e.peer, this.tag, view);
+      if (!copied) copyOwn();
+      const next: RoleEvent | undefined = await source.next();
+      if (next === undefined) throw new VcollError('INTERNAL', `rank ${this.rank}: the adaptive construction ended without a parent`, { rank: this.rank });
+      e = next;
+    }
+    if (!copied) copyOwn();
+    const out = buf.contents();
+    if (out.length !== e.size * u) {
+      throw new VcollError('INTERNAL', `rank ${this.rank}: range ${e.lo}..${e.hi} holds ${out.length} bytes, the construction says ${e.size * u}`, { rank: this.rank });
+    }
+    if (out.length > 0) await comm.send(e.peer, this.tag, out);
+  }
+
+  /** After a run with the joins arriving: keep the buffer at its exact size. */
+  settle(): void {
+    this.buffer?.compact();
+  }
+}
+
+async function initAdaptiveGatherv(input: GathervPlanInput): Promise<PersistentCollective> {
+  const { comm, root } = input;
+  const ctx = adaptiveContext(comm, root, input.model, input.adaptive);
+  const tags = nextPlanTags(comm);
+  const exec = new GatherExecutor(input, tags.data, ctx.copyAll);
+  const check = comm.rank === root ? rootRangeCheck(comm.rank, input.counts as readonly number[]) : undefined;
+  const info = adaptiveInfo(comm.size);
+  let running = false;
+  const guard = async (body: () => Promise<void>): Promise<void> => {
+    if (running) throw new InvalidArgumentError('start', 'called again before the previous start() resolved', { rank: comm.rank });
+    running = true;
+    try {
+      await body();
+    } finally {
+      running = false;
+    }
+  };
+
+  if (!input.adaptive.overlap) {
+    const role = await constructAdaptive({ comm, root, count: input.count, ctx, tags, onEvent: check });
+    exec.prepare(role);
+    return { info, start: () => guard(() => exec.run(roleSource(role))) };
+  }
+
+  const queue = new EventQueue<RoleEvent>();
+  const built = constructAdaptive({
+    comm,
+    root,
+    count: input.count,
+    ctx,
+    tags,
+    onEvent: (e) => {
+      check?.(e);
+      queue.push(e);
+    },
+  }).then(
+    (role) => {
+      queue.close();
+      return role;
+    },
+    (e: unknown) => {
+      queue.fail(e);
+      throw e;
+    },
+  );
+  built.catch(noop);
+  let role: AdaptiveRole | undefined;
+  return {
+    info,
+    start: () =>
+      guard(async () => {
+        if (role !== undefined) return exec.run(roleSource(role));
+        await exec.run(queue);
+        role = await built;
+        exec.settle();
+      }),
+  };
+}
+
+export const ADAPTIVE_GATHERV: GathervVariant = {
+  name: 'adaptive',
+  description: 'seed 000: distributed adaptive binomial tree (Lemma 3, constant-size messages), fixed root (Lemma 2), construction overlapped with the data',
+  init: initAdaptiveGatherv,
+};

@@ -1,0 +1,55 @@
+/**
+ * gatherv: the public entry. Validates the arguments once (collectives/args.ts), then plans
+ * the requested algorithm (`gathervInit`, like MPI 4's MPI_Gatherv_init: buffers and
+ * arguments bound at init, `start()` runs the data phase as often as wanted) or plans and
+ * runs it once (`gatherv`). Every rank must pass the same algorithm and options (the tree algorithms use only
+ * the root's model, but adaptive builds its tree on every rank and checks they agree).
+ */
+import type { Communicator } from '../../comm/communicator.js';
+import { InvalidArgumentError } from '../../errors.js';
+import { normalizeGatherv } from '../args.js';
+import { autoInit } from '../auto.js';
+import type { CollectiveInfo, CollectiveOptions, GathervArgs, PersistentCollective } from '../types.js';
+import type { GathervVariant } from '../variant.js';
+import { ADAPTIVE_GATHERV } from './adaptive.js';
+import { BINOMIAL_GATHERV } from './binomial.js';
+import { LINEAR_GATHERV } from './linear.js';
+import { BINARY_GATHERV, OPTIMAL_GATHERV, TWO_BLOCK_GATHERV } from './tree.js';
+
+/** The gatherv algorithms, in the order of VAlgorithm ('auto' chooses among them). */
+export const GATHERV_VARIANTS: readonly GathervVariant[] = [
+  LINEAR_GATHERV,
+  BINOMIAL_GATHERV,
+  ADAPTIVE_GATHERV,
+  OPTIMAL_GATHERV,
+  BINARY_GATHERV,
+  TWO_BLOCK_GATHERV,
+];
+
+/**
+ * Plans a gatherv (collective): validation, then the algorithm's planning phase, completed
+ * before it resolves (adaptive: the whole construction; its overlap with the data phase
+ * applies to the one-shot `gatherv` only), so `start()` runs the data phase alone.
+ */
+export function gathervInit(comm: Communicator, args: GathervArgs, options?: CollectiveOptions): Promise<PersistentCollective> {
+  return plan(comm, args, options, true);
+}
+
+async function plan(comm: Communicator, args: GathervArgs, options: CollectiveOptions | undefined, persistent: boolean): Promise<PersistentCollective> {
+  const normalized = normalizeGatherv(comm, args, options);
+  const { algorithm } = normalized;
+  const input = persistent ? { ...normalized.input, adaptive: { ...normalized.input.adaptive, overlap: false } } : normalized.input;
+  if (algorithm === 'auto') return autoInit(input, GATHERV_VARIANTS);
+  const variant = GATHERV_VARIANTS.find((v) => v.name === algorithm);
+  if (variant === undefined) {
+    throw new InvalidArgumentError('algorithm', `'${algorithm}' is not available for gatherv yet`, { rank: comm.rank });
+  }
+  return variant.init(input);
+}
+
+/** Gathers every rank's block to the root (MPI_Gatherv semantics, collectives/types.ts). */
+export async function gatherv(comm: Communicator, args: GathervArgs, options?: CollectiveOptions): Promise<CollectiveInfo> {
+  const p = await plan(comm, args, options, false);
+  await p.start();
+  return p.info;
+}

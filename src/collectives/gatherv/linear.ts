@@ -1,0 +1,75 @@
+/**
+ * Linear gatherv: what Open MPI and MPICH ship (seed 000 §1, seed 004 §5.1 "Linear"). The
+ * root copies its own block, then posts one receive per rank, in rank order, straight into
+ * that rank's place in recv, and waits for all; every other rank sends its block to the
+ * root. No planning, no construction rounds.
+ *
+ * Cost (one-ported): Σ_{i≠r, m_i>0}(α + β·m_i) + γ·m_r at the root, i.e. (p − 1)α + βΣ_{i≠r}m_i
+ * when no block is empty, the start-up term linear in p. Every rank sends, even an empty
+ * block (a 0-byte message costs nothing on the simulator), so the root sees every rank's
+ * count: a message of another size than counts[i] is an InvalidArgumentError('counts[i]')
+ * on the root.
+ */
+import { CommunicationError, InvalidArgumentError } from '../../errors.js';
+import type { Communicator } from '../../comm/communicator.js';
+import { V_TAGS } from '../defaults.js';
+import { blockView } from '../layout.js';
+import { nextDataTag, persistentPlan } from '../schedule.js';
+import type { PersistentCollective } from '../types.js';
+import type { GathervPlanInput, GathervVariant } from '../variant.js';
+
+/**
+ * A receive of rank `from`'s block failed or brought the wrong size: the counts disagree.
+ * A CommunicationError naming this rank (or no rank) is the transport's truncation of a
+ * longer message; errors naming another rank (a failed peer) pass through.
+ */
+export function countMismatch(comm: Communicator, field: string, from: number, e: unknown): unknown {
+  if (e instanceof CommunicationError && (e.rank === undefined || e.rank === comm.rank)) {
+    return new InvalidArgumentError(field, `rank ${from} sent more elements than this rank expects (${e.message})`, {
+      rank: comm.rank,
+      cause: e,
+    });
+  }
+  return e;
+}
+
+export const LINEAR_GATHERV: GathervVariant = {
+  name: 'linear',
+  description: 'the root receives every block directly, all receives posted at once in rank order (Open MPI, MPICH)',
+  init(input: GathervPlanInput): Promise<PersistentCollective> {
+    const { comm, root, unitBytes: u } = input;
+    const tag = nextDataTag(comm, V_TAGS.dataFirst);
+    const p = comm.size;
+    const info = { algorithm: 'linear' as const, constructionRounds: 0, height: p > 1 ? 1 : 0 };
+    if (comm.rank !== root) {
+      return Promise.resolve(persistentPlan(comm, info, () => comm.send(root, tag, input.send)));
+    }
+    const layout = { counts: input.counts as readonly number[], displs: input.displs as readonly number[], unitBytes: u };
+    const recv = input.recv as Uint8Array;
+    const views = Array.from({ length: p }, (_, i) => blockView(recv, layout, i));
+    const run = async (): Promise<void> => {
+      if (!input.inPlace) comm.copy(views[root], input.send);
+      const ops: Promise<void>[] = [];
+      for (let i = 0; i < p; i++) {
+        if (i === root) continue;
+        const field = `counts[${i}]`;
+        ops.push(
+          comm.irecv(i, tag, views[i]).then(
+            (st) => {
+              if (st.bytes !== views[i].length) {
+                throw new InvalidArgumentError(field, `rank ${i} sent ${st.bytes / u} elements, counts[${i}] is ${layout.counts[i]}`, {
+                  rank: comm.rank,
+                });
+              }
+            },
+            (e: unknown) => {
+              throw countMismatch(comm, field, i, e);
+            },
+          ),
+        );
+      }
+      await comm.waitAll(ops);
+    };
+    return Promise.resolve(persistentPlan(comm, info, run));
+  },
+};

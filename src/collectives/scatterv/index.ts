@@ -1,0 +1,46 @@
+/**
+ * scatterv: the public entry. Validates the arguments once (collectives/args.ts), then plans
+ * the requested algorithm (`scattervInit`, like MPI 4's MPI_Scatterv_init: buffers and
+ * arguments bound at init, `start()` runs the data phase as often as wanted; a persistent
+ * scatter sends the send buffer's contents at each start) or plans and runs it once
+ * (`scatterv`). Every rank must pass the same algorithm and options (the tree algorithms use
+ * only the root's model, but adaptive builds its tree on every rank and checks they agree).
+ */
+import type { Communicator } from '../../comm/communicator.js';
+import { InvalidArgumentError } from '../../errors.js';
+import { normalizeScatterv } from '../args.js';
+import { autoInit } from '../auto.js';
+import type { CollectiveInfo, CollectiveOptions, PersistentCollective, ScattervArgs } from '../types.js';
+import type { ScattervVariant } from '../variant.js';
+import { ADAPTIVE_SCATTERV } from './adaptive.js';
+import { BINOMIAL_SCATTERV } from './binomial.js';
+import { LINEAR_SCATTERV } from './linear.js';
+import { BINARY_SCATTERV, OPTIMAL_SCATTERV, TWO_BLOCK_SCATTERV } from './tree.js';
+
+/** The scatterv algorithms, in the order of VAlgorithm ('auto' chooses among them). */
+export const SCATTERV_VARIANTS: readonly ScattervVariant[] = [
+  LINEAR_SCATTERV,
+  BINOMIAL_SCATTERV,
+  ADAPTIVE_SCATTERV,
+  OPTIMAL_SCATTERV,
+  BINARY_SCATTERV,
+  TWO_BLOCK_SCATTERV,
+];
+
+/** Plans a scatterv (collective): validation, then the algorithm's planning phase. */
+export async function scattervInit(comm: Communicator, args: ScattervArgs, options?: CollectiveOptions): Promise<PersistentCollective> {
+  const { input, algorithm } = normalizeScatterv(comm, args, options);
+  if (algorithm === 'auto') return autoInit(input, SCATTERV_VARIANTS);
+  const variant = SCATTERV_VARIANTS.find((v) => v.name === algorithm);
+  if (variant === undefined) {
+    throw new InvalidArgumentError('algorithm', `'${algorithm}' is not available for scatterv yet`, { rank: comm.rank });
+  }
+  return variant.init(input);
+}
+
+/** Scatters the root's blocks to every rank (MPI_Scatterv semantics, collectives/types.ts). */
+export async function scatterv(comm: Communicator, args: ScattervArgs, options?: CollectiveOptions): Promise<CollectiveInfo> {
+  const plan = await scattervInit(comm, args, options);
+  await plan.start();
+  return plan.info;
+}

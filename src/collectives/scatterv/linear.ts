@@ -1,0 +1,53 @@
+/**
+ * Linear scatterv: what Open MPI and MPICH ship. The root posts one send per rank, in rank
+ * order, straight from that rank's place in `send`, after copying its own block (the copy
+ * cannot overlap the root's communication in the model), and waits for all; every other rank receives its block from the root. No planning.
+ *
+ * Cost (one-ported): Σ_{i≠r, m_i>0}(α + β·m_i) + γ·m_r at the root. Every rank receives, even
+ * an empty block, so a rank whose count differs from the root's counts entry gets a
+ * message of the wrong size: an InvalidArgumentError('count') on that rank.
+ */
+import { InvalidArgumentError } from '../../errors.js';
+import { V_TAGS } from '../defaults.js';
+import { countMismatch } from '../gatherv/linear.js';
+import { blockView } from '../layout.js';
+import { nextDataTag, persistentPlan } from '../schedule.js';
+import type { PersistentCollective } from '../types.js';
+import type { ScattervPlanInput, ScattervVariant } from '../variant.js';
+
+export const LINEAR_SCATTERV: ScattervVariant = {
+  name: 'linear',
+  description: 'the root sends every block directly, all sends posted at once in rank order (Open MPI, MPICH)',
+  init(input: ScattervPlanInput): Promise<PersistentCollective> {
+    const { comm, root, unitBytes: u } = input;
+    const tag = nextDataTag(comm, V_TAGS.dataFirst);
+    const p = comm.size;
+    const info = { algorithm: 'linear' as const, constructionRounds: 0, height: p > 1 ? 1 : 0 };
+    if (comm.rank !== root) {
+      const run = async (): Promise<void> => {
+        let bytes: number;
+        try {
+          bytes = (await comm.recv(root, tag, input.recv)).bytes;
+        } catch (e) {
+          throw countMismatch(comm, 'count', root, e);
+        }
+        if (bytes !== input.recv.length) {
+          throw new InvalidArgumentError('count', `rank ${comm.rank} expects ${input.count} elements, the root sent ${bytes / u}`, {
+            rank: comm.rank,
+          });
+        }
+      };
+      return Promise.resolve(persistentPlan(comm, info, run));
+    }
+    const layout = { counts: input.counts as readonly number[], displs: input.displs as readonly number[], unitBytes: u };
+    const send = input.send as Uint8Array;
+    const views = Array.from({ length: p }, (_, i) => blockView(send, layout, i));
+    const run = async (): Promise<void> => {
+      if (!input.inPlace) comm.copy(input.recv, views[root]);
+      const ops: Promise<void>[] = [];
+      for (let i = 0; i < p; i++) if (i !== root) ops.push(comm.isend(i, tag, views[i]));
+      await comm.waitAll(ops);
+    };
+    return Promise.resolve(persistentPlan(comm, info, run));
+  },
+};

@@ -1,0 +1,164 @@
+/**
+ * The one Communicator implementation of vcoll: a group of world ranks inside one context of
+ * a transport's Endpoint. Rank i of the communicator is world rank group[i]; destinations,
+ * sources and Status.source are translated between the two (the world communicator is the
+ * identity and adds nothing to the transport's promises). `split` is MPI_Comm_split.
+ *
+ * Cost of `split` in the α+βm model (p ranks of the parent): one Bruck allgather of a 32-byte
+ * record per rank, ⌈log₂p⌉α + 32(p−1)β, then O(p log p) local work (the sort by key). The
+ * construction follows MPI-4.0 §7.4.2 (MPI_Comm_split) and the context-id agreement of
+ * src/comm/agree.ts.
+ */
+
+import { InvalidArgumentError } from '../errors.js';
+import { allgatherRecords, type Members, TAG_SPLIT, withContext } from './agree.js';
+import { ANY_SOURCE, ANY_TAG, BaseCommunicator, type Communicator, type Status, UNDEFINED } from './communicator.js';
+import type { Endpoint, VirtualClock } from './endpoint.js';
+
+const MAX_TAG = 0x7fffffff;
+const INT32_MIN = -0x80000000;
+
+function rejected<T>(e: Error): Promise<T> {
+  return Promise.reject(e);
+}
+
+/** A communicator over an endpoint: a group of world ranks and a context id. */
+export class GroupCommunicator extends BaseCommunicator implements Members {
+  readonly rank: number;
+  readonly size: number;
+  readonly clock?: VirtualClock;
+  /** The transport underneath (for comm/'s own constructions). */
+  readonly endpoint: Endpoint;
+  /** The context id of this communicator's traffic. */
+  readonly ctx: number;
+  /** World rank of each rank; null for the world communicator (the identity). */
+  private readonly group: Int32Array | null;
+  private localOf: Map<number, number> | undefined;
+
+  /**
+   * `group`: the world rank of every rank (null: the world itself); `rank`: this process's
+   * rank in it. Use `createWorldCommunicator` or `split` rather than this constructor.
+   */
+  constructor(endpoint: Endpoint, ctx: number, group: ArrayLike<number> | null, rank: number) {
+    super();
+    this.endpoint = endpoint;
+    this.ctx = ctx;
+    this.group = group === null ? null : Int32Array.from(group);
+    this.size = group === null ? endpoint.worldSize : group.length;
+    this.rank = rank;
+    if (endpoint.clock !== undefined) this.clock = endpoint.clock;
+  }
+
+  /** The world rank of `rank` (no validation). */
+  worldRankOf(rank: number): number {
+    return this.group === null ? rank : this.group[rank];
+  }
+
+  /** The rank of world rank `world` here, or -1 if it is not a member. */
+  rankOfWorld(world: number): number {
+    if (this.group === null) return world >= 0 && world < this.size ? world : -1;
+    if (this.localOf === undefined) {
+      this.localOf = new Map();
+      for (let i = 0; i < this.group.length; i++) this.localOf.set(this.group[i], i);
+    }
+    return this.localOf.get(world) ?? -1;
+  }
+
+  /** World ranks of the members, in rank order. */
+  worldRanks(): number[] {
+    return Array.from({ length: this.size }, (_, i) => this.worldRankOf(i));
+  }
+
+  private badRank(field: string, r: number, wildcard: boolean): InvalidArgumentError | undefined {
+    if (Number.isInteger(r) && r >= 0 && r < this.size) return undefined;
+    if (wildcard && r === ANY_SOURCE) return undefined;
+    return new InvalidArgumentError(field, `rank ${r} is not in [0, ${this.size})`, { rank: this.rank });
+  }
+
+  private badTag(t: number, wildcard: boolean): InvalidArgumentError | undefined {
+    if (Number.isInteger(t) && t >= 0 && t <= MAX_TAG) return undefined;
+    if (wildcard && t === ANY_TAG) return undefined;
+    return new InvalidArgumentError('tag', `must be an integer in [0, 2^31 - 1], got ${t}`, { rank: this.rank });
+  }
+
+  isend(dest: number, tag: number, data: Uint8Array): Promise<void> {
+    const bad =
+      this.badRank('dest', dest, false) ??
+      this.badTag(tag, false) ??
+      (data instanceof Uint8Array ? undefined : new InvalidArgumentError('data', 'must be a Uint8Array', { rank: this.rank }));
+    if (bad !== undefined) return rejected(bad);
+    return this.endpoint.isend(this.ctx, this.group === null ? dest : this.group[dest], tag, data);
+  }
+
+  irecv(source: number, tag: number, into: Uint8Array): Promise<Status> {
+    const bad =
+      this.badRank('source', source, true) ??
+      this.badTag(tag, true) ??
+      (into instanceof Uint8Array ? undefined : new InvalidArgumentError('into', 'must be a Uint8Array', { rank: this.rank }));
+    if (bad !== undefined) return rejected(bad);
+    const group = this.group;
+    if (group === null) return this.endpoint.irecv(this.ctx, source, tag, into);
+    if (source !== ANY_SOURCE) {
+      return this.endpoint
+        .irecv(this.ctx, group[source], tag, into)
+        .then((st) => ({ source, tag: st.tag, bytes: st.bytes }));
+    }
+    return this.endpoint
+      .irecv(this.ctx, ANY_SOURCE, tag, into)
+      .then((st) => ({ source: this.rankOfWorld(st.source), tag: st.tag, bytes: st.bytes }));
+  }
+
+  copy(dst: Uint8Array, src: Uint8Array): void {
+    this.endpoint.copy(dst, src);
+  }
+
+  nodeOf(rank: number): number {
+    const bad = this.badRank('rank', rank, false);
+    if (bad !== undefined) throw bad;
+    return this.endpoint.nodeOf(this.worldRankOf(rank));
+  }
+
+  split(color: number, key: number): Promise<Communicator | null> {
+    return withContext(this.endpoint, async (counter) => {
+      const colorOk = color === UNDEFINED || (Number.isInteger(color) && color >= 0 && color <= MAX_TAG);
+      const keyOk = Number.isInteger(key) && key >= INT32_MIN && key <= MAX_TAG;
+      const flag = colorOk ? (keyOk ? 0 : 2) : 1;
+      const all = await allgatherRecords(this, TAG_SPLIT, Float64Array.of(color, key, counter.next, flag));
+      let ctx = 0;
+      for (let i = 0; i < this.size; i++) {
+        const f = all[i * 4 + 3];
+        if (f !== 0) {
+          const field = f === 1 ? 'color' : 'key';
+          const what = f === 1 ? 'an integer in [0, 2^31 - 1] or UNDEFINED' : 'an int32';
+          throw new InvalidArgumentError(field, `rank ${i} passed ${all[i * 4 + f - 1]}; must be ${what}`, {
+            rank: this.rank,
+          });
+        }
+        ctx = Math.max(ctx, all[i * 4 + 2]);
+      }
+      counter.claim(ctx);
+      if (color === UNDEFINED) return null;
+      const members: number[] = [];
+      for (let i = 0; i < this.size; i++) if (all[i * 4] === color) members.push(i);
+      members.sort((a, b) => all[a * 4 + 1] - all[b * 4 + 1] || a - b);
+      return new GroupCommunicator(
+        this.endpoint,
+        ctx,
+        members.map((i) => this.worldRankOf(i)),
+        members.indexOf(this.rank),
+      );
+    });
+  }
+
+  async splitByNode(): Promise<Communicator> {
+    return (await this.split(this.nodeOf(this.rank), this.rank)) as Communicator;
+  }
+}
+
+/**
+ * The world communicator of an endpoint (context 0, rank = world rank). Every transport builds
+ * each rank's communicator with this; sub-communicators come from `split`.
+ */
+export function createWorldCommunicator(endpoint: Endpoint): GroupCommunicator {
+  return new GroupCommunicator(endpoint, 0, null, endpoint.worldRank);
+}

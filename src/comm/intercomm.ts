@@ -1,0 +1,300 @@
+/**
+ * Intercommunicators (MPI-4.0 §7.6): a local and a disjoint remote group; point-to-point
+ * operations address ranks of the REMOTE group, and `local` is the intra-communicator of the
+ * local group (for intergroup collectives, e.g. the intergroup allgather of the papers).
+ *
+ * - `createIntercomm` (MPI_Intercomm_create): each group agrees on the maximum of its members'
+ *   context counters (Bruck allgather, ⌈log₂n⌉α), the two leaders exchange that and their
+ *   group's world ranks over the `peer` communicator (α + 8(n+1)β), and each leader broadcasts
+ *   the other group's list and the agreed context within its group (binomial,
+ *   ⌈log₂n⌉(α + 8(n'+1)β)).
+ * - `splitIntercomm`: both groups out of one communicator by color 0/1 in one allgather
+ *   (⌈log₂p⌉α + 24(p−1)β): no leader traffic, since every rank sees every color.
+ * - `merge` (MPI_Intercomm_merge): the union as an intra-communicator, the group passing
+ *   `high` = false first; same cost shape as createIntercomm with constant-size messages.
+ *
+ * Context agreement covers both groups, so the new context differs from every context any
+ * member of either group uses (see src/comm/agree.ts).
+ */
+
+import { InvalidArgumentError } from '../errors.js';
+import { allgatherRecords, bcastBytes, MANAGEMENT_TAG, withContext } from './agree.js';
+import { ANY_SOURCE, ANY_TAG, type Communicator, type Status } from './communicator.js';
+import type { Endpoint, VirtualClock } from './endpoint.js';
+import { GroupCommunicator } from './group.js';
+
+const TAG_INTER_GATHER = MANAGEMENT_TAG + 3;
+const TAG_INTER_BCAST = MANAGEMENT_TAG + 4;
+const TAG_MERGE_GATHER = MANAGEMENT_TAG + 5;
+const TAG_MERGE_LEADER = MANAGEMENT_TAG + 6;
+const TAG_MERGE_BCAST = MANAGEMENT_TAG + 7;
+const MAX_TAG = 0x7fffffff;
+
+export interface InterCommunicator {
+  /** This rank in the local group. */
+  readonly rank: number;
+  /** Size of the local group. */
+  readonly size: number;
+  /** Size of the remote group. */
+  readonly remoteSize: number;
+  /** The intra-communicator of the local group. */
+  readonly local: Communicator;
+  readonly clock?: VirtualClock;
+  /** Sends to rank `dest` of the REMOTE group. */
+  isend(dest: number, tag: number, data: Uint8Array): Promise<void>;
+  /** Receives from rank `source` of the REMOTE group (or ANY_SOURCE); Status.source is a remote rank. */
+  irecv(source: number, tag: number, into: Uint8Array): Promise<Status>;
+  send(dest: number, tag: number, data: Uint8Array): Promise<void>;
+  recv(source: number, tag: number, into: Uint8Array): Promise<Status>;
+  waitAll<T>(ops: readonly Promise<T>[]): Promise<T[]>;
+  copy(dst: Uint8Array, src: Uint8Array): void;
+  /** The node of local rank `rank`. */
+  nodeOf(rank: number): number;
+  /** The node of remote rank `rank`. */
+  nodeOfRemote(rank: number): number;
+  /**
+   * MPI_Intercomm_merge, collective over both groups: one intra-communicator, the group whose
+   * ranks pass `high` = false first (if both pass the same value, the group holding the lower
+   * world rank first), each group in its local order. All ranks of a group pass the same `high`.
+   */
+  merge(high: boolean): Promise<Communicator>;
+}
+
+function groupOf(c: Communicator, field: string, rank?: number): GroupCommunicator {
+  if (!(c instanceof GroupCommunicator)) {
+    throw new InvalidArgumentError(field, 'must be a communicator built by vcoll (createWorldCommunicator or split)', {
+      rank,
+    });
+  }
+  return c;
+}
+
+function f64bytes(a: Float64Array): Uint8Array {
+  return new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+}
+
+function asF64(b: Uint8Array): Float64Array {
+  const copy = new Uint8Array(b.length);
+  copy.set(b);
+  return new Float64Array(copy.buffer);
+}
+
+class GroupInterCommunicator implements InterCommunicator {
+  readonly rank: number;
+  readonly size: number;
+  readonly remoteSize: number;
+  readonly clock?: VirtualClock;
+  private readonly endpoint: Endpoint;
+  private remoteOf: Map<number, number> | undefined;
+
+  constructor(
+    readonly local: GroupCommunicator,
+    private readonly ctx: number,
+    private readonly remote: Int32Array,
+  ) {
+    this.endpoint = local.endpoint;
+    this.rank = local.rank;
+    this.size = local.size;
+    this.remoteSize = remote.length;
+    if (local.clock !== undefined) this.clock = local.clock;
+  }
+
+  private badRemote(field: string, r: number, wildcard: boolean): InvalidArgumentError | undefined {
+    if (Number.isInteger(r) && r >= 0 && r < this.remoteSize) return undefined;
+    if (wildcard && r === ANY_SOURCE) return undefined;
+    return new InvalidArgumentError(field, `remote rank ${r} is not in [0, ${this.remoteSize})`, { rank: this.rank });
+  }
+
+  private badTag(t: number, wildcard: boolean): InvalidArgumentError | undefined {
+    if (Number.isInteger(t) && t >= 0 && t <= MAX_TAG) return undefined;
+    if (wildcard && t === ANY_TAG) return undefined;
+    return new InvalidArgumentError('tag', `must be an integer in [0, 2^31 - 1], got ${t}`, { rank: this.rank });
+  }
+
+  private remoteRankOfWorld(world: number): number {
+    if (this.remoteOf === undefined) {
+      this.remoteOf = new Map();
+      for (let i = 0; i < this.remote.length; i++) this.remoteOf.set(this.remote[i], i);
+    }
+    return this.remoteOf.get(world) ?? -1;
+  }
+
+  isend(dest: number, tag: number, data: Uint8Array): Promise<void> {
+    const bad = this.badRemote('dest', dest, false) ?? this.badTag(tag, false);
+    if (bad !== undefined) return Promise.reject(bad);
+    return this.endpoint.isend(this.ctx, this.remote[dest], tag, data);
+  }
+
+  irecv(source: number, tag: number, into: Uint8Array): Promise<Status> {
+    const bad = this.badRemote('source', source, true) ?? this.badTag(tag, true);
+    if (bad !== undefined) return Promise.reject(bad);
+    if (source !== ANY_SOURCE) {
+      return this.endpoint
+        .irecv(this.ctx, this.remote[source], tag, into)
+        .then((st) => ({ source, tag: st.tag, bytes: st.bytes }));
+    }
+    return this.endpoint
+      .irecv(this.ctx, ANY_SOURCE, tag, into)
+      .then((st) => ({ source: this.remoteRankOfWorld(st.source), tag: st.tag, bytes: st.bytes }));
+  }
+
+  send(dest: number, tag: number, data: Uint8Array): Promise<void> {
+    return this.isend(dest, tag, data);
+  }
+
+  recv(source: number, tag: number, into: Uint8Array): Promise<Status> {
+    return this.irecv(source, tag, into);
+  }
+
+  waitAll<T>(ops: readonly Promise<T>[]): Promise<T[]> {
+    return Promise.all(ops);
+  }
+
+  copy(dst: Uint8Array, src: Uint8Array): void {
+    this.endpoint.copy(dst, src);
+  }
+
+  nodeOf(rank: number): number {
+    return this.local.nodeOf(rank);
+  }
+
+  nodeOfRemote(rank: number): number {
+    const bad = this.badRemote('rank', rank, false);
+    if (bad !== undefined) throw bad;
+    return this.endpoint.nodeOf(this.remote[rank]);
+  }
+
+  merge(high: boolean): Promise<Communicator> {
+    const local = this.local;
+    return withContext(this.endpoint, async (counter) => {
+      const flagBad = typeof high === 'boolean' ? 0 : 1;
+      const mine = Float64Array.of(high === true ? 1 : 0, counter.next, flagBad);
+      const all = await allgatherRecords(local, TAG_MERGE_GATHER, mine);
+      let localMax = 0;
+      let bad = 0;
+      for (let i = 0; i < local.size; i++) {
+        localMax = Math.max(localMax, all[i * 3 + 1]);
+        if (all[i * 3 + 2] !== 0 || all[i * 3] !== all[0]) bad = 1;
+      }
+      const localHigh = all[0];
+      let remoteInfo: Uint8Array | null = null;
+      if (local.rank === 0) {
+        const out = Float64Array.of(localHigh, localMax, bad);
+        const into = new Float64Array(3);
+        await Promise.all([
+          this.endpoint.isend(this.ctx, this.remote[0], TAG_MERGE_LEADER, f64bytes(out)),
+          this.endpoint.irecv(this.ctx, this.remote[0], TAG_MERGE_LEADER, f64bytes(into)),
+        ]);
+        remoteInfo = f64bytes(into);
+      }
+      const got = asF64(await bcastBytes(local, TAG_MERGE_BCAST, 0, remoteInfo, 24));
+      const [remoteHigh, remoteMax, remoteBad] = [got[0], got[1], got[2]];
+      if (bad !== 0 || remoteBad !== 0) {
+        throw new InvalidArgumentError(
+          'high',
+          `every rank of ${bad !== 0 ? 'this' : 'the remote'} group must pass the same boolean`,
+          { rank: local.rank },
+        );
+      }
+      const ctx = Math.max(localMax, remoteMax);
+      counter.claim(ctx);
+      const mineWorld = local.worldRanks();
+      const theirs = Array.from(this.remote);
+      const localFirst = localHigh !== remoteHigh ? localHigh === 0 : mineWorld[0] < theirs[0];
+      const group = localFirst ? [...mineWorld, ...theirs] : [...theirs, ...mineWorld];
+      const rank = localFirst ? local.rank : theirs.length + local.rank;
+      return new GroupCommunicator(this.endpoint, ctx, group, rank);
+    });
+  }
+}
+
+/**
+ * MPI_Intercomm_create, collective over both groups: `local` is this group's communicator and
+ * `localLeader` its leader (the same on every rank of the group); at the leader, `peer` is a
+ * communicator holding both leaders, `remoteLeader` the other leader's rank in `peer` and
+ * `tag` the tag of the leaders' exchange on `peer` (ignored elsewhere). The groups must be
+ * disjoint.
+ */
+export async function createIntercomm(
+  local: Communicator,
+  localLeader: number,
+  peer: Communicator | null,
+  remoteLeader: number,
+  tag: number,
+): Promise<InterCommunicator> {
+  const lc = groupOf(local, 'local');
+  if (!Number.isInteger(localLeader) || localLeader < 0 || localLeader >= lc.size) {
+    throw new InvalidArgumentError('localLeader', `rank ${localLeader} is not in [0, ${lc.size})`, { rank: lc.rank });
+  }
+  const leader = lc.rank === localLeader;
+  let pc: GroupCommunicator | undefined;
+  if (leader) {
+    pc = groupOf(peer as Communicator, 'peer', lc.rank);
+    if (pc.endpoint !== lc.endpoint) throw new InvalidArgumentError('peer', 'must live on the same transport as local', { rank: lc.rank });
+    if (!Number.isInteger(remoteLeader) || remoteLeader < 0 || remoteLeader >= pc.size) {
+      throw new InvalidArgumentError('remoteLeader', `rank ${remoteLeader} is not in [0, ${pc.size})`, { rank: lc.rank });
+    }
+    if (!Number.isInteger(tag) || tag < 0 || tag > MAX_TAG) {
+      throw new InvalidArgumentError('tag', `must be an integer in [0, 2^31 - 1], got ${tag}`, { rank: lc.rank });
+    }
+  }
+  const endpoint = lc.endpoint;
+  const maxBytes = 8 * (endpoint.worldSize + 1);
+  return withContext(endpoint, async (counter) => {
+    const all = await allgatherRecords(lc, TAG_INTER_GATHER, Float64Array.of(counter.next));
+    let localMax = 0;
+    for (const c of all) localMax = Math.max(localMax, c);
+    let info: Uint8Array | null = null;
+    if (pc !== undefined) {
+      const out = Float64Array.from([localMax, ...lc.worldRanks()]);
+      const into = new Uint8Array(maxBytes);
+      const [, st] = await Promise.all([pc.isend(remoteLeader, tag, f64bytes(out)), pc.irecv(remoteLeader, tag, into)]);
+      const theirs = asF64(into.subarray(0, st.bytes));
+      theirs[0] = Math.max(theirs[0], localMax);
+      const mine = new Set(lc.worldRanks());
+      for (let i = 1; i < theirs.length; i++) {
+        if (mine.has(theirs[i])) {
+          // Tell the group (a negative context) so that nobody waits forever.
+          theirs[0] = -1;
+          break;
+        }
+      }
+      info = f64bytes(theirs);
+    }
+    const got = asF64(await bcastBytes(lc, TAG_INTER_BCAST, localLeader, info, maxBytes));
+    const ctx = got[0];
+    if (ctx < 0) throw new InvalidArgumentError('local', 'the local and the remote group must be disjoint', { rank: lc.rank });
+    counter.claim(ctx);
+    return new GroupInterCommunicator(lc, ctx, Int32Array.from(got.subarray(1)));
+  });
+}
+
+/**
+ * An intercommunicator from one communicator: ranks passing color 0 form one group, color 1
+ * the other (each in `comm`'s rank order). Collective over `comm`; both groups must be
+ * non-empty, and a bad color anywhere rejects on every rank.
+ */
+export function splitIntercomm(comm: Communicator, color: 0 | 1): Promise<InterCommunicator> {
+  const c = groupOf(comm, 'comm');
+  return withContext(c.endpoint, async (counter) => {
+    const ok = color === 0 || color === 1;
+    const all = await allgatherRecords(c, TAG_INTER_GATHER, Float64Array.of(ok ? color : 0, counter.next, ok ? 0 : 1));
+    const mine: number[] = [];
+    const theirs: number[] = [];
+    let ctx = 0;
+    for (let i = 0; i < c.size; i++) {
+      if (all[i * 3 + 2] !== 0) {
+        throw new InvalidArgumentError('color', `rank ${i} passed a color other than 0 or 1`, { rank: c.rank });
+      }
+      (all[i * 3] === color ? mine : theirs).push(c.worldRankOf(i));
+      ctx = Math.max(ctx, all[i * 3 + 1]);
+    }
+    if (theirs.length === 0) {
+      throw new InvalidArgumentError('color', `every rank passed ${color}; both groups must be non-empty`, { rank: c.rank });
+    }
+    // The two local intra-communicators are disjoint and may share ctx; the intercomm takes ctx + 1.
+    counter.claim(ctx + 1);
+    const localComm = new GroupCommunicator(c.endpoint, ctx, mine, mine.indexOf(c.worldRankOf(c.rank)));
+    return new GroupInterCommunicator(localComm, ctx + 1, Int32Array.from(theirs));
+  });
+}

@@ -1,0 +1,150 @@
+/**
+ * Runs cases on a transport and turns the ranks' reports into one result per case: verified
+ * (every rank's data equal to the reference, byte for byte, after every execution), the time
+ * (slowest rank of an execution, minimum over the repetitions), messages and bytes (summed over
+ * the ranks, one execution), rounds (construction rounds + height of the data-phase tree, from
+ * the root's CollectiveInfo) and the model's prediction for the tree the data phase follows.
+ */
+import { blockSizes } from '../bench/distributions.js';
+import type { VAlgorithm } from '../collectives/types.js';
+import { InvalidArgumentError } from '../errors.js';
+import { linearModel } from '../model/cost-model.js';
+import { runSim } from '../transports/sim/index.js';
+import { runThreads, type RunThreadsOptions } from '../transports/threads/index.js';
+import type { Calibration, CalibrationOptions } from './calibrate.js';
+import { predictTime } from './predict.js';
+import { VIRTUAL_TIMER, runCaseOnRank, type RankCaseResult } from './rank.js';
+import { validateCase, type RunCase, type TransportName, type VOperation } from './spec.js';
+import { calibratedModel, type ThreadsJobArgs, type ThreadsJobRankResult } from './threads-program.js';
+
+/** The result of one case: the JSON object `vcoll run --format json` prints. */
+export interface RunReport {
+  readonly verified: boolean;
+  /** Slowest rank's time of one execution, minimum over the repetitions. */
+  readonly time: number;
+  /** 'model': virtual time of the simulator in model units; 's': measured seconds. */
+  readonly timeUnit: 'model' | 's';
+  /** Point-to-point messages of one execution, summed over the ranks (0-byte ones included). */
+  readonly messages: number;
+  readonly bytes: number;
+  /** constructionRounds + height, from the root's CollectiveInfo. */
+  readonly rounds: number;
+  readonly constructionRounds: number;
+  readonly height: number;
+  readonly transport: TransportName;
+  readonly op: VOperation;
+  /** The algorithm that ran ('auto' resolved). */
+  readonly algorithm: Exclude<VAlgorithm, 'auto'>;
+  readonly requestedAlgorithm: VAlgorithm;
+  readonly p: number;
+  readonly root: number;
+  readonly dist: string;
+  readonly b: number;
+  readonly unitBytes: number;
+  /** Σ counts (elements). */
+  readonly size: number;
+  readonly persistent: boolean;
+  readonly reps: number;
+  /** α, β, γ per element of the model the trees were built with. */
+  readonly model: RunCase['model'];
+  /** The evaluator's time for the data-phase tree in that model (its units: µs when calibrated). */
+  readonly predicted: number;
+  /** The slowest rank's time of every timed execution. */
+  readonly repTimes: number[];
+  /** Persistent only: the planning call (slowest rank), and its traffic. */
+  readonly planTime?: number;
+  readonly planMessages?: number;
+  readonly planBytes?: number;
+  /** Simulator only: every message of the whole run (planning, warm-up and repetitions included). */
+  readonly simTotalMessages?: number;
+  readonly simTotalBytes?: number;
+  /** The first differences found (empty when verified). */
+  readonly mismatches: string[];
+}
+
+/** Combines the per-rank results of one case. */
+export function summarize(transport: TransportName, p: number, c: RunCase, ranks: readonly RankCaseResult[], unit: 'model' | 's'): RunReport {
+  const rootResult = ranks[c.root];
+  const info = rootResult.info;
+  const repTimes = rootResult.times.map((_, j) => Math.max(...ranks.map((r) => r.times[j])));
+  const sizes = blockSizes(c.dist, { p, b: c.b, rho: c.rho, seed: c.seed });
+  const model = linearModel(c.model);
+  const mismatches = ranks.flatMap((r) => (r.mismatch === undefined ? [] : [r.mismatch])).slice(0, 8);
+  const sum = (f: (r: RankCaseResult) => number): number => ranks.reduce((a, r) => a + f(r), 0);
+  return {
+    verified: mismatches.length === 0,
+    time: Math.min(...repTimes),
+    timeUnit: unit,
+    messages: sum((r) => r.messages),
+    bytes: sum((r) => r.bytes),
+    rounds: info.constructionRounds + info.height,
+    constructionRounds: info.constructionRounds,
+    height: info.height,
+    transport,
+    op: c.op,
+    algorithm: info.algorithm,
+    requestedAlgorithm: c.algorithm,
+    p,
+    root: c.root,
+    dist: c.dist,
+    b: c.b,
+    unitBytes: c.unitBytes,
+    size: sizes.reduce((a, x) => a + x, 0),
+    persistent: c.persistent,
+    reps: c.reps,
+    model: c.model,
+    predicted: predictTime(info.algorithm, c.op, sizes, model, c.root),
+    repTimes,
+    ...(c.persistent
+      ? {
+          planTime: Math.max(...ranks.map((r) => r.planTime ?? 0)),
+          planMessages: sum((r) => r.planMessages),
+          planBytes: sum((r) => r.planBytes),
+        }
+      : {}),
+    mismatches,
+  };
+}
+
+/** Runs one case on the virtual-time simulator with the case's model (per element of unitBytes bytes). */
+export async function runOnSim(p: number, c: RunCase): Promise<RunReport> {
+  validateCase(p, c);
+  const sim = await runSim(p, (comm) => runCaseOnRank(comm, c, VIRTUAL_TIMER), {
+    model: linearModel(c.model),
+    unitBytes: c.unitBytes,
+  });
+  return { ...summarize('sim', p, c, sim.results, 'model'), simTotalMessages: sim.messages, simTotalBytes: sim.bytes };
+}
+
+const PROGRAM_URL = new URL(import.meta.url.endsWith('.ts') ? './threads-program.ts' : './threads-program.js', import.meta.url);
+
+export interface ThreadsRunOptions {
+  /** Calibrate α, β, γ first and build every case's trees (and prediction) with them, µs. */
+  readonly calibrate?: CalibrationOptions;
+  readonly threads?: RunThreadsOptions;
+}
+
+export interface ThreadsRunResult {
+  readonly calibration: Calibration | undefined;
+  readonly reports: RunReport[];
+}
+
+/** Runs cases, in order, on p worker threads (one start-up for all of them). */
+export async function runOnThreads(p: number, cases: readonly RunCase[], options: ThreadsRunOptions = {}): Promise<ThreadsRunResult> {
+  if (p < 2 && options.calibrate) throw new InvalidArgumentError('p', 'calibration needs at least 2 ranks');
+  for (const c of cases) validateCase(p, c);
+  const args: ThreadsJobArgs = { cases, calibrate: options.calibrate };
+  const ranks = await runThreads<ThreadsJobRankResult>(p, PROGRAM_URL, args, options.threads);
+  const calibration = ranks[0].calibration;
+  const reports = cases.map((c, i) => {
+    const run = calibration ? { ...c, model: calibratedModel(calibration, c.unitBytes) } : c;
+    return summarize('threads', p, run, ranks.map((r) => r.results[i]), 's');
+  });
+  return { calibration, reports };
+}
+
+/** One case on one transport. */
+export async function runCase(transport: TransportName, p: number, c: RunCase): Promise<RunReport> {
+  if (transport === 'sim') return runOnSim(p, c);
+  return (await runOnThreads(p, [c])).reports[0];
+}

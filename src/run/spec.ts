@@ -1,0 +1,108 @@
+/**
+ * What one run of one collective is: the operation, the algorithm, the block sizes (a
+ * distribution of src/bench/distributions.ts), the root, the model α, β, γ (per element) the
+ * trees are built for (and the simulator charges), and how to time it. Shared by `vcoll run`,
+ * the main job and the threads benchmark; validated once here with typed errors.
+ */
+import { DISTRIBUTIONS, parseDistribution, type DistributionName } from '../bench/distributions.js';
+import { V_ALGORITHMS, type VAlgorithm } from '../collectives/types.js';
+import { InvalidArgumentError } from '../errors.js';
+
+export type VOperation = 'gatherv' | 'scatterv';
+export const V_OPERATIONS: readonly VOperation[] = ['gatherv', 'scatterv'];
+
+export type TransportName = 'sim' | 'threads';
+export const TRANSPORTS: readonly TransportName[] = ['sim', 'threads'];
+
+/** The distributions of seed 000's experiments (§5), used by the main job and the benchmark. */
+export const SEED000_DISTRIBUTIONS: readonly DistributionName[] = [
+  'same',
+  'random',
+  'bucket',
+  'spikes',
+  'increasing',
+  'decreasing',
+  'alternating',
+  'two-blocks',
+];
+
+export interface LinearParamsInput {
+  readonly alpha: number;
+  readonly beta: number;
+  readonly gamma: number;
+}
+
+/** One collective call to run, time and verify (every rank evaluates the same case). */
+export interface RunCase {
+  readonly op: VOperation;
+  readonly algorithm: VAlgorithm;
+  readonly dist: DistributionName;
+  /** Average block size in elements. */
+  readonly b: number;
+  readonly rho: number;
+  readonly seed: number;
+  readonly root: number;
+  readonly unitBytes: number;
+  /** α, β, γ per element: the model trees are built for (and the simulator's). */
+  readonly model: LinearParamsInput;
+  /** Plan once with *Init and time only start(). */
+  readonly persistent: boolean;
+  /** Timed repetitions (the reported time is the minimum over them). */
+  readonly reps: number;
+  /** Untimed executions before the timed ones. */
+  readonly warmup: number;
+}
+
+export const CASE_DEFAULTS = {
+  op: 'gatherv',
+  algorithm: 'auto',
+  dist: 'random',
+  b: 100,
+  rho: 5,
+  seed: 1,
+  root: 0,
+  unitBytes: 1,
+  model: { alpha: 100, beta: 1, gamma: 0 },
+  persistent: false,
+  reps: 1,
+  warmup: 0,
+} as const satisfies RunCase;
+
+function integerIn(field: string, x: unknown, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  if (typeof x !== 'number' || !Number.isInteger(x) || x < min || x > max) {
+    throw new InvalidArgumentError(field, `must be an integer in [${min}, ${max}], got ${String(x)}`);
+  }
+  return x;
+}
+
+function nonNegative(field: string, x: unknown): number {
+  if (typeof x !== 'number' || !Number.isFinite(x) || x < 0) {
+    throw new InvalidArgumentError(field, `must be a finite number >= 0, got ${String(x)}`);
+  }
+  return x;
+}
+
+/** Validates a case for p ranks; `prefix` names fields as the caller spells them (e.g. "--"). */
+export function validateCase(p: number, c: RunCase, prefix = ''): RunCase {
+  integerIn(`${prefix}p`, p, 1);
+  if (!V_OPERATIONS.includes(c.op)) {
+    throw new InvalidArgumentError(`${prefix}op`, `must be one of ${V_OPERATIONS.join(', ')}, got "${String(c.op)}"`);
+  }
+  if (!V_ALGORITHMS.includes(c.algorithm)) {
+    throw new InvalidArgumentError(`${prefix}algorithm`, `must be one of ${V_ALGORITHMS.join(', ')}, got "${String(c.algorithm)}"`);
+  }
+  if (!(DISTRIBUTIONS as readonly string[]).includes(c.dist)) parseDistribution(String(c.dist), `${prefix}dist`);
+  integerIn(`${prefix}b`, c.b, 1);
+  integerIn(`${prefix}rho`, c.rho, 1);
+  integerIn(`${prefix}seed`, c.seed, -(2 ** 31), 2 ** 31 - 1);
+  if (typeof c.root !== 'number' || !Number.isInteger(c.root) || c.root < 0 || c.root >= p) {
+    throw new InvalidArgumentError(`${prefix}root`, `must be a rank in [0, ${p - 1}], got ${String(c.root)}`);
+  }
+  integerIn(`${prefix}unit-bytes`, c.unitBytes, 1, 1 << 20);
+  nonNegative(`${prefix}alpha`, c.model.alpha);
+  nonNegative(`${prefix}beta`, c.model.beta);
+  nonNegative(`${prefix}gamma`, c.model.gamma);
+  integerIn(`${prefix}reps`, c.reps, 1);
+  integerIn(`${prefix}warmup`, c.warmup, 0);
+  return c;
+}

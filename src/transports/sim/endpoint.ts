@@ -1,0 +1,84 @@
+/**
+ * The simulator's Endpoint (src/comm/endpoint.ts): one per rank, a thin validating layer over
+ * the shared Simulation, plus the rank's virtual clock. Communicators (world and split) are
+ * built on it by comm/group.ts.
+ */
+import { ANY_SOURCE, ANY_TAG, type Status } from '../../comm/communicator.js';
+import type { Endpoint, VirtualClock } from '../../comm/endpoint.js';
+import { InvalidArgumentError } from '../../errors.js';
+import { RECV, SEND } from './op.js';
+import type { Simulation } from './sim.js';
+
+class SimClock implements VirtualClock {
+  constructor(
+    private readonly sim: Simulation,
+    private readonly rank: number,
+  ) {}
+
+  now(): number {
+    return this.sim.timeOf(this.rank);
+  }
+
+  sync(): Promise<void> {
+    return this.sim.sync(this.rank);
+  }
+}
+
+const isCount = (x: number): boolean => Number.isInteger(x) && x >= 0;
+
+export class SimEndpoint implements Endpoint {
+  readonly worldRank: number;
+  readonly worldSize: number;
+  readonly clock: VirtualClock;
+
+  constructor(
+    private readonly sim: Simulation,
+    rank: number,
+  ) {
+    this.worldRank = rank;
+    this.worldSize = sim.p;
+    this.clock = new SimClock(sim, rank);
+  }
+
+  private bad(field: string, message: string): Promise<never> {
+    return Promise.reject(new InvalidArgumentError(field, message, { rank: this.worldRank }));
+  }
+
+  isend(ctx: number, dest: number, tag: number, data: Uint8Array): Promise<void> {
+    const p = this.worldSize;
+    if (!(isCount(dest) && dest < p)) return this.bad('dest', `${dest} outside [0, ${p - 1}]`);
+    if (!isCount(tag)) return this.bad('tag', `must be an integer >= 0, got ${tag}`);
+    if (!isCount(ctx)) return this.bad('ctx', `must be an integer >= 0, got ${ctx}`);
+    if (!(data instanceof Uint8Array)) return this.bad('data', 'must be a Uint8Array');
+    return this.sim.post(SEND, this.worldRank, ctx, dest, tag, data) as Promise<void>;
+  }
+
+  irecv(ctx: number, source: number, tag: number, into: Uint8Array): Promise<Status> {
+    const p = this.worldSize;
+    if (!(source === ANY_SOURCE || (isCount(source) && source < p))) {
+      return this.bad('source', `${source} outside [0, ${p - 1}] and not ANY_SOURCE`);
+    }
+    if (!(tag === ANY_TAG || isCount(tag))) return this.bad('tag', `must be an integer >= 0 or ANY_TAG, got ${tag}`);
+    if (!isCount(ctx)) return this.bad('ctx', `must be an integer >= 0, got ${ctx}`);
+    if (!(into instanceof Uint8Array)) return this.bad('into', 'must be a Uint8Array');
+    return this.sim.post(RECV, this.worldRank, ctx, source, tag, into) as Promise<Status>;
+  }
+
+  copy(dst: Uint8Array, src: Uint8Array): void {
+    const rank = this.worldRank;
+    if (!(dst instanceof Uint8Array)) throw new InvalidArgumentError('dst', 'must be a Uint8Array', { rank });
+    if (!(src instanceof Uint8Array)) throw new InvalidArgumentError('src', 'must be a Uint8Array', { rank });
+    if (src.length > dst.length) {
+      throw new InvalidArgumentError('dst', `holds ${dst.length} bytes, the copy needs ${src.length}`, { rank });
+    }
+    dst.set(src);
+    this.sim.chargeCopy(rank, src.length);
+  }
+
+  nodeOf(worldRank: number): number {
+    if (!(isCount(worldRank) && worldRank < this.worldSize)) {
+      throw new InvalidArgumentError('rank', `${worldRank} outside [0, ${this.worldSize - 1}]`, { rank: this.worldRank });
+    }
+    return this.sim.nodeOf(worldRank);
+  }
+}

@@ -1,0 +1,81 @@
+/**
+ * One posted point-to-point operation of the simulator. A matched pair is a transfer,
+ * represented by its send operation (`partner` is the receive). Every list an operation can be
+ * in is intrusive (links on the object), so queueing and removal allocate nothing and take
+ * O(1); completed operations go back to a pool (OpPool) and are reused.
+ */
+import { ANY_SOURCE, ANY_TAG } from '../../comm/communicator.js';
+
+export const SEND = 0;
+export const RECV = 1;
+
+export class Op {
+  kind = 0;
+  rank = 0;
+  ctx = 0;
+  /** dest for a send; source (or ANY_SOURCE) for a receive. */
+  peer = 0;
+  tag = 0;
+  buf: Uint8Array = EMPTY;
+  pending = false;
+  /** A transfer that holds its ports (its end is in the event heap). */
+  started = false;
+  promise: Promise<unknown> | null = null;
+  resolve: (v: unknown) => void = noop;
+  reject: (e: unknown) => void = noop;
+  /** Before matching: visibility order (first posted, first matched); after: match order (ports). */
+  seq = 0;
+  /** Destination's queue while unmatched; then the rank's list of transfers waiting for ports. */
+  qPrev: Op | null = null;
+  qNext: Op | null = null;
+  /** Per-rank list while unmatched: ANY_SOURCE receives, or unexpected sends in arrival order. */
+  aPrev: Op | null = null;
+  aNext: Op | null = null;
+  /** Bucket queue of an indexed destination (matching.ts), while unmatched. */
+  bPrev: Op | null = null;
+  bNext: Op | null = null;
+  /** The matched operation. */
+  partner: Op | null = null;
+  /** Virtual start time of the transfer. */
+  start = 0;
+}
+
+const EMPTY = new Uint8Array(0);
+function noop(): void {}
+
+/** A free list of operations: no allocation per operation once the pool is warm. */
+export class OpPool {
+  private readonly free: Op[] = [];
+
+  take(kind: number, rank: number, ctx: number, peer: number, tag: number, buf: Uint8Array): Op {
+    const op = this.free.length > 0 ? (this.free.pop() as Op) : new Op();
+    op.kind = kind;
+    op.rank = rank;
+    op.ctx = ctx;
+    op.peer = peer;
+    op.tag = tag;
+    op.buf = buf;
+    op.pending = true;
+    op.started = false;
+    return op;
+  }
+
+  /** Returns a settled operation that nothing refers to any more. */
+  give(op: Op): void {
+    op.buf = EMPTY;
+    op.promise = null;
+    op.resolve = noop;
+    op.reject = noop;
+    op.partner = null;
+    op.qPrev = op.qNext = op.aPrev = op.aNext = op.bPrev = op.bNext = null;
+    this.free.push(op);
+  }
+}
+
+export function describeOp(op: Op): string {
+  const ctx = op.ctx === 0 ? '' : ` (context ${op.ctx})`;
+  if (op.kind === SEND) return `send to ${op.peer} tag ${op.tag} (${op.buf.length} bytes)${ctx}`;
+  const src = op.peer === ANY_SOURCE ? 'any source' : String(op.peer);
+  const tag = op.tag === ANY_TAG ? 'any tag' : String(op.tag);
+  return `recv from ${src} tag ${tag}${ctx}`;
+}

@@ -1,0 +1,257 @@
+import { describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { Writable } from 'node:stream';
+import { blockSizes } from '../src/bench/distributions.js';
+import { V_ALGORITHMS } from '../src/collectives/types.js';
+import { runRun, type RunCommandOptions } from '../src/cli/run-command.js';
+import type { Communicator } from '../src/comm/communicator.js';
+import { linearModel } from '../src/model/cost-model.js';
+import { CountingCommunicator } from '../src/run/counting.js';
+import { summarize, type RunReport } from '../src/run/job.js';
+import { VIRTUAL_TIMER, runCaseOnRank } from '../src/run/rank.js';
+import { CASE_DEFAULTS, SEED000_DISTRIBUTIONS } from '../src/run/spec.js';
+import { runSim } from '../src/transports/sim/index.js';
+import { twoBlockDomains } from '../src/trees/two-block.js';
+
+const cli = ['--import', 'tsx', 'src/cli/main.ts', 'run'];
+
+function vcollRun(args: string[]): { status: number | null; stdout: string; stderr: string } {
+  return spawnSync(process.execPath, [...cli, ...args], { encoding: 'utf8', timeout: 60_000 });
+}
+
+function sink(): { stream: Writable; text: () => string } {
+  const chunks: string[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer | string, _enc, cb) {
+      chunks.push(chunk.toString());
+      cb();
+    },
+  });
+  return { stream, text: () => chunks.join('') };
+}
+
+const defaults: RunCommandOptions = {
+  transport: 'sim',
+  p: 8,
+  op: 'gatherv',
+  algorithm: 'auto',
+  dist: 'random',
+  b: 100,
+  rho: 5,
+  root: 0,
+  alpha: 100,
+  beta: 1,
+  gamma: 0,
+  unitBytes: 1,
+  seed: 1,
+  persistent: false,
+  reps: 1,
+  format: 'json',
+};
+
+async function inProcess(opts: Partial<RunCommandOptions>): Promise<RunReport> {
+  const out = sink();
+  const report = await runRun({ ...defaults, ...opts }, out.stream);
+  // the printed object is the returned report
+  expect(JSON.parse(out.text())).toEqual(JSON.parse(JSON.stringify(report)));
+  return report;
+}
+
+describe('vcoll run as a process', () => {
+  it('prints one JSON object with the contract fields, verified, on the simulator', () => {
+    const r = vcollRun(['--transport', 'sim', '--p', '16', '--op', 'gatherv', '--algorithm', 'linear', '--dist', 'same', '--b', '10', '--root', '5', '--format', 'json']);
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    const lines = r.stdout.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    const o = JSON.parse(lines[0]) as RunReport;
+    for (const f of ['verified', 'time', 'messages', 'bytes', 'rounds', 'timeUnit', 'predicted', 'algorithm', 'p', 'root'] as const) expect(o).toHaveProperty(f);
+    expect(o.verified).toBe(true);
+    expect(o.timeUnit).toBe('model');
+    expect(o.algorithm).toBe('linear');
+    expect(o.p).toBe(16);
+    expect(o.root).toBe(5);
+    // linear gatherv of 16 equal blocks of 10 bytes: the root receives 15 messages of 10 bytes
+    expect(o.bytes).toBe(15 * 10);
+    expect(o.messages).toBeGreaterThanOrEqual(15);
+    expect(o.messages).toBe(o.simTotalMessages);
+    expect(o.time).toBeGreaterThan(0);
+  });
+
+  it('scatterv with --persistent on the simulator: the data phase takes the model time of its tree', () => {
+    const r = vcollRun(['--p', '12', '--op', 'scatterv', '--algorithm', 'optimal', '--dist', 'decreasing', '--b', '50', '--root', '3', '--alpha', '100', '--beta', '1', '--gamma', '1', '--persistent', '--format', 'json']);
+    expect(r.status).toBe(0);
+    const o = JSON.parse(r.stdout) as RunReport;
+    expect(o.verified).toBe(true);
+    expect(o.persistent).toBe(true);
+    expect(o.time).toBe(o.predicted);
+    expect(o.planMessages).toBeGreaterThan(0);
+  });
+
+  it('exits with status 2 and a clear message on a bad option', () => {
+    const bad: [string[], RegExp][] = [
+      [['--p', '4', '--root', '4'], /--root/],
+      [['--op', 'allgatherv'], /--op/],
+      [['--frobnicate'], /frobnicate/],
+      // a rank rejects it: more than two block sizes for a two-block tree
+      [['--algorithm', 'two-block', '--dist', 'random'], /two distinct block sizes/],
+    ];
+    for (const [args, message] of bad) {
+      const r = vcollRun(args);
+      expect(r.status, args.join(' ')).toBe(2);
+      expect(r.stderr).toMatch(message);
+      expect(r.stdout).toBe('');
+    }
+  });
+
+  it('rejects bad options with a typed error naming the option', async () => {
+    const cases: [Partial<RunCommandOptions>, string][] = [
+      [{ algorithm: 'fastest' as RunCommandOptions['algorithm'] }, '--algorithm'],
+      [{ dist: 'bimodal' }, '--dist'],
+      [{ p: 0 }, '--p'],
+      [{ reps: 0 }, '--reps'],
+      [{ root: -1 }, '--root'],
+      [{ unitBytes: 1.5 }, '--unit-bytes'],
+      [{ alpha: -1 }, '--alpha'],
+    ];
+    for (const [opts, field] of cases) {
+      await expect(runRun({ ...defaults, ...opts }, sink().stream)).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', field });
+    }
+  });
+
+  it('runs on worker threads (p = 4) and reports measured seconds', () => {
+    const r = vcollRun(['--transport', 'threads', '--p', '4', '--op', 'gatherv', '--algorithm', 'adaptive', '--dist', 'spikes', '--b', '100', '--root', '2', '--reps', '3', '--format', 'json']);
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    const o = JSON.parse(r.stdout) as RunReport;
+    expect(o.verified).toBe(true);
+    expect(o.transport).toBe('threads');
+    expect(o.timeUnit).toBe('s');
+    expect(o.repTimes).toHaveLength(3);
+    expect(o.time).toBe(Math.min(...o.repTimes));
+    expect(o.time).toBeGreaterThan(0);
+    expect(o.time).toBeLessThan(1);
+    const sizes = blockSizes('spikes', { p: 4, b: 100, seed: 1 });
+    // every non-root block reaches the root at least once
+    expect(o.bytes).toBeGreaterThanOrEqual(sizes.reduce((a, x) => a + x, 0) - sizes[2]);
+  }, 60_000);
+
+  it('prints a table by default', () => {
+    const r = vcollRun(['--p', '5', '--algorithm', 'binomial']);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/verified\s*│\s*yes/);
+    expect(r.stdout).toMatch(/binomial/);
+  });
+});
+
+/** Flips the first byte of every non-empty message rank `bad` sends. */
+class Corrupting extends CountingCommunicator {
+  constructor(
+    inner: Communicator,
+    private readonly bad: number,
+  ) {
+    super(inner);
+  }
+
+  override isend(dest: number, tag: number, data: Uint8Array): Promise<void> {
+    if (this.rank !== this.bad || data.length === 0) return super.isend(dest, tag, data);
+    const copy = data.slice();
+    copy[0] ^= 0x40;
+    return super.isend(dest, tag, copy);
+  }
+}
+
+describe('verification', () => {
+  it('reports verified false, with the rank and byte, when a block arrives corrupted', async () => {
+    const c = { ...CASE_DEFAULTS, algorithm: 'linear', dist: 'same', b: 4, root: 0 } as const;
+    const sim = await runSim(5, (comm) => runCaseOnRank(new Corrupting(comm, 3), c, VIRTUAL_TIMER), { model: linearModel(c.model) });
+    const report = summarize('sim', 5, c, sim.results, 'model');
+    expect(report.verified).toBe(false);
+    // block 3 starts at byte 12 of the root's buffer
+    expect(report.mismatches).toEqual([expect.stringMatching(/root 0 receive buffer: byte 12 /)]);
+  });
+
+  it('reports verified false when a scatterv block is not delivered at all', async () => {
+    const c = { ...CASE_DEFAULTS, op: 'scatterv', algorithm: 'linear', dist: 'same', b: 3, root: 1 } as const;
+    // rank 2 pretends to receive: the collective never writes its buffer
+    const sim = await runSim(
+      3,
+      (comm) =>
+        runCaseOnRank(
+          comm.rank === 2
+            ? new (class extends CountingCommunicator {
+                override irecv(source: number, tag: number, into: Uint8Array) {
+                  return super.irecv(source, tag, new Uint8Array(into.length));
+                }
+              })(comm)
+            : comm,
+          c,
+          VIRTUAL_TIMER,
+        ),
+      { model: linearModel(c.model) },
+    );
+    const report = summarize('sim', 3, c, sim.results, 'model');
+    expect(report.verified).toBe(false);
+    expect(report.mismatches).toEqual([expect.stringMatching(/rank 2 receive buffer: byte 0 /)]);
+  });
+});
+
+describe('vcoll run in process (simulator)', () => {
+  it('verifies every algorithm on both operations, every seed 000 distribution, with several roots', async () => {
+    const p = 11;
+    for (const op of ['gatherv', 'scatterv'] as const) {
+      for (const algorithm of V_ALGORITHMS) {
+        for (const [k, dist] of SEED000_DISTRIBUTIONS.entries()) {
+          if (algorithm === 'two-block') {
+            try {
+              twoBlockDomains(blockSizes(dist, { p, b: 20, seed: 3 }));
+            } catch {
+              continue;
+            }
+          }
+          const root = (k * 4) % p;
+          const o = await inProcess({ p, op, algorithm, dist, b: 20, seed: 3, root, unitBytes: 1 + (k % 3) * 3, gamma: k % 2 });
+          expect(o.verified, `${op} ${algorithm} ${dist}`).toBe(true);
+          if (algorithm !== 'auto') expect(o.algorithm).toBe(algorithm);
+          expect(o.messages).toBe(o.simTotalMessages);
+          expect(o.rounds).toBe(o.constructionRounds + o.height);
+        }
+      }
+    }
+  }, 60_000);
+
+  it('a persistent data phase on the simulator takes exactly the predicted time of the tree each algorithm follows', async () => {
+    for (const op of ['gatherv', 'scatterv'] as const) {
+      for (const algorithm of V_ALGORITHMS) {
+        for (const [k, dist] of (['spikes', 'alternating', 'decreasing', 'two-blocks'] as const).entries()) {
+          if (algorithm === 'two-block' && dist === 'decreasing') continue;
+          const o = await inProcess({ p: 10 + k, op, algorithm, dist, b: 30, root: (3 * k + 1) % 10, gamma: k % 2, alpha: 50, beta: 2, persistent: true });
+          expect(o.verified).toBe(true);
+          if (algorithm === 'two-block' && k % 2 === 1) {
+            // non-ordered tree: the root also copies staged, non-adjacent ranges out (γ > 0), which the evaluator does not charge
+            expect(o.time).toBeGreaterThanOrEqual(o.predicted);
+          } else {
+            expect(o.time, `${op} ${algorithm} ${dist}`).toBe(o.predicted);
+          }
+        }
+      }
+    }
+  }, 60_000);
+
+  it('linear gatherv on the simulator costs what the model says: p − 1 messages at the root, one after the other', async () => {
+    const o = await inProcess({ p: 9, algorithm: 'linear', dist: 'same', b: 7, alpha: 10, beta: 2, gamma: 0, root: 0 });
+    expect(o.time).toBe(8 * (10 + 2 * 7));
+    expect(o.time).toBe(o.predicted);
+    expect(o.height).toBe(1);
+  });
+
+  it('persistent plans count their planning traffic apart from the execution', async () => {
+    const once = await inProcess({ p: 10, algorithm: 'binary', dist: 'increasing', b: 30, gamma: 1 });
+    const plan = await inProcess({ p: 10, algorithm: 'binary', dist: 'increasing', b: 30, gamma: 1, persistent: true, reps: 2 });
+    expect(plan.verified).toBe(true);
+    expect(plan.time).toBe(plan.predicted);
+    expect(plan.repTimes).toEqual([plan.time, plan.time]);
+    expect((plan.planMessages ?? 0) + plan.messages).toBe(once.messages);
+    expect(plan.simTotalMessages).toBe((plan.planMessages ?? 0) + 2 * plan.messages);
+  });
+});

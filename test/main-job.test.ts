@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import { Writable } from 'node:stream';
+import { V_ALGORITHMS } from '../src/collectives/types.js';
+import { runMainJob } from '../src/main-job.js';
+import { SEED000_DISTRIBUTIONS } from '../src/run/spec.js';
+
+function sink(): { stream: Writable; text: () => string } {
+  const chunks: string[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer | string, _enc, cb) {
+      chunks.push(chunk.toString());
+      cb();
+    },
+  });
+  return { stream, text: () => chunks.join('') };
+}
+
+describe('main job', () => {
+  it('runs every gatherv/scatterv algorithm on every seed 000 distribution on threads (p = 3, b = 10), all verified', async () => {
+    const out = sink();
+    const result = await runMainJob({ p: 3, b: 10, root: 1, reps: 1, warmup: 0, out: out.stream });
+    expect(result.ok).toBe(true);
+    expect(result.rows).toHaveLength(2 * V_ALGORITHMS.length * SEED000_DISTRIBUTIONS.length);
+    for (const row of result.rows) {
+      if (row.skipped !== undefined) {
+        // only two-block is ever not applicable (more than two distinct block sizes)
+        expect(row.algorithm).toBe('two-block');
+        continue;
+      }
+      const { call, start } = row;
+      if (!call || !start) throw new Error(`${row.op} ${row.algorithm} ${row.dist}: missing result`);
+      expect(call.verified, `${row.op} ${row.algorithm} ${row.dist}`).toBe(true);
+      expect(start.verified).toBe(true);
+      expect(call.transport).toBe('threads');
+      expect(call.p).toBe(3);
+      expect(call.root).toBe(1);
+      expect(start.persistent).toBe(true);
+      expect(call.time).toBeGreaterThan(0);
+      expect(start.time).toBeGreaterThan(0);
+      expect(Number.isFinite(start.predicted)).toBe(true);
+      expect(start.predicted).toBeGreaterThanOrEqual(0);
+    }
+    // two-block runs on the distributions with at most two block sizes
+    expect(result.rows.some((r) => r.algorithm === 'two-block' && r.dist === 'two-blocks' && r.call?.verified)).toBe(true);
+    const c = result.calibration;
+    expect(c.alphaUs).toBeGreaterThan(0);
+    expect(c.betaUs).toBeGreaterThanOrEqual(0);
+    const text = out.text();
+    expect(text).toMatch(/α = [\d.]+ µs/);
+    expect(text).toMatch(/every result verified/);
+    for (const alg of V_ALGORITHMS) expect(text).toContain(alg);
+  }, 60_000);
+});

@@ -1,0 +1,285 @@
+/**
+ * Rank programs exercising communicators (split, splitByNode, intercommunicators) that run
+ * unchanged on every transport: the in-memory test endpoint, the simulator and worker threads
+ * (through comm-program.ts). Each returns plain observations; the tests compute what they
+ * must be from the arguments alone.
+ */
+import { ANY_SOURCE, ANY_TAG, type Communicator } from '../../src/comm/communicator.js';
+import { createIntercomm, type InterCommunicator, splitIntercomm } from '../../src/comm/intercomm.js';
+import { VcollError } from '../../src/errors.js';
+
+const TAG = 7;
+
+/** Observed failure of an operation: the typed error's code, field and rank. */
+export interface Failure {
+  readonly name: string;
+  readonly code: string | undefined;
+  readonly field: string | undefined;
+  readonly rank: number | undefined;
+  readonly message: string;
+}
+
+export function failure(e: unknown): Failure {
+  const err = e instanceof Error ? e : new Error(String(e));
+  return {
+    name: err.name,
+    code: e instanceof VcollError ? e.code : undefined,
+    field: (e as { field?: string }).field,
+    rank: e instanceof VcollError ? e.rank : undefined,
+    message: err.message,
+  };
+}
+
+async function settle<T>(p: Promise<T>): Promise<{ ok: T } | { error: Failure }> {
+  try {
+    return { ok: await p };
+  } catch (e) {
+    return { error: failure(e) };
+  }
+}
+
+function int32s(...xs: number[]): Uint8Array {
+  return new Uint8Array(Int32Array.from(xs).buffer);
+}
+
+function readInt32s(b: Uint8Array, n: number): number[] {
+  return Array.from(new Int32Array(b.slice(0, 4 * n).buffer));
+}
+
+/**
+ * Every member learns the `id` of every member, by point-to-point messages with specific
+ * sources on tag `tag`: the group as the communicator sees it, in rank order.
+ */
+export async function exchangeIds(c: Communicator | InterCommunicator, id: number, tag: number, remote = false): Promise<number[]> {
+  const n = remote ? (c as InterCommunicator).remoteSize : c.size;
+  const sends: Promise<void>[] = [];
+  for (let d = 0; d < n; d++) sends.push(c.isend(d, tag, int32s(id)));
+  const got = await Promise.all(
+    Array.from({ length: n }, async (_, s) => {
+      const into = new Uint8Array(4);
+      const st = await c.irecv(s, tag, into);
+      if (st.source !== s || st.bytes !== 4 || st.tag !== tag) throw new Error(`status ${JSON.stringify(st)} from ${s}`);
+      return readInt32s(into, 1)[0];
+    }),
+  );
+  await Promise.all(sends);
+  return got;
+}
+
+export interface SplitObservation {
+  readonly rank: number;
+  readonly size: number;
+  /** World ranks of the new communicator's members in its rank order (null: UNDEFINED). */
+  readonly members: number[];
+}
+
+/** split(colors[r], keys[r]) and the resulting group as observed by traffic. */
+export async function splitScenario(
+  comm: Communicator,
+  args: { colors: number[]; keys: number[] },
+): Promise<SplitObservation | null> {
+  const c = await comm.split(args.colors[comm.rank], args.keys[comm.rank]);
+  if (c === null) return null;
+  return { rank: c.rank, size: c.size, members: await exchangeIds(c, comm.rank, TAG) };
+}
+
+export interface RingObservation {
+  /** Status.source of the wildcard receive. */
+  readonly source: number;
+  /** Marker of the communicator the message was sent on. */
+  readonly marker: number;
+  /** World rank of the sender as written in the payload. */
+  readonly world: number;
+}
+
+/**
+ * On each of `comms` (marker = its index) every rank sends [marker, worldRank] to rank+1 of
+ * that communicator, all with the same tag; then it receives with ANY_SOURCE/ANY_TAG on each
+ * communicator, in the reverse order (so a leaking context would be caught).
+ */
+async function rings(comms: Communicator[], world: number): Promise<RingObservation[]> {
+  const sends = comms.map((c, i) => c.isend((c.rank + 1) % c.size, TAG, int32s(i, world)));
+  const out: RingObservation[] = new Array<RingObservation>(comms.length);
+  for (let i = comms.length - 1; i >= 0; i--) {
+    const into = new Uint8Array(16);
+    const st = await comms[i].recv(ANY_SOURCE, ANY_TAG, into);
+    const [marker, w] = readInt32s(into, 2);
+    out[i] = { source: st.source, marker, world: w };
+  }
+  await Promise.all(sends);
+  return out;
+}
+
+export interface IsolationObservation {
+  /** Per level (world, split, nested split): rank, size, members and the ring receive. */
+  readonly levels: { rank: number; size: number; members: number[]; ring: RingObservation }[];
+}
+
+/**
+ * World → split by parity with reversed keys → nested split of that into halves; ring traffic
+ * with one tag on all three at once (parent and child traffic must never mix).
+ */
+export async function isolationScenario(comm: Communicator): Promise<IsolationObservation> {
+  const a = (await comm.split(comm.rank % 2, -comm.rank)) as Communicator;
+  const b = (await a.split(a.rank < a.size / 2 ? 0 : 1, a.rank)) as Communicator;
+  const comms = [comm, a, b];
+  const members: number[][] = [];
+  for (const c of comms) members.push(await exchangeIds(c, comm.rank, TAG + 1));
+  // Last: a wildcard receive would also match later traffic of a faster rank.
+  const ring = await rings(comms, comm.rank);
+  return { levels: comms.map((c, i) => ({ rank: c.rank, size: c.size, members: members[i], ring: ring[i] })) };
+}
+
+/** Two splits started without awaiting the first (a duplicate of the world and a parity split). */
+export async function concurrentScenario(comm: Communicator): Promise<RingObservation[]> {
+  const [a, b] = await Promise.all([comm.split(0, comm.rank), comm.split(comm.rank % 2, comm.rank)]);
+  return rings([comm, a as Communicator, b as Communicator], comm.rank);
+}
+
+/** One rank passes a bad color (or key); every rank reports what split did. */
+export async function badSplitScenario(
+  comm: Communicator,
+  args: { badRank: number; color: number; key: number },
+): Promise<Failure | 'resolved'> {
+  const bad = comm.rank === args.badRank;
+  const r = await settle(comm.split(bad ? args.color : 0, bad ? args.key : comm.rank));
+  if ('ok' in r) return 'resolved';
+  // The world must still work after the failed split.
+  await exchangeIds(comm, comm.rank, TAG + 2);
+  return r.error;
+}
+
+export interface NodeObservation {
+  readonly node: number;
+  readonly rank: number;
+  readonly members: number[];
+  readonly nodesSeen: number[];
+}
+
+/** splitByNode: the group and every member's node as the new communicator reports it. */
+export async function byNodeScenario(comm: Communicator): Promise<NodeObservation> {
+  const c = await comm.splitByNode();
+  const nodesSeen = Array.from({ length: c.size }, (_, i) => c.nodeOf(i));
+  return { node: comm.nodeOf(comm.rank), rank: c.rank, members: await exchangeIds(c, comm.rank, TAG), nodesSeen };
+}
+
+export interface InterObservation {
+  readonly rank: number;
+  readonly size: number;
+  readonly remoteSize: number;
+  /** World ranks of the local group (through `local`). */
+  readonly localMembers: number[];
+  /** World ranks of the remote group, in remote rank order (specific-source receives). */
+  readonly remoteMembers: number[];
+  /** Sources and payload world ranks of wildcard receives, sorted by source. */
+  readonly wildcard: { source: number; world: number }[];
+  /** World ranks of the merged communicator in rank order, and this rank there. */
+  readonly merged: { rank: number; members: number[] };
+  /** Errors of bad remote ranks. */
+  readonly errors: Failure[];
+}
+
+async function observeInter(comm: Communicator, ic: InterCommunicator, high: boolean): Promise<InterObservation> {
+  const localMembers = await exchangeIds(ic.local, comm.rank, TAG);
+  const remoteMembers = await exchangeIds(ic, comm.rank, TAG, true);
+  // Every rank sends to every remote rank on one tag; wildcard receives.
+  const sends = Array.from({ length: ic.remoteSize }, (_, d) => ic.isend(d, TAG + 3, int32s(comm.rank)));
+  const wildcard: { source: number; world: number }[] = [];
+  for (let i = 0; i < ic.remoteSize; i++) {
+    const into = new Uint8Array(4);
+    // A specific tag: an ANY_TAG receive could match the remote leader's merge traffic.
+    const st = await ic.recv(ANY_SOURCE, TAG + 3, into);
+    wildcard.push({ source: st.source, world: readInt32s(into, 1)[0] });
+  }
+  await Promise.all(sends);
+  wildcard.sort((x, y) => x.source - y.source);
+  const errors: Failure[] = [];
+  for (const op of [
+    () => ic.isend(ic.remoteSize, TAG, new Uint8Array(1)),
+    () => ic.irecv(-2, TAG, new Uint8Array(1)),
+    () => ic.isend(0, -3, new Uint8Array(1)),
+    () => Promise.resolve(ic.nodeOfRemote(ic.remoteSize)),
+  ]) {
+    try {
+      await op();
+      errors.push(failure(new Error('no error')));
+    } catch (e) {
+      errors.push(failure(e));
+    }
+  }
+  const m = await ic.merge(high);
+  return {
+    rank: ic.rank,
+    size: ic.size,
+    remoteSize: ic.remoteSize,
+    localMembers,
+    remoteMembers,
+    wildcard,
+    merged: { rank: m.rank, members: await exchangeIds(m, comm.rank, TAG) },
+    errors,
+  };
+}
+
+/**
+ * Intercommunicator between ranks of color 0 and 1, built by `splitIntercomm` or by
+ * `createIntercomm` (local groups by split, leaders = lowest rank of each color, peer = world);
+ * merged with high = (color === 1) unless `sameHigh`.
+ */
+export async function interScenario(
+  comm: Communicator,
+  args: { colors: (0 | 1)[]; how: 'split' | 'create'; sameHigh?: boolean },
+): Promise<InterObservation> {
+  const color = args.colors[comm.rank];
+  let ic: InterCommunicator;
+  if (args.how === 'split') {
+    ic = await splitIntercomm(comm, color);
+  } else {
+    const local = (await comm.split(color, comm.rank)) as Communicator;
+    const remoteLeader = args.colors.findIndex((c) => c !== color);
+    ic = await createIntercomm(local, 0, comm, remoteLeader, 77);
+  }
+  return observeInter(comm, ic, args.sameHigh === true ? false : color === 1);
+}
+
+/** Bad ranks and tags on a sub-communicator: every failure observed. */
+export async function badArgsScenario(comm: Communicator): Promise<Failure[]> {
+  const c = (await comm.split(comm.rank % 2, comm.rank)) as Communicator;
+  const out: Failure[] = [];
+  const ops: (() => unknown)[] = [
+    () => c.isend(c.size, 0, new Uint8Array(1)),
+    () => c.irecv(-2, 0, new Uint8Array(1)),
+    () => c.irecv(c.size, 0, new Uint8Array(1)),
+    () => c.isend(0, 2 ** 31, new Uint8Array(1)),
+    () => c.isend(0, 1.5, new Uint8Array(1)),
+    () => c.irecv(0, -2, new Uint8Array(1)),
+    () => c.nodeOf(c.size),
+  ];
+  for (const op of ops) {
+    try {
+      await op();
+      out.push(failure(new Error('no error')));
+    } catch (e) {
+      out.push(failure(e));
+    }
+  }
+  return out;
+}
+
+/** Rank `args.rank` throws after a split; every other rank waits on its sub-communicator. */
+export async function failureScenario(comm: Communicator, args: { rank: number }): Promise<string> {
+  const c = (await comm.split(comm.rank % 2, 0)) as Communicator;
+  if (comm.rank === args.rank) throw new Error('boom in a sub-communicator');
+  await c.recv(ANY_SOURCE, 0, new Uint8Array(4));
+  return 'unreachable';
+}
+
+export const scenarios = {
+  failure: failureScenario,
+  split: splitScenario,
+  isolation: isolationScenario,
+  concurrent: concurrentScenario,
+  badSplit: badSplitScenario,
+  byNode: byNodeScenario,
+  inter: interScenario,
+  badArgs: badArgsScenario,
+};

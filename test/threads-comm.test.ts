@@ -1,0 +1,94 @@
+/**
+ * Communicators on the worker-threads transport: context ids travel in the channel header, so
+ * split / nested split / intercommunicator traffic with identical tags never mixes; the same
+ * scenarios as the in-memory and simulator tests, p ≤ 8.
+ */
+import { describe, expect, it } from 'vitest';
+import { UNDEFINED } from '../src/comm/communicator.js';
+import { CommunicationError, InvalidArgumentError } from '../src/errors.js';
+import { runThreads } from '../src/transports/threads/run.js';
+import {
+  expectBadArgs,
+  expectBadSplit,
+  expectByNode,
+  expectConcurrent,
+  expectInter,
+  expectIsolation,
+  expectSplit,
+} from './comm-expect.js';
+import type {
+  Failure,
+  InterObservation,
+  IsolationObservation,
+  NodeObservation,
+  RingObservation,
+  SplitObservation,
+} from './programs/comm-scenarios.js';
+import type { Step } from './programs/comm-program.js';
+import { int, rng } from './helpers/random.js';
+
+const PROGRAM = new URL('./programs/comm-program.ts', import.meta.url);
+
+/** Runs the steps in one threads run; result[i][r]: step i's result on rank r. */
+async function batch(p: number, steps: Step[], nodes?: number[]): Promise<unknown[][]> {
+  const perRank = await runThreads<unknown[]>(p, PROGRAM, { batch: steps }, { channelBytes: 1024, nodes });
+  return steps.map((_, i) => perRank.map((r) => r[i]));
+}
+
+describe('communicators on threads', () => {
+  it('p = 7: split, nested isolation, concurrent splits, bad input, splitByNode, intercommunicators', async () => {
+    const p = 7;
+    const r = rng(11);
+    const colors = Array.from({ length: p }, () => [UNDEFINED, 0, 3][int(r, 0, 2)]);
+    const keys = Array.from({ length: p }, () => int(r, -2, 2));
+    const nodes = [1, 0, 1, 2, 0, 1, 2];
+    const two: (0 | 1)[] = [1, 0, 0, 1, 1, 0, 1];
+    const res = await batch(
+      p,
+      [
+        { scenario: 'split', args: { colors, keys } },
+        { scenario: 'isolation' },
+        { scenario: 'concurrent' },
+        { scenario: 'badSplit', args: { badRank: 2, color: -7, key: 0 } },
+        { scenario: 'badArgs' },
+        { scenario: 'byNode' },
+        { scenario: 'inter', args: { colors: two, how: 'split' } },
+        { scenario: 'inter', args: { colors: two, how: 'create', sameHigh: true } },
+      ],
+      nodes,
+    );
+    expectSplit(colors, keys, res[0] as (SplitObservation | null)[]);
+    expectIsolation(p, res[1] as IsolationObservation[]);
+    expectConcurrent(p, res[2] as RingObservation[][]);
+    expectBadSplit(res[3] as (Failure | 'resolved')[], 2, 'color');
+    expectBadArgs(res[4] as Failure[][]);
+    expectByNode(nodes, res[5] as NodeObservation[]);
+    expectInter(two, res[6] as InterObservation[], false);
+    expectInter(two, res[7] as InterObservation[], true);
+  });
+
+  it('p = 1 and p = 8: split and isolation', async () => {
+    for (const p of [1, 8]) {
+      const colors = Array.from({ length: p }, (_, i) => (i * 5) % 3);
+      const keys = Array.from({ length: p }, (_, i) => -i % 2);
+      const res = await batch(p, [{ scenario: 'split', args: { colors, keys } }, { scenario: 'isolation' }]);
+      expectSplit(colors, keys, res[0] as (SplitObservation | null)[]);
+      expectIsolation(p, res[1] as IsolationObservation[]);
+    }
+  });
+
+  it('a rank failing after a split fails every rank fast, naming it', async () => {
+    const t0 = Date.now();
+    const e = await runThreads(4, PROGRAM, { batch: [{ scenario: 'failure', args: { rank: 1 } }] }, { failureGraceMs: 20_000 }).catch(
+      (x: unknown) => x,
+    );
+    expect(e).toBeInstanceOf(CommunicationError);
+    expect((e as CommunicationError).rank).toBe(1);
+    expect((e as CommunicationError).message).toMatch(/rank 1 failed: boom in a sub-communicator/);
+    expect(Date.now() - t0).toBeLessThan(15_000); // not the grace period
+  });
+
+  it('rejects a nodes option of the wrong length', async () => {
+    await expect(runThreads(2, PROGRAM, { batch: [] }, { nodes: [0] })).rejects.toBeInstanceOf(InvalidArgumentError);
+  });
+});
