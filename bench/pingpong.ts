@@ -165,13 +165,13 @@ function label(bytes: number): string {
 async function main(): Promise<void> {
   const quick = process.argv.includes('--quick');
   const runs = option('runs', quick ? 1 : 3);
-  const rounds = option('rounds', quick ? 2 : 5);
+  const rounds = option('rounds', quick ? 2 : 8);
   const channelBytes = option('ring', 64 * 1024);
   const spin = option('spin', DEFAULT_SPIN_LOADS);
   const cases: Case[] = [
-    { bytes: 8, iterations: quick ? 2000 : 10000, warmup: 500 },
-    { bytes: 64 * 1024, iterations: quick ? 200 : 1000, warmup: 50 },
-    { bytes: 4 * 1024 * 1024, iterations: quick ? 10 : 30, warmup: 3 },
+    { bytes: 8, iterations: quick ? 2000 : 5000, warmup: 500 },
+    { bytes: 64 * 1024, iterations: quick ? 200 : 500, warmup: 50 },
+    { bytes: 4 * 1024 * 1024, iterations: quick ? 10 : 20, warmup: 3 },
   ];
   const args: PingArgs = { cases, rounds };
   const variants: [string, () => Promise<number[]>][] = [
