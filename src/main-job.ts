@@ -80,18 +80,21 @@ export function formatMainJob(result: MainJobResult, p: number, b: number): stri
     head: ['op', 'algorithm', 'distribution', 'verified', 'call (µs)', 'start (µs)', 'predicted (µs)', 'messages', 'rounds'],
     colAligns: ['left', 'left', 'left', 'left', 'right', 'right', 'right', 'right', 'right'],
     style: { head: [], border: [] },
+    chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' },
   });
+  const reasons = new Set<string>();
   for (const r of result.rows) {
     const label = DISTRIBUTION_LABELS[r.dist];
     if (r.call === undefined || r.start === undefined) {
-      t.push([r.op, r.algorithm, label, 'n/a', { colSpan: 5, content: r.skipped ?? '' }]);
+      t.push([r.op, r.algorithm, label, 'n/a', '', '', '', '', '']);
+      if (r.skipped !== undefined) reasons.add(`n/a: ${r.algorithm} needs at most two distinct block sizes (${r.skipped})`);
       continue;
     }
     const verified = r.call.verified && r.start.verified;
     const alg = r.algorithm === 'auto' ? `auto → ${r.call.algorithm}` : r.algorithm;
     t.push([r.op, alg, label, verified ? 'yes' : 'NO', us(r.call.time), us(r.start.time), r.start.predicted.toFixed(1), String(r.call.messages), String(r.call.rounds)]);
   }
-  lines.push(t.toString());
+  lines.push(t.toString(), ...reasons);
   const failed = result.rows.filter((r) => r.call && r.start && !(r.call.verified && r.start.verified));
   for (const r of failed) lines.push(`FAILED ${r.op} ${r.algorithm} ${r.dist}: ${[...(r.call?.mismatches ?? []), ...(r.start?.mismatches ?? [])].join('; ')}`);
   lines.push(result.ok ? 'every result verified' : `${failed.length} case(s) failed verification`);
