@@ -4,6 +4,7 @@
  * ping-pongs between two worker threads, all measured in the same process.
  *
  *   npx tsx bench/pingpong.ts [--quick] [--runs N] [--rounds N] [--ring BYTES] [--spin LOADS]
+ *                             [--sizes 8,65536,4194304]
  *
  * One-way time = round trip / 2; every figure is the minimum over `rounds` timed rounds inside a
  * run and over `runs` runs (the variants alternate between runs), so that load from other
@@ -14,9 +15,9 @@
  *                          Atomics.notify after every store
  *   bare spin+waitAsync    spins `--spin` loads, then awaits Atomics.waitAsync (the thread's
  *                          event loop stays free: the discipline of the transport)
- *   channel                the transport with its default waiting (spin `--spin` loads on the
- *                          rank's bell, then Atomics.waitAsync)
- *   channel, no sleep      the transport with an unbounded spin (VCOLL_THREADS_SPIN=1e12)
+ *   channel                the transport spinning `--spin` loads (runThreads' spinLoads) on the
+ *                          rank's doorbell, then sleeping in Atomics.waitAsync
+ *   channel, no sleep      the transport with an unbounded spin (spinLoads: Infinity)
  *
  * The bare variants copy the message into one shared buffer and the peer copies it out (two
  * copies per one-way trip, as through a channel's ring). The fair comparison for the goal
@@ -28,7 +29,7 @@
 
 import { isMainThread, Worker } from 'node:worker_threads';
 import type { Communicator } from '../src/comm/communicator.js';
-import { DEFAULT_SPIN_LOADS } from '../src/transports/threads/endpoint.js';
+import { defaultSpinLoads } from '../src/transports/threads/endpoint.js';
 import { runThreads } from '../src/transports/threads/run.js';
 
 interface Case {
@@ -141,16 +142,9 @@ async function bare(mode: BareMode, args: PingArgs, spin: number): Promise<numbe
   return ns;
 }
 
-async function channel(args: PingArgs, channelBytes: number, spin: number): Promise<number[]> {
-  const saved = process.env.VCOLL_THREADS_SPIN;
-  process.env.VCOLL_THREADS_SPIN = String(spin); // workers copy the environment when they start
-  try {
-    const [ns] = await runThreads<number[]>(2, new URL(import.meta.url), args, { channelBytes });
-    return ns;
-  } finally {
-    if (saved === undefined) delete process.env.VCOLL_THREADS_SPIN;
-    else process.env.VCOLL_THREADS_SPIN = saved;
-  }
+async function channel(args: PingArgs, channelBytes: number, spinLoads: number): Promise<number[]> {
+  const [ns] = await runThreads<number[]>(2, new URL(import.meta.url), args, { channelBytes, spinLoads });
+  return ns;
 }
 
 function option(name: string, dflt: number): number {
@@ -167,19 +161,21 @@ async function main(): Promise<void> {
   const runs = option('runs', quick ? 1 : 3);
   const rounds = option('rounds', quick ? 2 : 8);
   const channelBytes = option('ring', 64 * 1024);
-  const spin = option('spin', DEFAULT_SPIN_LOADS);
-  const cases: Case[] = [
-    { bytes: 8, iterations: quick ? 2000 : 5000, warmup: 500 },
-    { bytes: 64 * 1024, iterations: quick ? 200 : 500, warmup: 50 },
-    { bytes: 4 * 1024 * 1024, iterations: quick ? 10 : 20, warmup: 3 },
-  ];
+  const spin = option('spin', defaultSpinLoads());
+  const sizesAt = process.argv.indexOf('--sizes');
+  const sizes = sizesAt > 0 ? process.argv[sizesAt + 1].split(',').map(Number) : [8, 64 * 1024, 4 * 1024 * 1024];
+  // About the same time per round for every size (a 4 MiB one-way trip takes ~0.5 ms).
+  const cases: Case[] = sizes.map((bytes) => {
+    const iterations = Math.max(quick ? 10 : 20, Math.round((quick ? 2000 : 5000) / Math.max(1, bytes / 8192)));
+    return { bytes, iterations, warmup: Math.max(3, iterations >> 3) };
+  });
   const args: PingArgs = { cases, rounds };
   const variants: [string, () => Promise<number[]>][] = [
     ['bare spin', () => bare('spin', args, spin)],
     ['bare spin+wait', () => bare('spin+wait', args, spin)],
     ['bare spin+waitAsync', () => bare('spin+waitAsync', args, spin)],
     ['channel', () => channel(args, channelBytes, spin)],
-    ['channel, no sleep', () => channel(args, channelBytes, 1e12)],
+    ['channel, no sleep', () => channel(args, channelBytes, Infinity)],
   ];
   const best = variants.map(() => cases.map(() => Infinity));
   for (let r = 0; r < runs; r++) {

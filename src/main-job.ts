@@ -12,11 +12,12 @@
  * evaluator's time of the data-phase tree) describes. Exits with status 1 if any case failed.
  */
 import Table from 'cli-table3';
-import { Command, CommanderError } from 'commander';
+import { Command } from 'commander';
 import { DISTRIBUTION_LABELS, blockSizes, parseDistribution, type DistributionName } from './bench/distributions.js';
+import { exitOnError } from './cli/exit.js';
 import { parseChoice, parseIntegerOption } from './cli/options.js';
 import { V_ALGORITHMS, type VAlgorithm } from './collectives/types.js';
-import { InvalidArgumentError, VcollError } from './errors.js';
+import { InvalidArgumentError } from './errors.js';
 import type { Calibration } from './run/calibrate.js';
 import { runOnThreads, type RunReport } from './run/job.js';
 import { SEED000_DISTRIBUTIONS, V_OPERATIONS, type RunCase, type VOperation } from './run/spec.js';
@@ -170,16 +171,7 @@ export async function mainJobCli(argv: string[]): Promise<void> {
     const result = await runMainJob({ ...o, dists: o.dist });
     process.exitCode = result.ok ? 0 : 1;
   } catch (err) {
-    if (err instanceof VcollError) {
-      process.stderr.write(`vcoll: ${err.message}\n`);
-      process.exitCode = err.code === 'INVALID_ARGUMENT' ? 2 : 1;
-      return;
-    }
-    if (err instanceof CommanderError) {
-      process.exitCode = err.exitCode === 0 ? 0 : 2;
-      return;
-    }
-    throw err;
+    exitOnError(err);
   }
 }
 

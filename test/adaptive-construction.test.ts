@@ -19,6 +19,11 @@ import { evaluate } from '../src/trees/evaluate.js';
 import type { Tree } from '../src/trees/tree.js';
 import { int, rng } from './helpers/random.js';
 
+/** VCOLL_BIG=1 (npm run test:big): more runs and larger p. */
+const BIG = process.env.VCOLL_BIG !== undefined && process.env.VCOLL_BIG !== '' && process.env.VCOLL_BIG !== '0';
+/** fast-check's default size draws arrays of at most ~12 elements whatever maxLength; BIG asks for long ones (p up to maxP). */
+const ARRAY_SIZE = BIG ? { size: 'large' as const } : {};
+
 interface Case {
   sizes: number[];
   root: number;
@@ -83,7 +88,7 @@ const sizeArb = fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 5 }), fc.inte
 const caseArb = (maxP: number) =>
   fc
     .record({
-      sizes: fc.array(sizeArb, { minLength: 1, maxLength: maxP }),
+      sizes: fc.array(sizeArb, { minLength: 1, maxLength: maxP, ...ARRAY_SIZE }),
       rootSeed: fc.nat(),
       rule: fc.constantFrom<AdaptiveRule>('exact', 'lemma1'),
       lemma4: fc.boolean(),
@@ -102,19 +107,19 @@ const caseArb = (maxP: number) =>
     );
 
 describe('adaptive construction: the distributed tree is the builder tree', () => {
-  it('equals adaptiveBinomialTree(sizes, model, {root, rule}) on random instances (p ≤ 64, both rules, Lemma 4, zero blocks)', async () => {
+  it(`equals adaptiveBinomialTree(sizes, model, {root, rule}) on random instances (p ≤ ${BIG ? 256 : 64}, both rules, Lemma 4, zero blocks)`, async () => {
     await fc.assert(
-      fc.asyncProperty(caseArb(64), async (c) => {
+      fc.asyncProperty(caseArb(BIG ? 256 : 64), async (c) => {
         const { results } = await construct(c);
         checkRoles(results, c);
       }),
-      { numRuns: 120, seed: 20240611 },
+      { numRuns: BIG ? 500 : 120, seed: 20240611 },
     );
   });
 
-  it('covers every p from 1 to 40 and every root for one distribution of sizes each', async () => {
+  it(`covers every p from 1 to ${BIG ? 100 : 40} and four roots for one distribution of sizes each`, async () => {
     const rnd = rng(7);
-    for (let p = 1; p <= 40; p++) {
+    for (let p = 1; p <= (BIG ? 100 : 40); p++) {
       const sizes = Array.from({ length: p }, () => (rnd() < 0.2 ? 0 : int(rnd, 1, 50)));
       for (const root of [0, p - 1, Math.floor(p / 2), int(rnd, 0, p - 1)]) {
         const c: Case = { sizes, root, rule: p % 2 === 0 ? 'exact' : 'lemma1', lemma4: p % 3 === 0, model: linearModel({ alpha: 20, beta: 1, gamma: 1 }) };
@@ -261,7 +266,7 @@ function traceDepth(msgs: { from: number; to: number; start: number; end: number
 describe('adaptive construction: constant-size messages in at most 2⌈log₂p⌉ dependent rounds', () => {
   it('every construction message is at most 48 bytes, whatever p and the counts; chains ≤ ⌈log₂p⌉ + 1', async () => {
     const rnd = rng(2024);
-    for (const p of [1, 2, 3, 5, 8, 13, 16, 31, 32, 50, 64]) {
+    for (const p of [1, 2, 3, 5, 8, 13, 16, 31, 32, 50, 64, ...(BIG ? [127, 128, 200, 256] : [])]) {
       for (const big of [false, true]) {
         const sizes = Array.from({ length: p }, () => (big ? int(rnd, 0, 1_000_000) : int(rnd, 0, 3)));
         const c: Case = { sizes, root: int(rnd, 0, p - 1), rule: 'exact', lemma4: false, model: linearModel({ alpha: 100, beta: 1, gamma: 1 }) };
@@ -287,7 +292,7 @@ describe('adaptive construction: constant-size messages in at most 2⌈log₂p�
 
   it('trace chains (each message starting after one its sender received ended) stay ≤ 2⌈log₂p⌉ on the telephone model', async () => {
     const rnd = rng(5);
-    for (const p of [4, 7, 16, 33, 64]) {
+    for (const p of [4, 7, 16, 33, 64, ...(BIG ? [129, 256] : [])]) {
       const sizes = Array.from({ length: p }, () => int(rnd, 0, 100));
       const c: Case = { sizes, root: int(rnd, 0, p - 1), rule: 'exact', lemma4: false, model: linearModel({ alpha: 100, beta: 1 }) };
       const res = await construct(c, { trace: true, ports: 'full-duplex' });

@@ -17,6 +17,11 @@ import { evaluate } from '../src/trees/evaluate.js';
 import { int, rng } from './helpers/random.js';
 import { checkGathered, gatherSetup, scrambledDispls, type AdaptiveFlags, type Instance } from './programs/adaptive-common.js';
 
+/** VCOLL_BIG=1 (npm run test:big): more runs and larger p. */
+const BIG = process.env.VCOLL_BIG !== undefined && process.env.VCOLL_BIG !== '' && process.env.VCOLL_BIG !== '0';
+/** fast-check's default size draws arrays of at most ~12 elements whatever maxLength; BIG asks for long ones (p up to maxP). */
+const ARRAY_SIZE = BIG ? { size: 'large' as const } : {};
+
 /** One-shot gatherv of `inst` on the simulator; returns the root's mismatches and the sim result. */
 async function gatherOnce(inst: Instance, model: CostModel, flags: AdaptiveFlags, trace = false) {
   const p = inst.sizes.length;
@@ -66,7 +71,7 @@ function builderModel(model: CostModel, lemma4: boolean | undefined): CostModel 
 const instanceArb = (maxP: number) =>
   fc
     .record({
-      sizes: fc.array(fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 9 }), fc.integer({ min: 0, max: 200 })), { minLength: 1, maxLength: maxP }),
+      sizes: fc.array(fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 9 }), fc.integer({ min: 0, max: 200 })), { minLength: 1, maxLength: maxP, ...ARRAY_SIZE }),
       rootSeed: fc.nat(),
       unitBytes: fc.constantFrom(1, 1, 4),
       scramble: fc.boolean(),
@@ -87,16 +92,16 @@ const flagsArb = fc.record({
 });
 
 describe('adaptive gatherv: data', () => {
-  it('gathers every block byte for byte at its displacement, nothing else written (p ≤ 64, random roots, zero blocks, scrambled displs)', async () => {
+  it(`gathers every block byte for byte at its displacement, nothing else written (p ≤ ${BIG ? 256 : 64}, random roots, zero blocks, scrambled displs)`, async () => {
     await fc.assert(
-      fc.asyncProperty(instanceArb(64), flagsArb, async (inst, flags) => {
+      fc.asyncProperty(instanceArb(BIG ? 256 : 64), flagsArb, async (inst, flags) => {
         const model = linearModel({ alpha: 7, beta: 1, gamma: 1 });
         const res = await gatherOnce(inst, model, flags);
         expect(res.results[inst.root].bad).toEqual([]);
         const p = inst.sizes.length;
         expect(res.results[0].info).toEqual({ algorithm: 'adaptive', constructionRounds: p <= 2 ? p - 1 : hypercubeRounds(p) + 1, height: hypercubeRounds(p) });
       }),
-      { numRuns: 150, seed: 4711 },
+      { numRuns: BIG ? 600 : 150, seed: 4711 },
     );
   });
 
@@ -112,8 +117,8 @@ describe('adaptive gatherv: data', () => {
 
   it('blocks move only as packed rank ranges: every data message carries exactly the blocks of a consecutive range', async () => {
     const rnd = rng(31);
-    for (let t = 0; t < 10; t++) {
-      const p = int(rnd, 2, 40);
+    for (let t = 0; t < (BIG ? 40 : 10); t++) {
+      const p = int(rnd, 2, BIG ? 160 : 40);
       const sizes = Array.from({ length: p }, () => int(rnd, 0, 20));
       const inst: Instance = { sizes, root: int(rnd, 0, p - 1), unitBytes: 1 };
       const res = await gatherOnce(inst, linearModel({ alpha: 10, beta: 1, gamma: 1 }), { overlap: t % 2 === 0 }, true);
@@ -140,7 +145,7 @@ describe('adaptive gatherv: time of the data phase', () => {
   it('persistent plan: the data phase ends at exactly evaluate(builder tree) (random instances, γ > 0, both rules, Lemma 4, overlap on/off)', async () => {
     await fc.assert(
       fc.asyncProperty(
-        instanceArb(48).filter((i) => i.displs === undefined),
+        instanceArb(BIG ? 192 : 48).filter((i) => i.displs === undefined),
         flagsArb,
         fc.constantFrom(0, 1, 3),
         fc.constantFrom(1, 2),
@@ -158,13 +163,13 @@ describe('adaptive gatherv: time of the data phase', () => {
           expect(time).toBe(want + extra);
         },
       ),
-      { numRuns: 80, seed: 99 },
+      { numRuns: BIG ? 320 : 80, seed: 99 },
     );
   });
 
   it('Lemma 1 free root (rule lemma1, γ = 0, p = 2^d, blocks > 0): the data phase takes ⌈log₂p⌉α + βΣ_{i≠r} m_i', async () => {
     const rnd = rng(123);
-    for (const p of [2, 4, 8, 16, 32, 64]) {
+    for (const p of [2, 4, 8, 16, 32, 64, ...(BIG ? [128, 256] : [])]) {
       for (let t = 0; t < 3; t++) {
         const sizes = Array.from({ length: p }, () => int(rnd, 1, t === 2 ? 5000 : 60));
         const alpha = [1, 100, 1000][t];

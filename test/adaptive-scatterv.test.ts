@@ -17,6 +17,11 @@ import { evaluate } from '../src/trees/evaluate.js';
 import { int, rng } from './helpers/random.js';
 import { checkScattered, scatterSetup, scrambledDispls, SENTINEL, type AdaptiveFlags, type Instance } from './programs/adaptive-common.js';
 
+/** VCOLL_BIG=1 (npm run test:big): more runs and larger p. */
+const BIG = process.env.VCOLL_BIG !== undefined && process.env.VCOLL_BIG !== '' && process.env.VCOLL_BIG !== '0';
+/** fast-check's default size draws arrays of at most ~12 elements whatever maxLength; BIG asks for long ones (p up to maxP). */
+const ARRAY_SIZE = BIG ? { size: 'large' as const } : {};
+
 async function scatterOnce(inst: Instance, model: CostModel, flags: AdaptiveFlags, trace = false) {
   return runSim(
     inst.sizes.length,
@@ -54,7 +59,7 @@ async function timedDataPhase(inst: Instance, model: CostModel, flags: AdaptiveF
 const instanceArb = (maxP: number) =>
   fc
     .record({
-      sizes: fc.array(fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 9 }), fc.integer({ min: 0, max: 200 })), { minLength: 1, maxLength: maxP }),
+      sizes: fc.array(fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 9 }), fc.integer({ min: 0, max: 200 })), { minLength: 1, maxLength: maxP, ...ARRAY_SIZE }),
       rootSeed: fc.nat(),
       unitBytes: fc.constantFrom(1, 1, 4),
       scramble: fc.boolean(),
@@ -74,22 +79,22 @@ const flagsArb = fc.record({
 });
 
 describe('adaptive scatterv: data', () => {
-  it('every rank receives its block byte for byte (p ≤ 64, random roots, zero blocks, scrambled displs, in place)', async () => {
+  it(`every rank receives its block byte for byte (p ≤ ${BIG ? 256 : 64}, random roots, zero blocks, scrambled displs, in place)`, async () => {
     await fc.assert(
-      fc.asyncProperty(instanceArb(64), flagsArb, async (inst, flags) => {
+      fc.asyncProperty(instanceArb(BIG ? 256 : 64), flagsArb, async (inst, flags) => {
         const res = await scatterOnce(inst, linearModel({ alpha: 7, beta: 1, gamma: 1 }), flags);
         expect(res.results.flatMap((r) => r.bad)).toEqual([]);
         const p = inst.sizes.length;
         expect(res.results[p - 1].info).toEqual({ algorithm: 'adaptive', constructionRounds: p <= 2 ? p - 1 : hypercubeRounds(p) + 1, height: hypercubeRounds(p) });
       }),
-      { numRuns: 150, seed: 1234 },
+      { numRuns: BIG ? 600 : 150, seed: 1234 },
     );
   });
 
   it('data messages go down the builder tree, each carrying exactly its subtree’s blocks, after the construction', async () => {
     const rnd = rng(77);
-    for (let t = 0; t < 10; t++) {
-      const p = int(rnd, 2, 40);
+    for (let t = 0; t < (BIG ? 40 : 10); t++) {
+      const p = int(rnd, 2, BIG ? 160 : 40);
       const sizes = Array.from({ length: p }, () => int(rnd, 0, 20));
       const inst: Instance = { sizes, root: int(rnd, 0, p - 1), unitBytes: 1 };
       const model = linearModel({ alpha: 10, beta: 1, gamma: 1 });
@@ -115,7 +120,7 @@ describe('adaptive scatterv: time of the data phase', () => {
   it('persistent plan: the data phase ends at exactly evaluate(builder tree, scatter) (γ > 0, both rules, Lemma 4)', async () => {
     await fc.assert(
       fc.asyncProperty(
-        instanceArb(48).filter((i) => i.displs === undefined),
+        instanceArb(BIG ? 192 : 48).filter((i) => i.displs === undefined),
         flagsArb,
         fc.constantFrom(0, 1, 3),
         fc.constantFrom(1, 2),
@@ -131,7 +136,7 @@ describe('adaptive scatterv: time of the data phase', () => {
           expect(time).toBe(evaluate(b.tree, inst.sizes, bm, 'scatter').time + extra);
         },
       ),
-      { numRuns: 80, seed: 7 },
+      { numRuns: BIG ? 320 : 80, seed: 7 },
     );
   });
 
@@ -147,7 +152,7 @@ describe('adaptive scatterv: time of the data phase', () => {
 
   it('Lemma 1 free root (rule lemma1, γ = 0, p = 2^d, blocks > 0): the data phase takes ⌈log₂p⌉α + βΣ_{i≠r} m_i', async () => {
     const rnd = rng(321);
-    for (const p of [2, 4, 8, 16, 32, 64]) {
+    for (const p of [2, 4, 8, 16, 32, 64, ...(BIG ? [128, 256] : [])]) {
       for (const alpha of [1, 100, 1000]) {
         const sizes = Array.from({ length: p }, () => int(rnd, 1, alpha === 1000 ? 5000 : 60));
         const model = linearModel({ alpha, beta: 1, gamma: 0 });

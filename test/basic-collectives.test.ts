@@ -24,6 +24,15 @@ import { runThreads } from '../src/transports/threads/index.js';
 import { int, rng } from './helpers/random.js';
 import { bigs, block, matmulMod, mats, roots, type BasicArgs, type BasicResult } from './programs/basic-collectives.js';
 
+/** VCOLL_BIG=1 (npm run test:big): more runs and larger p. */
+const BIG = process.env.VCOLL_BIG !== undefined && process.env.VCOLL_BIG !== '' && process.env.VCOLL_BIG !== '0';
+/** Largest p of the loops over every p on the simulator, of the pure tree check, and on threads. */
+const P_SIM = BIG ? 100 : 33;
+const P_TREE = BIG ? 130 : 70;
+const P_THREADS = BIG ? 8 : 5;
+/** Largest k of the loops over p = 2^k. */
+const K_MAX = BIG ? 8 : 6;
+
 const model = linearModel({ alpha: 10, beta: 1 });
 const log2ceil = (p: number): number => Math.ceil(Math.log2(p));
 
@@ -47,12 +56,12 @@ async function failure(run: Promise<unknown>): Promise<{ error: CommunicationErr
 }
 
 describe('ordered binomial tree', () => {
-  it('is a tree of contiguous ranges with depth ⌈log₂p⌉ for every p ≤ 70 and root', () => {
+  it(`is a tree of contiguous ranges with depth ⌈log₂p⌉ for every p ≤ ${P_TREE} and root`, () => {
     const bad: string[] = [];
     const check = (ok: boolean, what: string): void => {
       if (!ok && bad.length < 10) bad.push(what);
     };
-    for (let p = 1; p <= 70; p++) {
+    for (let p = 1; p <= P_TREE; p++) {
       for (let root = 0; root < p; root++) {
         const roles = Array.from({ length: p }, (_, r) => orderedBinomialRole(p, root, r));
         const at = `p=${p} root=${root}`;
@@ -107,10 +116,10 @@ describe('ordered binomial tree', () => {
   });
 });
 
-describe('bcast, gather, scatter, allgather on the simulator, p = 1..33', () => {
+describe(`bcast, gather, scatter, allgather on the simulator, p = 1..${P_SIM}`, () => {
   it('deliver the reference bytes for random roots and block sizes (0 included)', async () => {
     const rnd = rng(11);
-    for (let p = 1; p <= 33; p++) {
+    for (let p = 1; p <= P_SIM; p++) {
       for (const m of [0, 1, int(rnd, 2, 9)]) {
         const root = int(rnd, 0, p - 1);
         const seed = int(rnd, 1, 1e6);
@@ -276,12 +285,12 @@ function matProduct(xs: readonly Int32Array[], a: number, b: number, k: number):
   return [...acc];
 }
 
-describe('reduce, allreduce, exscan on the simulator, p = 1..33', () => {
+describe(`reduce, allreduce, exscan on the simulator, p = 1..${P_SIM}`, () => {
   it('every built-in op on every element type equals the sequential reference', async () => {
     const rnd = rng(21);
     const allCombos = KINDS.flatMap((kind) => opsOf(kind).map((op) => ({ kind, op })));
     expect(allCombos.length).toBe(11 * 7 - 2 * 3);
-    for (let p = 1; p <= 33; p++) {
+    for (let p = 1; p <= P_SIM; p++) {
       // Every third combination per p (the simulator's time goes into the many virtual time
       // steps): each (type, op) still runs on 11 values of p, powers of two and others.
       const combos = allCombos.filter((_, c) => c % 3 === p % 3);
@@ -338,7 +347,7 @@ describe('reduce, allreduce, exscan on the simulator, p = 1..33', () => {
   it('a non-commutative user op (2×2 matrix product) is combined in rank order', async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.integer({ min: 1, max: 33 }),
+        fc.integer({ min: 1, max: BIG ? 128 : 33 }),
         fc.nat(),
         fc.integer({ min: 1, max: 3 }),
         fc.integer({ min: 1, max: 1e6 }),
@@ -363,7 +372,7 @@ describe('reduce, allreduce, exscan on the simulator, p = 1..33', () => {
           }
         },
       ),
-      { numRuns: 60, seed: 5 },
+      { numRuns: BIG ? 250 : 60, seed: 5 },
     );
   });
 
@@ -405,7 +414,7 @@ describe('simulated times', () => {
 
   it('bcast on p = 2^k takes k(α+βm), one-ported, any root', async () => {
     const rnd = rng(31);
-    for (let k = 0; k <= 6; k++) {
+    for (let k = 0; k <= K_MAX; k++) {
       const p = 2 ** k;
       const m = int(rnd, 1, 50);
       const root = int(rnd, 0, p - 1);
@@ -416,7 +425,7 @@ describe('simulated times', () => {
   });
 
   it('bcast on any p takes ⌈log₂p⌉(α+βm)', async () => {
-    for (let p = 1; p <= 33; p++) {
+    for (let p = 1; p <= P_SIM; p++) {
       const res = await runSim(p, (comm) => bcast(comm, new Uint8Array(4), p >> 1), { model: lin });
       expect(res.time).toBe(log2ceil(p) * (alpha + 4 * beta)); // the last rank reached is ⌈log₂p⌉ sends away
     }
@@ -424,7 +433,7 @@ describe('simulated times', () => {
 
   it('reduce on p = 2^k takes k(α+βn), one-ported, any root', async () => {
     const rnd = rng(32);
-    for (let k = 0; k <= 6; k++) {
+    for (let k = 0; k <= K_MAX; k++) {
       const p = 2 ** k;
       const root = int(rnd, 0, p - 1);
       const res = await runSim(p, (comm) => reduce(comm, { send: new Float64Array(3), recv: new Float64Array(3), root, op: 'max' }), {
@@ -436,7 +445,7 @@ describe('simulated times', () => {
 
   it('gather and scatter on p = 2^k take kα + β(p−1)m, one-ported, γ = 0, any root', async () => {
     const rnd = rng(33);
-    for (let k = 0; k <= 6; k++) {
+    for (let k = 0; k <= K_MAX; k++) {
       const p = 2 ** k;
       const m = int(rnd, 1, 20);
       const root = int(rnd, 0, p - 1);
@@ -456,7 +465,7 @@ describe('simulated times', () => {
   });
 
   it('allgather takes ⌈log₂p⌉α + β(p−1)m with full-duplex ports, any p', async () => {
-    for (let p = 1; p <= 33; p++) {
+    for (let p = 1; p <= P_SIM; p++) {
       const m = 3;
       const res = await runSim(p, (comm) => allgather(comm, { send: new Uint8Array(m), recv: new Uint8Array(p * m) }), {
         model: lin,
@@ -467,7 +476,7 @@ describe('simulated times', () => {
   });
 
   it('allreduce and exscan on p = 2^k take k(α+βn) with full-duplex ports; allreduce adds 2(α+βn) otherwise', async () => {
-    for (let p = 1; p <= 33; p++) {
+    for (let p = 1; p <= P_SIM; p++) {
       const n = 2; // Int32: 8 bytes
       const c = alpha + beta * 4 * n;
       const a = await runSim(p, (comm) => allreduce(comm, { send: new Int32Array(n), recv: new Int32Array(n), op: 'sum' }), {
@@ -485,7 +494,7 @@ describe('simulated times', () => {
   });
 
   it('barrier: ⌈log₂p⌉ rounds of 0-byte messages to r + 2^j (checked in the trace)', async () => {
-    for (let p = 1; p <= 33; p++) {
+    for (let p = 1; p <= P_SIM; p++) {
       const res = await sim(p, (comm) => barrier(comm), { trace: true });
       const msgs = res.trace!.messages;
       expect(msgs.length).toBe(p * log2ceil(p));
@@ -500,7 +509,7 @@ describe('simulated times', () => {
   it('barrier: no rank leaves before the last one entered (staggered entries by local copies)', async () => {
     const copyModel = linearModel({ alpha: 5, beta: 1, gamma: 1 });
     const rnd = rng(34);
-    for (let p = 1; p <= 33; p++) {
+    for (let p = 1; p <= P_SIM; p++) {
       const delays = Array.from({ length: p }, () => int(rnd, 0, 100));
       const res = await runSim(
         p,
@@ -518,7 +527,7 @@ describe('simulated times', () => {
 
   it('barrier: ⌈log₂p⌉α when every message costs α (empty messages padded to 1 byte, β = 0, full duplex)', async () => {
     const a = 9;
-    for (let p = 1; p <= 33; p++) {
+    for (let p = 1; p <= P_SIM; p++) {
       const res = await runSim(p, (comm) => barrier(padEmpty(comm)), { model: linearModel({ alpha: a, beta: 0 }), ports: 'full-duplex' });
       expect(res.time).toBe(log2ceil(p) * a);
     }
@@ -641,9 +650,9 @@ describe('bad input', () => {
 
 // ---------------------------------------------------------------- worker threads
 
-describe('on worker threads, p = 1..5', () => {
+describe(`on worker threads, p = 1..${P_THREADS}`, () => {
   const program = new URL('./programs/basic-collectives.ts', import.meta.url);
-  for (let p = 1; p <= 5; p++) {
+  for (let p = 1; p <= P_THREADS; p++) {
     it(`p = ${p}: every collective against the reference; the barrier waits for a late rank`, async () => {
       const args: BasicArgs = { seed: 40 + p, m: 5, k: 2, slowRank: p - 1, sleepMs: 80 };
       const out = await runThreads<BasicResult>(p, program, args);

@@ -1,6 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { spawnSync } from 'node:child_process';
-import { Writable } from 'node:stream';
 import { blockSizes } from '../src/bench/distributions.js';
 import { V_ALGORITHMS } from '../src/collectives/types.js';
 import { runRun, type RunCommandOptions } from '../src/cli/run-command.js';
@@ -12,23 +10,7 @@ import { VIRTUAL_TIMER, runCaseOnRank } from '../src/run/rank.js';
 import { CASE_DEFAULTS, SEED000_DISTRIBUTIONS } from '../src/run/spec.js';
 import { runSim } from '../src/transports/sim/index.js';
 import { twoBlockDomains } from '../src/trees/two-block.js';
-
-const cli = ['--import', 'tsx', 'src/cli/main.ts', 'run'];
-
-function vcollRun(args: string[]): { status: number | null; stdout: string; stderr: string } {
-  return spawnSync(process.execPath, [...cli, ...args], { encoding: 'utf8', timeout: 60_000 });
-}
-
-function sink(): { stream: Writable; text: () => string } {
-  const chunks: string[] = [];
-  const stream = new Writable({
-    write(chunk: Buffer | string, _enc, cb) {
-      chunks.push(chunk.toString());
-      cb();
-    },
-  });
-  return { stream, text: () => chunks.join('') };
-}
+import { sink, vcoll } from './helpers/cli.js';
 
 const defaults: RunCommandOptions = {
   transport: 'sim',
@@ -59,7 +41,7 @@ async function inProcess(opts: Partial<RunCommandOptions>): Promise<RunReport> {
 
 describe('vcoll run as a process', () => {
   it('prints one JSON object with the contract fields, verified, on the simulator', () => {
-    const r = vcollRun(['--transport', 'sim', '--p', '16', '--op', 'gatherv', '--algorithm', 'linear', '--dist', 'same', '--b', '10', '--root', '5', '--format', 'json']);
+    const r = vcoll(['run', '--transport', 'sim', '--p', '16', '--op', 'gatherv', '--algorithm', 'linear', '--dist', 'same', '--b', '10', '--root', '5', '--format', 'json']);
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
     const lines = r.stdout.trim().split('\n');
@@ -79,7 +61,7 @@ describe('vcoll run as a process', () => {
   });
 
   it('scatterv with --persistent on the simulator: the data phase takes the model time of its tree', () => {
-    const r = vcollRun(['--p', '12', '--op', 'scatterv', '--algorithm', 'optimal', '--dist', 'decreasing', '--b', '50', '--root', '3', '--alpha', '100', '--beta', '1', '--gamma', '1', '--persistent', '--format', 'json']);
+    const r = vcoll(['run', '--p', '12', '--op', 'scatterv', '--algorithm', 'optimal', '--dist', 'decreasing', '--b', '50', '--root', '3', '--alpha', '100', '--beta', '1', '--gamma', '1', '--persistent', '--format', 'json']);
     expect(r.status).toBe(0);
     const o = JSON.parse(r.stdout) as RunReport;
     expect(o.verified).toBe(true);
@@ -97,7 +79,7 @@ describe('vcoll run as a process', () => {
       [['--algorithm', 'two-block', '--dist', 'random'], /two distinct block sizes/],
     ];
     for (const [args, message] of bad) {
-      const r = vcollRun(args);
+      const r = vcoll(['run', ...args]);
       expect(r.status, args.join(' ')).toBe(2);
       expect(r.stderr).toMatch(message);
       expect(r.stdout).toBe('');
@@ -120,7 +102,7 @@ describe('vcoll run as a process', () => {
   });
 
   it('runs on worker threads (p = 4) and reports measured seconds', () => {
-    const r = vcollRun(['--transport', 'threads', '--p', '4', '--op', 'gatherv', '--algorithm', 'adaptive', '--dist', 'spikes', '--b', '100', '--root', '2', '--reps', '3', '--format', 'json']);
+    const r = vcoll(['run', '--transport', 'threads', '--p', '4', '--op', 'gatherv', '--algorithm', 'adaptive', '--dist', 'spikes', '--b', '100', '--root', '2', '--reps', '3', '--format', 'json']);
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
     const o = JSON.parse(r.stdout) as RunReport;
@@ -137,7 +119,7 @@ describe('vcoll run as a process', () => {
   }, 60_000);
 
   it('prints a table by default', () => {
-    const r = vcollRun(['--p', '5', '--algorithm', 'binomial']);
+    const r = vcoll(['run', '--p', '5', '--algorithm', 'binomial']);
     expect(r.status).toBe(0);
     expect(r.stdout).toMatch(/verified\s*│\s*yes/);
     expect(r.stdout).toMatch(/binomial/);

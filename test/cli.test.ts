@@ -1,24 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { runModel, type ModelCommandOptions } from '../src/cli/model-command.js';
 import { runTree, type TreeCommandOptions } from '../src/cli/tree-command.js';
 import { COMPARED_ALGORITHMS } from '../src/trees/compare.js';
+import { sink, vcoll } from './helpers/cli.js';
 import { tables } from './helpers/seed004.js';
-
-function sink(): { stream: Writable; text: () => string } {
-  const chunks: string[] = [];
-  const stream = new Writable({
-    write(chunk: Buffer | string, _enc, cb) {
-      chunks.push(chunk.toString());
-      cb();
-    },
-  });
-  return { stream, text: () => chunks.join('') };
-}
 
 const modelDefaults: ModelCommandOptions = {
   p: 2000,
@@ -128,19 +116,18 @@ describe('vcoll tree', () => {
 });
 
 describe('vcoll as a process', () => {
-  const cli = ['--import', 'tsx', 'src/cli/main.ts'];
-
   it('exits with status 2 and names the option on bad input', () => {
-    const r = spawnSync(process.execPath, [...cli, 'model', '--p', '-3'], { encoding: 'utf8' });
+    const r = vcoll(['model', '--p', '-3']);
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/--p/);
-    const r2 = spawnSync(process.execPath, [...cli, 'tree', '--sizes', '1,-2,3'], { encoding: 'utf8' });
+    const r2 = vcoll(['tree', '--sizes', '1,-2,3']);
     expect(r2.status).toBe(2);
     expect(r2.stderr).toMatch(/--sizes\[1\]/);
   });
 
   it('lists the algorithms', () => {
-    const out = execFileSync(process.execPath, [...cli, 'algorithms'], { encoding: 'utf8' });
-    for (const name of ['linear', 'oblivious', 'adaptive', 'optimal', 'binary', 'two-block']) expect(out).toContain(name);
+    const r = vcoll(['algorithms']);
+    expect(r.status).toBe(0);
+    for (const name of ['linear', 'oblivious', 'adaptive', 'optimal', 'binary', 'two-block']) expect(r.stdout).toContain(name);
   });
 });

@@ -21,7 +21,11 @@ import {
 import { scenarios } from './programs/comm-scenarios.js';
 import { int, rng } from './helpers/random.js';
 
-const colorsAndKeys = fc.integer({ min: 1, max: 48 }).chain((p) =>
+/** VCOLL_BIG=1 (npm run test:big): more runs and larger p. */
+const BIG = process.env.VCOLL_BIG !== undefined && process.env.VCOLL_BIG !== '' && process.env.VCOLL_BIG !== '0';
+const SPLIT_P_MAX = BIG ? 256 : 48;
+
+const colorsAndKeys = fc.integer({ min: 1, max: SPLIT_P_MAX }).chain((p) =>
   fc.record({
     p: fc.constant(p),
     colors: fc.array(fc.constantFrom(UNDEFINED, 0, 1, 2, 5), { minLength: p, maxLength: p }),
@@ -41,25 +45,25 @@ function twoColors(p: number, seed: number): (0 | 1)[] {
 }
 
 describe('split', () => {
-  it('groups by color, orders by key then rank, UNDEFINED gives null (property, p ≤ 48)', async () => {
+  it(`groups by color, orders by key then rank, UNDEFINED gives null (property, p ≤ ${SPLIT_P_MAX})`, async () => {
     await fc.assert(
       fc.asyncProperty(colorsAndKeys, async ({ p, colors, keys, seed }) => {
         const { results } = await runMem(p, (c) => scenarios.split(c, { colors, keys }), { seed });
         expectSplit(colors, keys, results);
       }),
-      { numRuns: 60 },
+      { numRuns: BIG ? 250 : 60 },
     );
   });
 
   it('costs ⌈log₂p⌉ messages per rank (Bruck allgather)', async () => {
-    for (const p of [1, 2, 3, 7, 8, 33]) {
+    for (const p of [1, 2, 3, 7, 8, 33, ...(BIG ? [128, 255] : [])]) {
       const { messages } = await runMem(p, (c) => c.split(0, 0));
       expect(messages).toBe(p * Math.ceil(Math.log2(p)));
     }
   });
 
   it('keeps world, child and grandchild traffic with identical tags apart; ANY_SOURCE sees members only', async () => {
-    for (const p of [1, 2, 3, 5, 8, 13, 24]) {
+    for (const p of [1, 2, 3, 5, 8, 13, 24, ...(BIG ? [64, 100] : [])]) {
       for (const seed of [1, 2, 3]) {
         const { results } = await runMem(p, (c) => scenarios.isolation(c), { seed });
         expectIsolation(p, results);
@@ -77,7 +81,7 @@ describe('split', () => {
   it('every member agrees on the context; communicators sharing a member never share one (property)', async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.integer({ min: 1, max: 24 }),
+        fc.integer({ min: 1, max: BIG ? 64 : 24 }),
         fc.array(fc.record({ parent: fc.nat(), colors: fc.integer({ min: 1, max: 4 }), salt: fc.nat(1000) }), {
           minLength: 1,
           maxLength: 6,
@@ -128,7 +132,7 @@ describe('split', () => {
           }
         },
       ),
-      { numRuns: 40 },
+      { numRuns: BIG ? 160 : 40 },
     );
   });
 

@@ -4,6 +4,8 @@ import { evaluate } from '../src/trees/evaluate.js';
 import { TreeBuilder, type Tree } from '../src/trees/tree.js';
 import { drawTreeSvg, drawTreeText, escapeXml, treeSchedule } from '../src/trees/draw.js';
 import { invalidField } from './helpers/errors.js';
+import { rng } from './helpers/random.js';
+import { randomTree } from './helpers/trees.js';
 
 // ---------------------------------------------------------------------------
 // A tiny, strict XML well-formedness checker (no dependency): balanced tags, quoted and
@@ -115,38 +117,6 @@ function binomial(d: number): Tree {
   return b.build();
 }
 
-function mulberry(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-function randomTree(p: number, rnd: () => number): Tree {
-  const root = Math.floor(rnd() * p);
-  const placed = [root];
-  const b = new TreeBuilder(p, root);
-  const kids: number[][] = Array.from({ length: p }, () => []);
-  const rest = Array.from({ length: p }, (_, i) => i).filter((i) => i !== root);
-  for (let i = rest.length - 1; i > 0; i--) {
-    const j = Math.floor(rnd() * (i + 1));
-    [rest[i], rest[j]] = [rest[j], rest[i]];
-  }
-  for (const v of rest) {
-    kids[placed[Math.floor(rnd() * placed.length)]].push(v);
-    placed.push(v);
-  }
-  for (let v = 0; v < p; v++) {
-    for (const c of kids[v]) b.addChild(v, c);
-    if (kids[v].length > 0) b.setCopyAt(v, Math.floor(rnd() * (kids[v].length + 1)));
-  }
-  return b.build();
-}
-
 /** The rank heading each node line of the text outline (skipping the summary line). */
 function ranksOfText(text: string): number[] {
   const lines = text.trimEnd().split('\n').slice(1);
@@ -242,10 +212,10 @@ describe('drawTreeText', () => {
 
 describe('treeSchedule', () => {
   it('agrees with evaluate on completion times and keeps every processor one-ported', () => {
-    const rnd = mulberry(7);
+    const rnd = rng(7);
     for (let trial = 0; trial < 60; trial++) {
       const p = 1 + Math.floor(rnd() * 40);
-      const t = randomTree(p, rnd);
+      const t = randomTree(p, Math.floor(rnd() * p), rnd);
       const sizes = Array.from({ length: p }, () => (rnd() < 0.25 ? 0 : Math.floor(rnd() * 50)));
       const ports = trial % 3 === 0 ? 2 : 1;
       const mdl = linearModel({ alpha: 1 + Math.floor(rnd() * 20), beta: 1, gamma: Math.floor(rnd() * 3), ports, copyAll: trial % 5 === 0 });

@@ -13,13 +13,15 @@ import { runSim } from '../src/transports/sim/index.js';
 import { caseChoice } from './programs/v-arb.js';
 import { makeCase, runCaseRank } from './programs/v-cases.js';
 
+/** VCOLL_BIG=1 (npm run test:big): more runs and larger p. */
+const BIG = process.env.VCOLL_BIG !== undefined && process.env.VCOLL_BIG !== '' && process.env.VCOLL_BIG !== '0';
 
 const ALGORITHMS: VAlgorithm[] = [...GATHERV_VARIANTS.map((v) => v.name), 'auto'];
 
 describe('gatherv on the simulator', () => {
   it.each(ALGORITHMS)('%s: blocks land at their displacements, nothing else is written', async (algorithm) => {
     await fc.assert(
-      fc.asyncProperty(caseChoice('gatherv', algorithm), async (ch) => {
+      fc.asyncProperty(caseChoice('gatherv', algorithm, BIG ? 256 : 64), async (ch) => {
         const c = makeCase(ch);
         const res = await runSim(c.p, (comm) => runCaseRank(comm, c), { model: linearModel(c.model), unitBytes: c.unitBytes });
         for (const r of res.results) expect(r.mismatch).toBeUndefined();
@@ -29,7 +31,7 @@ describe('gatherv on the simulator', () => {
         if (c.p === 1) expect(info.height).toBe(0);
         else expect(info.height).toBeGreaterThanOrEqual(1);
       }),
-      { numRuns: 40 },
+      { numRuns: BIG ? 200 : 40 },
     );
   });
 });

@@ -1,19 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { Writable } from 'node:stream';
 import { V_ALGORITHMS } from '../src/collectives/types.js';
 import { runMainJob } from '../src/main-job.js';
 import { SEED000_DISTRIBUTIONS } from '../src/run/spec.js';
-
-function sink(): { stream: Writable; text: () => string } {
-  const chunks: string[] = [];
-  const stream = new Writable({
-    write(chunk: Buffer | string, _enc, cb) {
-      chunks.push(chunk.toString());
-      cb();
-    },
-  });
-  return { stream, text: () => chunks.join('') };
-}
+import { sink } from './helpers/cli.js';
 
 describe('main job', () => {
   it('runs every gatherv/scatterv algorithm on every seed 000 distribution on threads (p = 3, b = 10), all verified', async () => {

@@ -13,12 +13,15 @@ import { runSim } from '../src/transports/sim/index.js';
 import { caseChoice } from './programs/v-arb.js';
 import { makeCase, runCaseRank } from './programs/v-cases.js';
 
+/** VCOLL_BIG=1 (npm run test:big): more runs and larger p. */
+const BIG = process.env.VCOLL_BIG !== undefined && process.env.VCOLL_BIG !== '' && process.env.VCOLL_BIG !== '0';
+
 const ALGORITHMS: VAlgorithm[] = [...SCATTERV_VARIANTS.map((v) => v.name), 'auto'];
 
 describe('scatterv on the simulator', () => {
   it.each(ALGORITHMS)('%s: every rank receives exactly its block', async (algorithm) => {
     await fc.assert(
-      fc.asyncProperty(caseChoice('scatterv', algorithm), async (ch) => {
+      fc.asyncProperty(caseChoice('scatterv', algorithm, BIG ? 256 : 64), async (ch) => {
         const c = makeCase(ch);
         const res = await runSim(c.p, (comm) => runCaseRank(comm, c), { model: linearModel(c.model), unitBytes: c.unitBytes });
         for (const r of res.results) expect(r.mismatch).toBeUndefined();
@@ -26,7 +29,7 @@ describe('scatterv on the simulator', () => {
         if (algorithm !== 'auto') expect(info.algorithm).toBe(algorithm);
         for (const r of res.results) expect(r.info).toEqual(info);
       }),
-      { numRuns: 40 },
+      { numRuns: BIG ? 200 : 40 },
     );
   });
 });

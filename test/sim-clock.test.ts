@@ -6,17 +6,9 @@ import { runSim } from '../src/transports/sim/index.js';
 import { evaluate } from '../src/trees/evaluate.js';
 import { linearTree } from '../src/trees/linear.js';
 import { int, rng } from './helpers/random.js';
+import { expectDeadlock, rejection } from './helpers/errors.js';
 
 const model = linearModel({ alpha: 10, beta: 1, gamma: 1 });
-
-async function rejection(p: Promise<unknown>): Promise<unknown> {
-  try {
-    await p;
-  } catch (e) {
-    return e;
-  }
-  throw new Error('expected a rejection');
-}
 
 function clockOf(comm: Communicator) {
   const c = comm.clock;
@@ -115,12 +107,7 @@ describe('simulator: virtual clock', () => {
         { model },
       ),
     );
-    expect(e).toBeInstanceOf(CommunicationError);
-    const msg = (e as Error).message;
-    expect(msg).toMatch(/deadlock/);
-    expect(msg).toContain('rank 0: waiting in clock.sync()');
-    expect(msg).toContain('rank 1: waiting in clock.sync()');
-    expect(msg).not.toContain('rank 2');
+    expectDeadlock(e, ['rank 0: waiting in clock.sync()', 'rank 1: waiting in clock.sync()'], ['rank 2']);
   });
 
   it('sync() called again before the first resolved is an InvalidArgumentError; a failing rank releases sync waiters', async () => {

@@ -6,6 +6,7 @@ import { GroupCommunicator } from '../src/comm/group.js';
 import { CommunicationError } from '../src/errors.js';
 import { linearModel } from '../src/model/cost-model.js';
 import { runSim } from '../src/transports/sim/index.js';
+import { rejection } from './helpers/errors.js';
 
 const free = linearModel({ alpha: 0, beta: 0, gamma: 1 });
 const model10 = linearModel({ alpha: 10, beta: 0 });
@@ -13,15 +14,6 @@ const model10 = linearModel({ alpha: 10, beta: 0 });
 function endpointOf(comm: Communicator): Endpoint {
   if (!(comm instanceof GroupCommunicator)) throw new Error('runSim must hand out GroupCommunicators');
   return comm.endpoint;
-}
-
-async function rejection(p: Promise<unknown>): Promise<unknown> {
-  try {
-    await p;
-  } catch (e) {
-    return e;
-  }
-  throw new Error('expected a rejection');
 }
 
 describe('simulator: contexts', () => {

@@ -251,15 +251,9 @@ describe('runThreads', () => {
          return bad;
        }`,
     );
-    const saved = process.env.VCOLL_THREADS_SPIN;
-    process.env.VCOLL_THREADS_SPIN = '0'; // workers copy the environment when they start
-    try {
-      expect(await runThreads(2, url, { n: 1500, max: 3000 }, { channelBytes: 1024 })).toEqual([0, 0]);
-      expect(await runThreads(3, url, { n: 500, max: 3000 }, { channelBytes: 1024 })).toEqual([0, 0, 0]);
-    } finally {
-      if (saved === undefined) delete process.env.VCOLL_THREADS_SPIN;
-      else process.env.VCOLL_THREADS_SPIN = saved;
-    }
+    expect(await runThreads(2, url, { n: 1500, max: 3000 }, { channelBytes: 1024, spinLoads: 0 })).toEqual([0, 0]);
+    expect(await runThreads(3, url, { n: 500, max: 3000 }, { channelBytes: 1024, spinLoads: 0 })).toEqual([0, 0, 0]);
+    await expect(runThreads(2, url, {}, { spinLoads: -1 })).rejects.toThrow(/spinLoads/);
   }, 30_000);
 
   it('a rank that throws fails the other ranks fast and runThreads rejects naming it', async () => {

@@ -1,9 +1,9 @@
 /** The `vcoll` command line: thin shells over the library. */
-import { Command, CommanderError, Option } from 'commander';
+import { Command, Option } from 'commander';
 import { V_ALGORITHMS } from '../collectives/types.js';
 import { TRANSPORTS, V_OPERATIONS } from '../run/spec.js';
-import { VcollError } from '../errors.js';
 import { COMPARED_ALGORITHMS, parseComparedAlgorithms, parseRootSelection } from '../trees/compare.js';
+import { exitOnError } from './exit.js';
 import { runModel, type ModelCommandOptions } from './model-command.js';
 import { parseChoice, parseIntegerOption, parseNumberOption, parseSizesOption } from './options.js';
 import type { RunCommandOptions } from './run-command.js';
@@ -104,18 +104,8 @@ export async function main(argv: string[]): Promise<void> {
   try {
     await program.parseAsync(argv);
   } catch (err) {
-    if (err instanceof VcollError) {
-      process.stderr.write(`vcoll: ${err.message}\n`);
-      // bad input: 2; a run that failed (a rank's communication, an internal error): 1
-      process.exitCode = err.code === 'COMMUNICATION' || err.code === 'INTERNAL' ? 1 : 2;
-      return;
-    }
-    // usage errors of `vcoll run` (unknown option, missing value): commander printed them
-    if (err instanceof CommanderError) {
-      process.exitCode = err.exitCode === 0 ? 0 : 2;
-      return;
-    }
-    throw err;
+    // bad input: 2; a run that failed: 1; usage errors of `vcoll run`: commander printed them
+    exitOnError(err);
   }
 }
 

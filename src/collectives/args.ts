@@ -14,7 +14,7 @@ import { InvalidArgumentError } from '../errors.js';
 import { requireModelFits, type CostModel } from '../model/cost-model.js';
 import { DEFAULT_MODEL } from './defaults.js';
 import { V_ALGORITHMS, type AdaptiveVariantOptions, type CollectiveOptions, type GathervArgs, type ScattervArgs, type VAlgorithm } from './types.js';
-import type { GathervPlanInput, ScattervPlanInput } from './variant.js';
+import type { GathervPlanInput, ScattervPlanInput, VPlanInput } from './variant.js';
 
 /** Largest count, displacement or total (elements): schedules travel as Int32. */
 export const MAX_ELEMENTS = 2 ** 31 - 1;
@@ -25,6 +25,16 @@ interface CommonInput {
   readonly adaptive: Required<AdaptiveVariantOptions>;
   readonly unitBytes: number;
   readonly root: number;
+  readonly me: number;
+  readonly isRoot: boolean;
+  readonly inPlace: boolean;
+}
+
+/** What gatherv and scatterv arguments have in common. */
+interface CommonArgs {
+  readonly root: number;
+  readonly unitBytes?: number;
+  readonly inPlace?: boolean;
 }
 
 function fail(rank: number, field: string, message: string): never {
@@ -49,14 +59,20 @@ function optionalBoolean(rank: number, field: string, v: unknown, dflt: boolean)
   return v;
 }
 
-function common(comm: Communicator, rootArg: unknown, unitArg: unknown, options: CollectiveOptions | undefined): CommonInput {
+/**
+ * The checks every rank makes on its own, in this order: comm, args, root, unitBytes, options,
+ * inPlace (only the root may `verb` in place).
+ */
+function common(comm: Communicator, args: CommonArgs, options: CollectiveOptions | undefined, verb: 'gather' | 'scatter'): CommonInput {
   checkComm(comm);
   const me = comm.rank;
   const p = comm.size;
+  if (args === null || typeof args !== 'object') fail(me, 'args', 'must be an object');
+  const rootArg: unknown = args.root;
   if (typeof rootArg !== 'number' || !Number.isInteger(rootArg) || rootArg < 0 || rootArg >= p) {
     fail(me, 'root', `must be an integer in [0, ${p - 1}], got ${String(rootArg)}`);
   }
-  const unitBytes = unitArg ?? 1;
+  const unitBytes: unknown = args.unitBytes ?? 1;
   if (typeof unitBytes !== 'number' || !Number.isInteger(unitBytes) || unitBytes < 1) {
     fail(me, 'unitBytes', `must be an integer >= 1, got ${String(unitBytes)}`);
   }
@@ -80,7 +96,26 @@ function common(comm: Communicator, rootArg: unknown, unitArg: unknown, options:
     overlap: optionalBoolean(me, 'adaptive.overlap', ad?.overlap, true),
     rule: ad?.rule === undefined || ad.rule === 'exact' || ad.rule === 'lemma1' ? (ad?.rule ?? 'exact') : fail(me, 'adaptive.rule', `must be 'exact' or 'lemma1', got ${String(ad.rule)}`),
   };
-  return { algorithm, model, adaptive, unitBytes, root: rootArg };
+  const isRoot = me === rootArg;
+  const inPlace = optionalBoolean(me, 'inPlace', args.inPlace, false);
+  if (inPlace && !isRoot) fail(me, 'inPlace', `only the root may ${verb} in place`);
+  return { algorithm, model, adaptive, unitBytes, root: rootArg, me, isRoot, inPlace };
+}
+
+/** An integer in [0, MAX_ELEMENTS] (a count or a displacement), or fail naming `field`. */
+function elements(me: number, field: string, v: unknown): number {
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > MAX_ELEMENTS) {
+    fail(me, field, `must be an integer in [0, ${MAX_ELEMENTS}], got ${String(v)}`);
+  }
+  return v;
+}
+
+/** An array-like argument with one entry per rank, or fail naming `field` (`missing`: when it is no array). */
+function perRank(me: number, p: number, field: string, v: unknown, missing: string): ArrayLike<unknown> {
+  if (v === null || typeof v !== 'object' || typeof (v as ArrayLike<unknown>).length !== 'number') fail(me, field, missing);
+  const a = v as ArrayLike<unknown>;
+  if (a.length !== p) fail(me, field, `must have ${p} entries (one per rank), got ${a.length}`);
+  return a;
 }
 
 /**
@@ -97,20 +132,12 @@ function rootBlocks(
   bufBytes: number,
   bufField: string,
 ): { counts: number[]; displs: number[] } {
-  if (countsArg === null || typeof countsArg !== 'object' || typeof (countsArg as ArrayLike<number>).length !== 'number') {
-    fail(me, 'counts', 'the root must pass counts (one per rank)');
-  }
-  const c = countsArg as ArrayLike<unknown>;
-  if (c.length !== p) fail(me, 'counts', `must have ${p} entries (one per rank), got ${c.length}`);
+  const c = perRank(me, p, 'counts', countsArg, 'the root must pass counts (one per rank)');
   const counts = new Array<number>(p);
   let total = 0;
   for (let i = 0; i < p; i++) {
-    const v = c[i];
-    if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > MAX_ELEMENTS) {
-      fail(me, `counts[${i}]`, `must be an integer in [0, ${MAX_ELEMENTS}], got ${String(v)}`);
-    }
-    counts[i] = v;
-    total += v;
+    counts[i] = elements(me, `counts[${i}]`, c[i]);
+    total += counts[i];
   }
   if (total > MAX_ELEMENTS) fail(me, 'counts', `total ${total} exceeds ${MAX_ELEMENTS} elements`);
   if (total * unitBytes > bufBytes) {
@@ -127,17 +154,10 @@ function rootBlocks(
     }
     return { counts, displs };
   }
-  if (displsArg === null || typeof displsArg !== 'object' || typeof (displsArg as ArrayLike<number>).length !== 'number') {
-    fail(me, 'displs', 'must be an array (one displacement per rank) or omitted');
-  }
-  const d = displsArg as ArrayLike<unknown>;
-  if (d.length !== p) fail(me, 'displs', `must have ${p} entries (one per rank), got ${d.length}`);
+  const d = perRank(me, p, 'displs', displsArg, 'must be an array (one displacement per rank) or omitted');
   displs = new Array<number>(p);
   for (let i = 0; i < p; i++) {
-    const v = d[i];
-    if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > MAX_ELEMENTS) {
-      fail(me, `displs[${i}]`, `must be an integer in [0, ${MAX_ELEMENTS}], got ${String(v)}`);
-    }
+    const v = elements(me, `displs[${i}]`, d[i]);
     displs[i] = v;
     if (counts[i] > 0 && v + counts[i] > capacity) {
       fail(me, `displs[${i}]`, `block ${i} (elements ${v}..${v + counts[i] - 1}) lies outside ${bufField} (${capacity} elements)`);
@@ -156,20 +176,20 @@ function rootBlocks(
   return { counts, displs };
 }
 
+/** The plan-input fields gatherv and scatterv share (all but count). */
+function planFields(comm: Communicator, c: CommonInput, counts: number[] | undefined, displs: number[] | undefined): Omit<VPlanInput, 'count'> {
+  const { root, unitBytes, inPlace, model, adaptive } = c;
+  return { comm, root, unitBytes, counts, displs, inPlace, model, adaptive };
+}
+
 /** Validates gatherv arguments on one rank; returns the plan input and the requested algorithm. */
 export function normalizeGatherv(
   comm: Communicator,
   args: GathervArgs,
   options?: CollectiveOptions,
 ): { readonly input: GathervPlanInput; readonly algorithm: VAlgorithm } {
-  checkComm(comm);
-  const me = comm.rank;
-  if (args === null || typeof args !== 'object') fail(me, 'args', 'must be an object');
-  const c = common(comm, args.root, args.unitBytes, options);
-  const { unitBytes: u, root } = c;
-  const isRoot = me === root;
-  const inPlace = optionalBoolean(me, 'inPlace', args.inPlace, false);
-  if (inPlace && !isRoot) fail(me, 'inPlace', 'only the root may gather in place');
+  const c = common(comm, args, options, 'gather');
+  const { unitBytes: u, root, me, isRoot, inPlace } = c;
   let send: Uint8Array;
   if (isRoot && inPlace) {
     send = new Uint8Array(0);
@@ -192,17 +212,10 @@ export function normalizeGatherv(
     }
   }
   const input: GathervPlanInput = {
-    comm,
-    root,
-    unitBytes: u,
+    ...planFields(comm, c, counts, displs),
     count: isRoot && inPlace ? (counts as number[])[root] : count,
     send,
     recv,
-    counts,
-    displs,
-    inPlace,
-    model: c.model,
-    adaptive: c.adaptive,
   };
   return { input, algorithm: c.algorithm };
 }
@@ -213,14 +226,8 @@ export function normalizeScatterv(
   args: ScattervArgs,
   options?: CollectiveOptions,
 ): { readonly input: ScattervPlanInput; readonly algorithm: VAlgorithm } {
-  checkComm(comm);
-  const me = comm.rank;
-  if (args === null || typeof args !== 'object') fail(me, 'args', 'must be an object');
-  const c = common(comm, args.root, args.unitBytes, options);
-  const { unitBytes: u, root } = c;
-  const isRoot = me === root;
-  const inPlace = optionalBoolean(me, 'inPlace', args.inPlace, false);
-  if (inPlace && !isRoot) fail(me, 'inPlace', 'only the root may scatter in place');
+  const c = common(comm, args, options, 'scatter');
+  const { unitBytes: u, root, me, isRoot, inPlace } = c;
   let send: Uint8Array | undefined;
   let counts: number[] | undefined;
   let displs: number[] | undefined;
@@ -243,10 +250,7 @@ export function normalizeScatterv(
       if (args.recv.length % u !== 0) fail(me, 'recv', `length ${args.recv.length} is not a multiple of unitBytes ${u} (pass count)`);
       count = args.recv.length / u;
     } else {
-      if (typeof args.count !== 'number' || !Number.isInteger(args.count) || args.count < 0 || args.count > MAX_ELEMENTS) {
-        fail(me, 'count', `must be an integer in [0, ${MAX_ELEMENTS}], got ${String(args.count)}`);
-      }
-      count = args.count;
+      count = elements(me, 'count', args.count);
       if (count * u > args.recv.length) fail(me, 'recv', `holds ${args.recv.length} bytes, count ${count} needs ${count * u}`);
     }
     if (count > MAX_ELEMENTS) fail(me, 'recv', `${count} elements exceed ${MAX_ELEMENTS}`);
@@ -255,18 +259,6 @@ export function normalizeScatterv(
       fail(me, 'count', `the root receives ${count} elements, counts[${root}] is ${(counts as number[])[root]}`);
     }
   }
-  const input: ScattervPlanInput = {
-    comm,
-    root,
-    unitBytes: u,
-    count,
-    recv,
-    send,
-    counts,
-    displs,
-    inPlace,
-    model: c.model,
-    adaptive: c.adaptive,
-  };
+  const input: ScattervPlanInput = { ...planFields(comm, c, counts, displs), count, recv, send };
   return { input, algorithm: c.algorithm };
 }

@@ -17,16 +17,17 @@
  * the chosen plan's constructionRounds. Every rank must pass algorithm 'auto' (as every
  * rank must pass the same algorithm).
  */
-import type { Communicator } from '../comm/communicator.js';
-import { CommunicationError } from '../errors.js';
+import { CommunicationError, InvalidArgumentError } from '../errors.js';
 import type { CostModel } from '../model/cost-model.js';
 import { adaptiveBinomialTree } from '../trees/adaptive.js';
 import { obliviousBinomialTree } from '../trees/binomial.js';
 import { linearTree } from '../trees/linear.js';
 import { twoBlockTree } from '../trees/two-block.js';
 import { bcast } from './basic/bcast.js';
-import { binomialNode, ceilLog2, SCHEDULE_WIDTH } from './schedule.js';
+import { ceilLog2 } from '../util/ceil-log.js';
+import { binomialNode, SCHEDULE_WIDTH } from './schedule.js';
 import type { PersistentCollective, VAlgorithm } from './types.js';
+import type { VPlanInput } from './variant.js';
 
 type Concrete = Exclude<VAlgorithm, 'auto'>;
 
@@ -89,21 +90,13 @@ export function chooseAuto(predictions: readonly AutoPrediction[]): Concrete {
   return best.algorithm;
 }
 
-interface AutoInput {
-  readonly comm: Communicator;
-  readonly root: number;
-  readonly counts: readonly number[] | undefined;
-  readonly model: CostModel;
-  readonly unitBytes: number;
-}
-
 interface VariantLike<I> {
   readonly name: Concrete;
   init(input: I): Promise<PersistentCollective>;
 }
 
 /** Plans `auto`: the root decides, broadcasts one byte, every rank plans the chosen variant. */
-export async function autoInit<I extends AutoInput>(input: I, variants: readonly VariantLike<I>[]): Promise<PersistentCollective> {
+export async function autoInit<I extends VPlanInput>(input: I, variants: readonly VariantLike<I>[]): Promise<PersistentCollective> {
   const { comm, root } = input;
   const p = comm.size;
   const decision = new Uint8Array(1);
@@ -121,4 +114,22 @@ export async function autoInit<I extends AutoInput>(input: I, variants: readonly
   const plan = await variant.init(input);
   const info = { ...plan.info, constructionRounds: plan.info.constructionRounds + ceilLog2(p) };
   return { info, start: () => plan.start() };
+}
+
+/**
+ * Plans `algorithm` with the matching one of `variants` (the registered algorithms of `op`),
+ * or `auto` among them.
+ */
+export async function planVariant<I extends VPlanInput>(
+  input: I,
+  algorithm: VAlgorithm,
+  variants: readonly VariantLike<I>[],
+  op: 'gatherv' | 'scatterv',
+): Promise<PersistentCollective> {
+  if (algorithm === 'auto') return autoInit(input, variants);
+  const variant = variants.find((v) => v.name === algorithm);
+  if (variant === undefined) {
+    throw new InvalidArgumentError('algorithm', `'${algorithm}' is not available for ${op} yet`, { rank: input.comm.rank });
+  }
+  return variant.init(input);
 }

@@ -14,6 +14,7 @@
  * Cost: deciding is O(length of the sequence); a staged run copies its bytes once.
  */
 import type { Communicator } from '../comm/communicator.js';
+import type { VPlanInput } from './variant.js';
 
 /** Prefix sums of `counts`: `prefix[i]` = Σ_{j<i} counts[j] (length p + 1). */
 export function prefixSums(counts: ArrayLike<number>): Float64Array {
@@ -32,6 +33,11 @@ export interface BlockLayout {
   readonly counts: ArrayLike<number>;
   readonly displs: ArrayLike<number>;
   readonly unitBytes: number;
+}
+
+/** The root's BlockLayout from its plan input (counts and displs: root only, validated). */
+export function rootLayout(input: Pick<VPlanInput, 'counts' | 'displs' | 'unitBytes'>): BlockLayout {
+  return { counts: input.counts as readonly number[], displs: input.displs as readonly number[], unitBytes: input.unitBytes };
 }
 
 /** Rank `r`'s block inside `buf` (a view, no copy). */

@@ -37,13 +37,6 @@ import { depths, postOrder, type Tree } from '../trees/tree.js';
 import { twoBlockTree } from '../trees/two-block.js';
 import type { CollectiveInfo, PersistentCollective } from './types.js';
 
-/** ⌈log₂ p⌉ (0 for p = 1). */
-export function ceilLog2(p: number): number {
-  let d = 0;
-  while (2 ** d < p) d++;
-  return d;
-}
-
 // ---------------------------------------------------------------------------------------
 // The ordered binomial tree with a fixed root (the oblivious tree of src/trees/binomial.ts).
 

@@ -9,18 +9,15 @@ import type { Communicator } from '../comm/communicator.js';
 import type { CostModel } from '../model/cost-model.js';
 import type { AdaptiveVariantOptions, PersistentCollective, VAlgorithm } from './types.js';
 
-/** Normalised, validated gatherv arguments as one rank sees them. */
-export interface GathervPlanInput {
+/** What the normalised gatherv and scatterv arguments of one rank have in common. */
+export interface VPlanInput {
   readonly comm: Communicator;
   readonly root: number;
   /** Bytes per element. */
   readonly unitBytes: number;
   /** This rank's count in elements. */
   readonly count: number;
-  /** This rank's block, exactly count·unitBytes bytes (empty at a root with inPlace). */
-  readonly send: Uint8Array;
-  /** Root only (undefined elsewhere): receive buffer, counts and displacements (elements, validated). */
-  readonly recv: Uint8Array | undefined;
+  /** Root only (undefined elsewhere): counts and displacements (elements, validated). */
   readonly counts: readonly number[] | undefined;
   readonly displs: readonly number[] | undefined;
   readonly inPlace: boolean;
@@ -28,22 +25,20 @@ export interface GathervPlanInput {
   readonly adaptive: Required<AdaptiveVariantOptions>;
 }
 
+/** Normalised, validated gatherv arguments as one rank sees them. */
+export interface GathervPlanInput extends VPlanInput {
+  /** This rank's block, exactly count·unitBytes bytes (empty at a root with inPlace). */
+  readonly send: Uint8Array;
+  /** Root only (undefined elsewhere): the receive buffer. */
+  readonly recv: Uint8Array | undefined;
+}
+
 /** Normalised, validated scatterv arguments as one rank sees them. */
-export interface ScattervPlanInput {
-  readonly comm: Communicator;
-  readonly root: number;
-  readonly unitBytes: number;
-  /** This rank's count in elements. */
-  readonly count: number;
+export interface ScattervPlanInput extends VPlanInput {
   /** Where this rank's block goes, exactly count·unitBytes bytes (empty at a root with inPlace). */
   readonly recv: Uint8Array;
-  /** Root only. */
+  /** Root only (undefined elsewhere): the send buffer. */
   readonly send: Uint8Array | undefined;
-  readonly counts: readonly number[] | undefined;
-  readonly displs: readonly number[] | undefined;
-  readonly inPlace: boolean;
-  readonly model: CostModel;
-  readonly adaptive: Required<AdaptiveVariantOptions>;
 }
 
 export interface GathervVariant {

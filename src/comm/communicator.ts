@@ -69,18 +69,12 @@ export function bytesOf(view: ArrayBufferView): Uint8Array {
 }
 
 /**
- * What every transport's communicator shares: the blocking forms are the non-blocking ones
- * awaited, and waitAll fails as soon as one operation fails.
+ * What every communicator and intercommunicator shares: the blocking forms are the
+ * non-blocking ones awaited, and waitAll fails as soon as one operation fails.
  */
-export abstract class BaseCommunicator implements Communicator {
-  abstract readonly rank: number;
-  abstract readonly size: number;
+export abstract class PointToPointBase {
   abstract isend(dest: number, tag: number, data: Uint8Array): Promise<void>;
   abstract irecv(source: number, tag: number, into: Uint8Array): Promise<Status>;
-  abstract copy(dst: Uint8Array, src: Uint8Array): void;
-  abstract nodeOf(rank: number): number;
-  abstract split(color: number, key: number): Promise<Communicator | null>;
-  abstract splitByNode(): Promise<Communicator>;
 
   send(dest: number, tag: number, data: Uint8Array): Promise<void> {
     return this.isend(dest, tag, data);
@@ -93,6 +87,16 @@ export abstract class BaseCommunicator implements Communicator {
   waitAll<T>(ops: readonly Promise<T>[]): Promise<T[]> {
     return Promise.all(ops);
   }
+}
+
+/** What every transport's communicator shares (PointToPointBase). */
+export abstract class BaseCommunicator extends PointToPointBase implements Communicator {
+  abstract readonly rank: number;
+  abstract readonly size: number;
+  abstract copy(dst: Uint8Array, src: Uint8Array): void;
+  abstract nodeOf(rank: number): number;
+  abstract split(color: number, key: number): Promise<Communicator | null>;
+  abstract splitByNode(): Promise<Communicator>;
 }
 
 /** Largest tag user point-to-point code should use; larger tags are reserved for collectives. */

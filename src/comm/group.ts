@@ -22,6 +22,24 @@ function rejected<T>(e: Error): Promise<T> {
   return Promise.reject(e);
 }
 
+/**
+ * What is wrong with rank argument `field` = r of a group of `size` ranks (undefined: an
+ * integer in [0, size), or ANY_SOURCE when `wildcard`); `what` names the group's ranks in the
+ * message. `rank`: the caller, named by the error.
+ */
+export function badRank(field: string, r: number, size: number, wildcard: boolean, rank: number, what = 'rank'): InvalidArgumentError | undefined {
+  if (Number.isInteger(r) && r >= 0 && r < size) return undefined;
+  if (wildcard && r === ANY_SOURCE) return undefined;
+  return new InvalidArgumentError(field, `${what} ${r} is not in [0, ${size})`, { rank });
+}
+
+/** What is wrong with tag t (undefined: an integer in [0, 2³¹ − 1], or ANY_TAG when `wildcard`). */
+export function badTag(t: number, wildcard: boolean, rank: number): InvalidArgumentError | undefined {
+  if (Number.isInteger(t) && t >= 0 && t <= MAX_TAG) return undefined;
+  if (wildcard && t === ANY_TAG) return undefined;
+  return new InvalidArgumentError('tag', `must be an integer in [0, 2^31 - 1], got ${t}`, { rank });
+}
+
 /** A communicator over an endpoint: a group of world ranks and a context id. */
 export class GroupCommunicator extends BaseCommunicator implements Members {
   readonly rank: number;
@@ -70,15 +88,11 @@ export class GroupCommunicator extends BaseCommunicator implements Members {
   }
 
   private badRank(field: string, r: number, wildcard: boolean): InvalidArgumentError | undefined {
-    if (Number.isInteger(r) && r >= 0 && r < this.size) return undefined;
-    if (wildcard && r === ANY_SOURCE) return undefined;
-    return new InvalidArgumentError(field, `rank ${r} is not in [0, ${this.size})`, { rank: this.rank });
+    return badRank(field, r, this.size, wildcard, this.rank);
   }
 
   private badTag(t: number, wildcard: boolean): InvalidArgumentError | undefined {
-    if (Number.isInteger(t) && t >= 0 && t <= MAX_TAG) return undefined;
-    if (wildcard && t === ANY_TAG) return undefined;
-    return new InvalidArgumentError('tag', `must be an integer in [0, 2^31 - 1], got ${t}`, { rank: this.rank });
+    return badTag(t, wildcard, this.rank);
   }
 
   isend(dest: number, tag: number, data: Uint8Array): Promise<void> {

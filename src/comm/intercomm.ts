@@ -19,16 +19,15 @@
 
 import { InvalidArgumentError } from '../errors.js';
 import { allgatherRecords, bcastBytes, MANAGEMENT_TAG, withContext } from './agree.js';
-import { ANY_SOURCE, ANY_TAG, type Communicator, type Status } from './communicator.js';
+import { ANY_SOURCE, PointToPointBase, type Communicator, type Status } from './communicator.js';
 import type { Endpoint, VirtualClock } from './endpoint.js';
-import { GroupCommunicator } from './group.js';
+import { badRank, badTag, GroupCommunicator } from './group.js';
 
 const TAG_INTER_GATHER = MANAGEMENT_TAG + 3;
 const TAG_INTER_BCAST = MANAGEMENT_TAG + 4;
 const TAG_MERGE_GATHER = MANAGEMENT_TAG + 5;
 const TAG_MERGE_LEADER = MANAGEMENT_TAG + 6;
 const TAG_MERGE_BCAST = MANAGEMENT_TAG + 7;
-const MAX_TAG = 0x7fffffff;
 
 export interface InterCommunicator {
   /** This rank in the local group. */
@@ -79,7 +78,7 @@ function asF64(b: Uint8Array): Float64Array {
   return new Float64Array(copy.buffer);
 }
 
-class GroupInterCommunicator implements InterCommunicator {
+class GroupInterCommunicator extends PointToPointBase implements InterCommunicator {
   readonly rank: number;
   readonly size: number;
   readonly remoteSize: number;
@@ -92,6 +91,7 @@ class GroupInterCommunicator implements InterCommunicator {
     private readonly ctx: number,
     private readonly remote: Int32Array,
   ) {
+    super();
     this.endpoint = local.endpoint;
     this.rank = local.rank;
     this.size = local.size;
@@ -100,15 +100,11 @@ class GroupInterCommunicator implements InterCommunicator {
   }
 
   private badRemote(field: string, r: number, wildcard: boolean): InvalidArgumentError | undefined {
-    if (Number.isInteger(r) && r >= 0 && r < this.remoteSize) return undefined;
-    if (wildcard && r === ANY_SOURCE) return undefined;
-    return new InvalidArgumentError(field, `remote rank ${r} is not in [0, ${this.remoteSize})`, { rank: this.rank });
+    return badRank(field, r, this.remoteSize, wildcard, this.rank, 'remote rank');
   }
 
   private badTag(t: number, wildcard: boolean): InvalidArgumentError | undefined {
-    if (Number.isInteger(t) && t >= 0 && t <= MAX_TAG) return undefined;
-    if (wildcard && t === ANY_TAG) return undefined;
-    return new InvalidArgumentError('tag', `must be an integer in [0, 2^31 - 1], got ${t}`, { rank: this.rank });
+    return badTag(t, wildcard, this.rank);
   }
 
   private remoteRankOfWorld(world: number): number {
@@ -136,18 +132,6 @@ class GroupInterCommunicator implements InterCommunicator {
     return this.endpoint
       .irecv(this.ctx, ANY_SOURCE, tag, into)
       .then((st) => ({ source: this.remoteRankOfWorld(st.source), tag: st.tag, bytes: st.bytes }));
-  }
-
-  send(dest: number, tag: number, data: Uint8Array): Promise<void> {
-    return this.isend(dest, tag, data);
-  }
-
-  recv(source: number, tag: number, into: Uint8Array): Promise<Status> {
-    return this.irecv(source, tag, into);
-  }
-
-  waitAll<T>(ops: readonly Promise<T>[]): Promise<T[]> {
-    return Promise.all(ops);
   }
 
   copy(dst: Uint8Array, src: Uint8Array): void {
@@ -231,12 +215,8 @@ export async function createIntercomm(
   if (leader) {
     pc = groupOf(peer as Communicator, 'peer', lc.rank);
     if (pc.endpoint !== lc.endpoint) throw new InvalidArgumentError('peer', 'must live on the same transport as local', { rank: lc.rank });
-    if (!Number.isInteger(remoteLeader) || remoteLeader < 0 || remoteLeader >= pc.size) {
-      throw new InvalidArgumentError('remoteLeader', `rank ${remoteLeader} is not in [0, ${pc.size})`, { rank: lc.rank });
-    }
-    if (!Number.isInteger(tag) || tag < 0 || tag > MAX_TAG) {
-      throw new InvalidArgumentError('tag', `must be an integer in [0, 2^31 - 1], got ${tag}`, { rank: lc.rank });
-    }
+    const bad = badRank('remoteLeader', remoteLeader, pc.size, false, lc.rank) ?? badTag(tag, false, lc.rank);
+    if (bad !== undefined) throw bad;
   }
   const endpoint = lc.endpoint;
   const maxBytes = 8 * (endpoint.worldSize + 1);

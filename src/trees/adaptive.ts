@@ -33,6 +33,7 @@
  */
 import { InvalidArgumentError } from '../errors.js';
 import type { CostModel } from '../model/cost-model.js';
+import { ceilLog } from '../util/ceil-log.js';
 import { prepareProblem } from './linear.js';
 import { TreeBuilder, type Tree } from './tree.js';
 import type { BuiltTree, RootOption } from './types.js';
@@ -77,11 +78,9 @@ function parseRule(opts: AdaptiveOptions | undefined): AdaptiveRule {
   return rule;
 }
 
-/** ⌈log_{base} p⌉ by integer arithmetic (0 for p = 1). */
+/** Rounds of the k-ported construction: ⌈log_{k+1} p⌉ by integer arithmetic (0 for p = 1). */
 export function roundsFor(p: number, ports: number): number {
-  let r = 0;
-  for (let w = 1; w < p; w *= ports + 1) r++;
-  return r;
+  return ceilLog(p, ports + 1);
 }
 
 /** The adaptive construction, round by round. */

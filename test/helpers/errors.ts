@@ -1,6 +1,6 @@
-/** Run `f`, expect a typed argument error, and return the field it names. */
+/** Expect typed errors: thrown argument errors (returning the field they name) and rejections. */
 import { expect } from 'vitest';
-import { InvalidArgumentError, TooLargeError } from '../../src/errors.js';
+import { CommunicationError, InvalidArgumentError, TooLargeError } from '../../src/errors.js';
 
 /** `f` must throw an InvalidArgumentError; returns its `field`. */
 export function invalidField(f: () => unknown): string {
@@ -22,4 +22,23 @@ export function errorField(f: () => unknown): string {
     throw e;
   }
   throw new Error('no error thrown');
+}
+
+/** `p` must reject; resolves with what it rejected with. */
+export async function rejection(p: Promise<unknown>): Promise<unknown> {
+  try {
+    await p;
+  } catch (e) {
+    return e;
+  }
+  throw new Error('expected a rejection');
+}
+
+/** `e` must be a deadlock report (CommunicationError) with every line of `blocked` and none of `absent`. */
+export function expectDeadlock(e: unknown, blocked: readonly string[], absent: readonly string[]): void {
+  expect(e).toBeInstanceOf(CommunicationError);
+  const msg = (e as Error).message;
+  expect(msg).toMatch(/deadlock/);
+  for (const line of blocked) expect(msg).toContain(line);
+  for (const text of absent) expect(msg).not.toContain(text);
 }

@@ -72,8 +72,24 @@ export function scrambledDispls(sizes: readonly number[], rnd: () => number): nu
   return d;
 }
 
-function adaptiveOptions(flags: AdaptiveFlags): GathervPlanInput['adaptive'] {
-  return { lemma4: flags.lemma4 ?? false, overlap: flags.overlap ?? true, rule: flags.rule ?? 'exact' };
+/** What gatherSetup and scatterSetup share: this rank's view of the instance and the common plan-input fields. */
+function planBase(comm: Communicator, inst: Instance, model: CostModel, flags: AdaptiveFlags) {
+  const me = comm.rank;
+  const isRoot = me === inst.root;
+  const inPlace = isRoot && flags.inPlace === true;
+  const displs = inst.displs ?? packedDispls(inst.sizes);
+  const fields = {
+    comm,
+    root: inst.root,
+    unitBytes: inst.unitBytes,
+    count: inst.sizes[me],
+    counts: isRoot ? [...inst.sizes] : undefined,
+    displs: isRoot ? displs : undefined,
+    inPlace,
+    model,
+    adaptive: { lemma4: flags.lemma4 ?? false, overlap: flags.overlap ?? true, rule: flags.rule ?? 'exact' } as const,
+  };
+  return { me, isRoot, inPlace, displs, fields };
 }
 
 export interface GatherSetup {
@@ -85,11 +101,8 @@ export interface GatherSetup {
 }
 
 export function gatherSetup(comm: Communicator, inst: Instance, model: CostModel, flags: AdaptiveFlags = {}, salt = 0): GatherSetup {
-  const me = comm.rank;
+  const { me, isRoot, inPlace, displs, fields } = planBase(comm, inst, model, flags);
   const u = inst.unitBytes;
-  const isRoot = me === inst.root;
-  const inPlace = isRoot && flags.inPlace === true;
-  const displs = inst.displs ?? packedDispls(inst.sizes);
   const recv = isRoot ? new Uint8Array(extent(inst) * u).fill(SENTINEL) : undefined;
   const send = inPlace ? new Uint8Array(0) : blockData(me, inst.sizes[me] * u, salt);
   const refill = (s: number): void => {
@@ -100,19 +113,7 @@ export function gatherSetup(comm: Communicator, inst: Instance, model: CostModel
     else send.set(b);
   };
   if (inPlace) refill(salt);
-  const input: GathervPlanInput = {
-    comm,
-    root: inst.root,
-    unitBytes: u,
-    count: inst.sizes[me],
-    send,
-    recv,
-    counts: isRoot ? [...inst.sizes] : undefined,
-    displs: isRoot ? displs : undefined,
-    inPlace,
-    model,
-    adaptive: adaptiveOptions(flags),
-  };
+  const input: GathervPlanInput = { ...fields, send, recv };
   return { input, recv, refill };
 }
 
@@ -141,11 +142,8 @@ export interface ScatterSetup {
 }
 
 export function scatterSetup(comm: Communicator, inst: Instance, model: CostModel, flags: AdaptiveFlags = {}, salt = 0): ScatterSetup {
-  const me = comm.rank;
+  const { me, isRoot, inPlace, displs, fields } = planBase(comm, inst, model, flags);
   const u = inst.unitBytes;
-  const isRoot = me === inst.root;
-  const inPlace = isRoot && flags.inPlace === true;
-  const displs = inst.displs ?? packedDispls(inst.sizes);
   const send = isRoot ? new Uint8Array(extent(inst) * u).fill(SENTINEL) : undefined;
   const refill = (s: number): void => {
     if (send === undefined) return;
@@ -155,19 +153,7 @@ export function scatterSetup(comm: Communicator, inst: Instance, model: CostMode
   };
   refill(salt);
   const recv = new Uint8Array(inPlace ? 0 : inst.sizes[me] * u).fill(SENTINEL);
-  const input: ScattervPlanInput = {
-    comm,
-    root: inst.root,
-    unitBytes: u,
-    count: inst.sizes[me],
-    recv,
-    send,
-    counts: isRoot ? [...inst.sizes] : undefined,
-    displs: isRoot ? displs : undefined,
-    inPlace,
-    model,
-    adaptive: adaptiveOptions(flags),
-  };
+  const input: ScattervPlanInput = { ...fields, recv, send };
   return { input, recv, refill };
 }
 

@@ -6,10 +6,11 @@
  * else untouched.
  */
 import { gatherv, gathervInit, scatterv, scattervInit } from '../../src/collectives/index.js';
-import type { CollectiveInfo, CollectiveOptions, VAlgorithm } from '../../src/collectives/types.js';
+import type { CollectiveInfo, CollectiveOptions, PersistentCollective, VAlgorithm } from '../../src/collectives/types.js';
 import type { Communicator } from '../../src/comm/communicator.js';
 import { blockSizes, type DistributionName } from '../../src/bench/distributions.js';
 import { linearModel } from '../../src/model/cost-model.js';
+import { int, rng } from '../helpers/random.js';
 
 export const SENTINEL = 0xa5;
 
@@ -34,20 +35,6 @@ export interface VCase {
   /** Bad input: this non-root rank believes its count is `count` (not counts[rank]). */
   readonly lie?: { readonly rank: number; readonly count: number };
 }
-
-/** A small deterministic generator (mulberry32) so a case is reproducible from its seed. */
-export function caseRng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const int = (rnd: () => number, lo: number, hi: number): number => lo + Math.floor(rnd() * (hi - lo + 1));
 
 /** Displacements for `counts` with the chosen layout (gaps of 0..3 elements between blocks). */
 export function makeDispls(counts: readonly number[], layout: DisplLayout, rnd: () => number): { displs: number[] | undefined; capacity: number } {
@@ -88,7 +75,7 @@ export interface CaseChoice {
  * emptied when `zeros`, reduced to two values for 'two-block'.
  */
 export function makeCase(ch: CaseChoice): VCase {
-  const rnd = caseRng(ch.seed);
+  const rnd = rng(ch.seed); // seeded: a case is reproducible from its seed
   const p = ch.p;
   const root = int(rnd, 0, p - 1);
   let counts = blockSizes(ch.dist, { p, b: int(rnd, 1, 12), rho: int(rnd, 1, 6), seed: int(rnd, 1, 1000) });
@@ -172,7 +159,6 @@ export async function runCaseRank(comm: Communicator, c: VCase): Promise<RankOut
   const u = c.unitBytes;
   const isRoot = me === c.root;
   const options = caseOptions(c);
-  const rounds = Math.max(1, c.starts);
   const mine = (c.lie !== undefined && c.lie.rank === me ? c.lie.count : c.counts[me]) * u;
   if (c.op === 'gatherv') {
     const send = new Uint8Array(isRoot && c.inPlace ? 0 : mine);
@@ -191,20 +177,7 @@ export async function runCaseRank(comm: Communicator, c: VCase): Promise<RankOut
       const s = isRoot && c.inPlace ? undefined : firstDiff(send, block(me, mine, k), `rank ${me} send buffer (round ${k})`);
       return s ?? (recv ? firstDiff(recv, rootBuffer(c, k), `root ${me} recv (round ${k})`) : undefined);
     };
-    let info: CollectiveInfo;
-    if (c.starts === 0) {
-      prepare(0);
-      info = await gatherv(comm, args, options);
-      return { info, mismatch: check(0) };
-    }
-    const plan = await gathervInit(comm, args, options);
-    for (let k = 0; k < rounds; k++) {
-      prepare(k);
-      await plan.start();
-      const bad = check(k);
-      if (bad !== undefined) return { info: plan.info, mismatch: bad };
-    }
-    return { info: plan.info, mismatch: undefined };
+    return execute(c.starts, prepare, check, () => gatherv(comm, args, options), () => gathervInit(comm, args, options));
   }
   const send = isRoot ? new Uint8Array(c.capacity * u) : undefined;
   const recv = new Uint8Array(isRoot && c.inPlace ? 0 : mine + SLACK);
@@ -222,13 +195,27 @@ export async function runCaseRank(comm: Communicator, c: VCase): Promise<RankOut
     const r = firstDiff(recv, want, `rank ${me} recv (round ${k})`);
     return r ?? (send ? firstDiff(send, rootBuffer(c, k), `root ${me} send buffer (round ${k}, changed)`) : undefined);
   };
-  if (c.starts === 0) {
+  return execute(c.starts, prepare, check, () => scatterv(comm, args, options), () => scattervInit(comm, args, options));
+}
+
+/**
+ * starts = 0: prepare round 0, run `once`, check. Otherwise plan with `init` and start the plan
+ * `starts` times, each round prepared before and checked after (the first mismatch ends it).
+ */
+async function execute(
+  starts: number,
+  prepare: (k: number) => void,
+  check: (k: number) => string | undefined,
+  once: () => Promise<CollectiveInfo>,
+  init: () => Promise<PersistentCollective>,
+): Promise<RankOutcome> {
+  if (starts === 0) {
     prepare(0);
-    const info = await scatterv(comm, args, options);
+    const info = await once();
     return { info, mismatch: check(0) };
   }
-  const plan = await scattervInit(comm, args, options);
-  for (let k = 0; k < rounds; k++) {
+  const plan = await init();
+  for (let k = 0; k < starts; k++) {
     prepare(k);
     await plan.start();
     const bad = check(k);

@@ -5,6 +5,7 @@
  * anyone can compute without communication (Lemma 3 and the remarks after it): its last rank,
  * p − 1 for the incomplete last range. O(1) per query.
  */
+import { ceilLog2 } from '../../util/ceil-log.js';
 
 /** A range of the ordered hypercube at some level. */
 export interface HyperRange {
@@ -17,9 +18,7 @@ export interface HyperRange {
 
 /** ⌈log₂ p⌉: the rounds of the construction and of the data phase (0 for p = 1). */
 export function hypercubeRounds(p: number): number {
-  let d = 0;
-  while (2 ** d < p) d++;
-  return d;
+  return ceilLog2(p);
 }
 
 /** The level-d range with index a (undefined when it holds no rank). */

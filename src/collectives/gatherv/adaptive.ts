@@ -22,8 +22,9 @@
  * time of the tree; construction ⌈log₂p⌉ rounds of constant-size messages.
  */
 import type { Communicator } from '../../comm/communicator.js';
-import { InvalidArgumentError, VcollError } from '../../errors.js';
-import { blockView, rangePlacement, type BlockLayout, type Placement } from '../layout.js';
+import { VcollError } from '../../errors.js';
+import { blockView, rangePlacement, rootLayout, type Placement } from '../layout.js';
+import { persistentPlan } from '../schedule.js';
 import type { PersistentCollective } from '../types.js';
 import type { GathervPlanInput, GathervVariant } from '../variant.js';
 import { EventQueue, RangeBuffer } from '../adaptive/buffer.js';
@@ -71,15 +72,10 @@ class GatherExecutor {
     }
   }
 
-  private layout(): BlockLayout {
-    const { counts, displs } = this.input;
-    return { counts: counts as readonly number[], displs: displs as readonly number[], unitBytes: this.u };
-  }
-
   private placement(k: number, e: RoleEvent): Placement {
     let pl = this.placements[k];
     if (pl === undefined) {
-      pl = rangePlacement(this.comm, this.input.recv as Uint8Array, this.layout(), e.lo, e.hi, 'gather');
+      pl = rangePlacement(this.comm, this.input.recv as Uint8Array, rootLayout(this.input), e.lo, e.hi, 'gather');
       this.placements[k] = pl;
     }
     return pl;
@@ -95,7 +91,7 @@ class GatherExecutor {
     let copied = false;
     const copyOwn = (): void => {
       copied = true;
-      if (!input.inPlace) comm.copy(blockView(input.recv as Uint8Array, this.layout(), this.rank), input.send);
+      if (!input.inPlace) comm.copy(blockView(input.recv as Uint8Array, rootLayout(this.input), this.rank), input.send);
     };
     let k = 0;
     for (let e = await source.next(); e !== undefined; e = await source.next()) {
@@ -156,21 +152,11 @@ async function initAdaptiveGatherv(input: GathervPlanInput): Promise<PersistentC
   const exec = new GatherExecutor(input, tags.data, ctx.copyAll);
   const check = comm.rank === root ? rootRangeCheck(comm.rank, input.counts as readonly number[]) : undefined;
   const info = adaptiveInfo(comm.size);
-  let running = false;
-  const guard = async (body: () => Promise<void>): Promise<void> => {
-    if (running) throw new InvalidArgumentError('start', 'called again before the previous start() resolved', { rank: comm.rank });
-    running = true;
-    try {
-      await body();
-    } finally {
-      running = false;
-    }
-  };
 
   if (!input.adaptive.overlap) {
     const role = await constructAdaptive({ comm, root, count: input.count, ctx, tags, onEvent: check });
     exec.prepare(role);
-    return { info, start: () => guard(() => exec.run(roleSource(role))) };
+    return persistentPlan(comm, info, () => exec.run(roleSource(role)));
   }
 
   const queue = new EventQueue<RoleEvent>();
@@ -196,16 +182,12 @@ async function initAdaptiveGatherv(input: GathervPlanInput): Promise<PersistentC
   );
   built.catch(noop);
   let role: AdaptiveRole | undefined;
-  return {
-    info,
-    start: () =>
-      guard(async () => {
-        if (role !== undefined) return exec.run(roleSource(role));
-        await exec.run(queue);
-        role = await built;
-        exec.settle();
-      }),
-  };
+  return persistentPlan(comm, info, async () => {
+    if (role !== undefined) return exec.run(roleSource(role));
+    await exec.run(queue);
+    role = await built;
+    exec.settle();
+  });
 }
 
 export const ADAPTIVE_GATHERV: GathervVariant = {

@@ -6,9 +6,8 @@
  * the root's model, but adaptive builds its tree on every rank and checks they agree).
  */
 import type { Communicator } from '../../comm/communicator.js';
-import { InvalidArgumentError } from '../../errors.js';
 import { normalizeGatherv } from '../args.js';
-import { autoInit } from '../auto.js';
+import { planVariant } from '../auto.js';
 import type { CollectiveInfo, CollectiveOptions, GathervArgs, PersistentCollective } from '../types.js';
 import type { GathervVariant } from '../variant.js';
 import { ADAPTIVE_GATHERV } from './adaptive.js';
@@ -39,12 +38,7 @@ async function plan(comm: Communicator, args: GathervArgs, options: CollectiveOp
   const normalized = normalizeGatherv(comm, args, options);
   const { algorithm } = normalized;
   const input = persistent ? { ...normalized.input, adaptive: { ...normalized.input.adaptive, overlap: false } } : normalized.input;
-  if (algorithm === 'auto') return autoInit(input, GATHERV_VARIANTS);
-  const variant = GATHERV_VARIANTS.find((v) => v.name === algorithm);
-  if (variant === undefined) {
-    throw new InvalidArgumentError('algorithm', `'${algorithm}' is not available for gatherv yet`, { rank: comm.rank });
-  }
-  return variant.init(input);
+  return planVariant(input, algorithm, GATHERV_VARIANTS, 'gatherv');
 }
 
 /** Gathers every rank's block to the root (MPI_Gatherv semantics, collectives/types.ts). */

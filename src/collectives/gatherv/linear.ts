@@ -13,7 +13,7 @@
 import { CommunicationError, InvalidArgumentError } from '../../errors.js';
 import type { Communicator } from '../../comm/communicator.js';
 import { V_TAGS } from '../defaults.js';
-import { blockView } from '../layout.js';
+import { blockView, rootLayout } from '../layout.js';
 import { nextDataTag, persistentPlan } from '../schedule.js';
 import type { PersistentCollective } from '../types.js';
 import type { GathervPlanInput, GathervVariant } from '../variant.js';
@@ -44,7 +44,7 @@ export const LINEAR_GATHERV: GathervVariant = {
     if (comm.rank !== root) {
       return Promise.resolve(persistentPlan(comm, info, () => comm.send(root, tag, input.send)));
     }
-    const layout = { counts: input.counts as readonly number[], displs: input.displs as readonly number[], unitBytes: u };
+    const layout = rootLayout(input);
     const recv = input.recv as Uint8Array;
     const views = Array.from({ length: p }, (_, i) => blockView(recv, layout, i));
     const run = async (): Promise<void> => {

@@ -16,8 +16,8 @@
  * ⌈log₂p⌉ rounds of constant-size messages; data phase exactly the evaluator's scatter time
  * of the tree, ⌈log₂p⌉α + βΣ_{i≠r} m_i for the Lemma 1 free root with γ = 0, p = 2^d.
  */
-import { InvalidArgumentError } from '../../errors.js';
-import { blockView, rangePlacement, type Placement } from '../layout.js';
+import { blockView, rangePlacement, rootLayout, type Placement } from '../layout.js';
+import { persistentPlan } from '../schedule.js';
 import type { PersistentCollective } from '../types.js';
 import type { ScattervPlanInput, ScattervVariant } from '../variant.js';
 import { constructAdaptive, type AdaptiveRole } from '../adaptive/construct.js';
@@ -46,7 +46,7 @@ async function initAdaptiveScatterv(input: ScattervPlanInput): Promise<Persisten
   let copyOwn: () => void;
   const out: Outgoing[] = [];
   if (me === root) {
-    const layout = { counts: input.counts as readonly number[], displs: input.displs as readonly number[], unitBytes: u };
+    const layout = rootLayout(input);
     const send = input.send as Uint8Array;
     const placements: Placement[] = kids.map((c) => rangePlacement(comm, send, layout, c.lo, c.hi, 'scatter'));
     kids.forEach((c, k) =>
@@ -83,24 +83,16 @@ async function initAdaptiveScatterv(input: ScattervPlanInput): Promise<Persisten
     copyOwn = () => comm.copy(input.recv, own);
   }
 
-  let running = false;
-  const start = async (): Promise<void> => {
-    if (running) throw new InvalidArgumentError('start', 'called again before the previous start() resolved', { rank: me });
-    running = true;
-    try {
-      if (receive !== undefined) await receive();
-      // The gather order reversed: sends to the last-joined child first, the copy mirrored.
-      if (at === out.length) copyOwn();
-      for (let j = out.length - 1; j >= 0; j--) {
-        const o = out[j];
-        if (o.bytes > 0) await comm.send(o.peer, tag, o.view());
-        if (j === at) copyOwn();
-      }
-    } finally {
-      running = false;
+  return persistentPlan(comm, adaptiveInfo(comm.size), async () => {
+    if (receive !== undefined) await receive();
+    // The gather order reversed: sends to the last-joined child first, the copy mirrored.
+    if (at === out.length) copyOwn();
+    for (let j = out.length - 1; j >= 0; j--) {
+      const o = out[j];
+      if (o.bytes > 0) await comm.send(o.peer, tag, o.view());
+      if (j === at) copyOwn();
     }
-  };
-  return { info: adaptiveInfo(comm.size), start };
+  });
 }
 
 export const ADAPTIVE_SCATTERV: ScattervVariant = {

@@ -7,9 +7,8 @@
  * only the root's model, but adaptive builds its tree on every rank and checks they agree).
  */
 import type { Communicator } from '../../comm/communicator.js';
-import { InvalidArgumentError } from '../../errors.js';
 import { normalizeScatterv } from '../args.js';
-import { autoInit } from '../auto.js';
+import { planVariant } from '../auto.js';
 import type { CollectiveInfo, CollectiveOptions, PersistentCollective, ScattervArgs } from '../types.js';
 import type { ScattervVariant } from '../variant.js';
 import { ADAPTIVE_SCATTERV } from './adaptive.js';
@@ -30,12 +29,7 @@ export const SCATTERV_VARIANTS: readonly ScattervVariant[] = [
 /** Plans a scatterv (collective): validation, then the algorithm's planning phase. */
 export async function scattervInit(comm: Communicator, args: ScattervArgs, options?: CollectiveOptions): Promise<PersistentCollective> {
   const { input, algorithm } = normalizeScatterv(comm, args, options);
-  if (algorithm === 'auto') return autoInit(input, SCATTERV_VARIANTS);
-  const variant = SCATTERV_VARIANTS.find((v) => v.name === algorithm);
-  if (variant === undefined) {
-    throw new InvalidArgumentError('algorithm', `'${algorithm}' is not available for scatterv yet`, { rank: comm.rank });
-  }
-  return variant.init(input);
+  return planVariant(input, algorithm, SCATTERV_VARIANTS, 'scatterv');
 }
 
 /** Scatters the root's blocks to every rank (MPI_Scatterv semantics, collectives/types.ts). */

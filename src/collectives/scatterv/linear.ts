@@ -10,7 +10,7 @@
 import { InvalidArgumentError } from '../../errors.js';
 import { V_TAGS } from '../defaults.js';
 import { countMismatch } from '../gatherv/linear.js';
-import { blockView } from '../layout.js';
+import { blockView, rootLayout } from '../layout.js';
 import { nextDataTag, persistentPlan } from '../schedule.js';
 import type { PersistentCollective } from '../types.js';
 import type { ScattervPlanInput, ScattervVariant } from '../variant.js';
@@ -39,7 +39,7 @@ export const LINEAR_SCATTERV: ScattervVariant = {
       };
       return Promise.resolve(persistentPlan(comm, info, run));
     }
-    const layout = { counts: input.counts as readonly number[], displs: input.displs as readonly number[], unitBytes: u };
+    const layout = rootLayout(input);
     const send = input.send as Uint8Array;
     const views = Array.from({ length: p }, (_, i) => blockView(send, layout, i));
     const run = async (): Promise<void> => {

@@ -339,9 +339,13 @@ export class Channel {
   /**
    * Whether the writer published bytes since the reader last looked (one load of the writer's
    * index; after `readSome`/`peek` ran dry this means new data, so a reader can spin on it).
+   * The reader then knows them: the next `peek` needs no load of its own.
    */
   get hasNews(): boolean {
-    return Atomics.load(this.ctl, HEAD) !== this.rHead;
+    const head = Atomics.load(this.ctl, HEAD);
+    if (head === this.rHead) return false;
+    this.rHead = head;
+    return true;
   }
 
   /**

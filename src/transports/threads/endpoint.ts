@@ -4,19 +4,22 @@
  * engine that sleeps on the rank's doorbell with `Atomics.waitAsync` (never blocking the
  * thread). Communicators (world and split) are built on it by comm/group.ts.
  *
- * Hot path (no allocation per message in the steady state):
+ * Hot path (no structured clone; the data is copied into the ring and out of it, nothing else):
  * - `isend` writes the message into the ring at once when nothing is queued before it; if it
- *   fits, it returns one shared already-resolved promise.
- * - `irecv` first looks at the unexpected queue, then posts and polls the channels that rang;
- *   a message already in the ring is copied straight into the receive buffer and the call
- *   returns an already-resolved promise (cached per source while tag and size repeat).
- * - Only operations that must wait create a promise; their records (send and receive ops,
- *   unexpected messages and their buffers, by power-of-two size) come from pools, queues are
- *   rings and linked lists (no `shift`/`splice`).
- * - `poll` reads the doorbell bitmap (`Atomics.exchange`) and pumps only the channels of the
- *   peers that rang; the loop spins on the doorbell a bounded number of loads
- *   (VCOLL_THREADS_SPIN, default DEFAULT_SPIN_LOADS) before it sleeps, and peers notify only
- *   a sleeping rank.
+ *   fits, it returns one shared already-resolved promise (no allocation).
+ * - `irecv` takes a message already in the ring straight into the receive buffer and returns
+ *   an already-resolved promise, cached per source while tag and size repeat (no allocation);
+ *   otherwise it looks at the unexpected queue, posts, and polls.
+ * - Only operations that must wait allocate: the promise they return. Their records (send and
+ *   receive ops, unexpected messages and their buffers, by power-of-two size) come from pools;
+ *   queues are rings and linked lists (no `shift`/`splice`); promise executors are bound once.
+ *   Copies longer than 64 bytes make a typed-array view (`subarray`) for `TypedArray.set`.
+ * - `poll` pumps the channels of the peers that rang the doorbell bitmap (clearing their bits)
+ *   and those of the focus peer (the peer of the latest operation that had to wait, whose bit
+ *   stays set while the rank is awake, so its writes cost it one load); the loop spins on the
+ *   doorbell and the focus channel's indices for a bounded number of loads (`spinLoads`,
+ *   default VCOLL_THREADS_SPIN or DEFAULT_SPIN_LOADS) before it collects the whole doorbell
+ *   and sleeps; peers call `Atomics.notify` only for a sleeping rank.
  * A rank that fails records itself in the run's failure word and rings everyone: every
  * pending and later operation fails with a CommunicationError naming it.
  */
@@ -26,15 +29,15 @@ import type { Endpoint } from '../../comm/endpoint.js';
 import { CommunicationError, InvalidArgumentError } from '../../errors.js';
 import { type Bell, Channel, waitAsync } from './channel.js';
 
-/** Doorbell loads before the progress loop sleeps (≈ 9 ns each on V8/x86: ≈ 18 µs). */
+/** Loads the progress loop spins before it sleeps (an Atomics.load costs ~10-15 ns on V8/x86: ~20-30 µs). */
 export const DEFAULT_SPIN_LOADS = 2000;
 
-function spinLoads(env: string | undefined): number {
+/** The spin budget when none is given: VCOLL_THREADS_SPIN if it is a number ≥ 0, else DEFAULT_SPIN_LOADS. */
+export function defaultSpinLoads(): number {
+  const env = process.env.VCOLL_THREADS_SPIN;
   const n = Number(env);
-  return env !== undefined && env !== '' && Number.isFinite(n) && n >= 0 ? n : DEFAULT_SPIN_LOADS;
+  return env !== undefined && env !== '' && n >= 0 ? n : DEFAULT_SPIN_LOADS;
 }
-
-const SPIN_LOADS = spinLoads(process.env.VCOLL_THREADS_SPIN);
 const EMPTY = new Uint8Array(0);
 const RESOLVED: Promise<void> = Promise.resolve();
 /** Unexpected-message buffers up to 2^POOL_MAX_CLASS bytes are pooled, POOL_PER_CLASS of each size. */
@@ -149,6 +152,8 @@ export interface ThreadsEndpointInit {
   readonly failure: { readonly words: Int32Array; readonly index: number };
   /** The node of every rank (default: all on node 0), e.g. to emulate a cluster's locality. */
   readonly nodes?: readonly number[];
+  /** Loads the progress loop spins before it sleeps (default: `defaultSpinLoads()`; Infinity: never sleeps). */
+  readonly spinLoads?: number;
 }
 
 export class ThreadsEndpoint implements Endpoint {
@@ -164,6 +169,7 @@ export class ThreadsEndpoint implements Endpoint {
   private readonly failWords: Int32Array;
   private readonly failIndex: number;
   private readonly nodes: readonly number[] | undefined;
+  private readonly spinLoads: number;
 
   private readonly sendQueues: Fifo<SendOp>[];
   private postedHead: RecvOp | null = null;
@@ -232,6 +238,10 @@ export class ThreadsEndpoint implements Endpoint {
     this.failWords = init.failure.words;
     this.failIndex = init.failure.index;
     this.nodes = init.nodes;
+    this.spinLoads = init.spinLoads ?? defaultSpinLoads();
+    if (!(this.spinLoads >= 0)) {
+      throw new InvalidArgumentError('spinLoads', `must be a number >= 0, got ${this.spinLoads}`, { rank: init.rank });
+    }
     const p = init.size;
     this.sendQueues = Array.from({ length: p }, () => new Fifo<SendOp>());
     this.sinkKind = new Uint8Array(p);
@@ -599,15 +609,16 @@ export class ThreadsEndpoint implements Endpoint {
     const words = this.bellWords;
     const i = this.bellIndex;
     const expected = this.bellExpected;
+    const budget = this.spinLoads;
     const f = this.focus;
     if (f < 0) {
-      for (let k = 0; k < SPIN_LOADS; k++) if (Atomics.load(words, i) !== expected) return true;
+      for (let k = 0; k < budget; k++) if (Atomics.load(words, i) !== expected) return true;
       return false;
     }
     const inc = this.incoming[f] as Channel;
     const out = this.outgoing[f] as Channel;
     const watchOut = out.sending;
-    for (let k = 0; k < SPIN_LOADS; k += 2) {
+    for (let k = 0; k < budget; k += 2) {
       if (Atomics.load(words, i) !== expected || inc.hasNews || (watchOut && out.spaceFreed)) return true;
     }
     return false;

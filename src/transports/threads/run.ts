@@ -25,6 +25,13 @@ export interface RunThreadsOptions {
    * truth for threads); lets hierarchical algorithms be exercised on one machine.
    */
   readonly nodes?: readonly number[];
+  /**
+   * How many loads of its doorbell a rank spins, when it has nothing to do, before it sleeps
+   * in `Atomics.waitAsync` (default: the VCOLL_THREADS_SPIN environment variable, else 2000,
+   * some 20-30 µs; 0: sleep at once; Infinity: never sleep). Spinning trades CPU for latency:
+   * with more ranks than cores a smaller budget leaves the cores to the ranks that work.
+   */
+  readonly spinLoads?: number;
 }
 
 const SELF_IS_TS = import.meta.url.endsWith('.ts');
@@ -78,6 +85,10 @@ export async function runThreads<R = unknown>(
       }
     });
   }
+  const spinLoads = options.spinLoads;
+  if (spinLoads !== undefined && !(typeof spinLoads === 'number' && spinLoads >= 0)) {
+    throw new InvalidArgumentError('spinLoads', `must be a number >= 0, got ${String(spinLoads)}`);
+  }
   const layout = createLayout(p, options.channelBytes ?? 64 * 1024);
   const needsTs = SELF_IS_TS || isTs(programUrl);
   const grace = options.failureGraceMs ?? 2000;
@@ -124,7 +135,7 @@ export async function runThreads<R = unknown>(
     };
 
     for (let rank = 0; rank < p; rank++) {
-      const init: WorkerInit = { rank, layout, programUrl, args, nodes };
+      const init: WorkerInit = { rank, layout, programUrl, args, nodes, spinLoads };
       const w = startWorker(init, needsTs);
       workers.push(w);
       w.on('message', (m: WorkerReport) => {

@@ -19,6 +19,8 @@ export interface WorkerInit {
   readonly args: unknown;
   /** The node of every rank (absent: all on node 0). */
   readonly nodes?: readonly number[];
+  /** The progress loop's spin budget (absent: the endpoint's default). */
+  readonly spinLoads?: number;
 }
 
 /** What a worker posts back to `runThreads`. */
@@ -47,6 +49,7 @@ async function main(): Promise<void> {
     bell: bellOf(layout, rank, undefined, words),
     failure: failureWordOf(layout, words),
     nodes: init.nodes,
+    spinLoads: init.spinLoads,
   });
   const comm = createWorldCommunicator(endpoint);
   // A pending Atomics.waitAsync does not keep a thread alive: hold the event loop open
