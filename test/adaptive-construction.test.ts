@@ -21,8 +21,8 @@ import { int, rng } from './helpers/random.js';
 
 /** VCOLL_BIG=1 (npm run test:big): more runs and larger p. */
 const BIG = process.env.VCOLL_BIG !== undefined && process.env.VCOLL_BIG !== '' && process.env.VCOLL_BIG !== '0';
-/** fast-check's default size draws arrays of at most ~12 elements whatever maxLength; BIG asks for long ones (p up to maxP). */
-const ARRAY_SIZE = BIG ? { size: 'large' as const } : {};
+/** fast-check's default size draws arrays of at most ~12 elements whatever maxLength: ask for long ones (p up to maxP). */
+const ARRAY_SIZE = { size: BIG ? ('large' as const) : ('medium' as const) };
 
 interface Case {
   sizes: number[];

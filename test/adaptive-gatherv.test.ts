@@ -19,8 +19,8 @@ import { checkGathered, gatherSetup, scrambledDispls, type AdaptiveFlags, type I
 
 /** VCOLL_BIG=1 (npm run test:big): more runs and larger p. */
 const BIG = process.env.VCOLL_BIG !== undefined && process.env.VCOLL_BIG !== '' && process.env.VCOLL_BIG !== '0';
-/** fast-check's default size draws arrays of at most ~12 elements whatever maxLength; BIG asks for long ones (p up to maxP). */
-const ARRAY_SIZE = BIG ? { size: 'large' as const } : {};
+/** fast-check's default size draws arrays of at most ~12 elements whatever maxLength: ask for long ones (p up to maxP). */
+const ARRAY_SIZE = { size: BIG ? ('large' as const) : ('medium' as const) };
 
 /** One-shot gatherv of `inst` on the simulator; returns the root's mismatches and the sim result. */
 async function gatherOnce(inst: Instance, model: CostModel, flags: AdaptiveFlags, trace = false) {
