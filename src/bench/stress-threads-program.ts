@@ -7,7 +7,8 @@
  * entered, whether it is inside one, and every point-to-point operation it has pending
  * (send/recv, peer, tag, bytes). A hung run can then be reported rank by rank.
  */
-import { BaseCommunicator, type Communicator, type Status } from '../comm/communicator.js';
+import type { Communicator, Status } from '../comm/communicator.js';
+import { ForwardingCommunicator } from '../comm/forwarding.js';
 import { WALL_TIMER, runCaseOnRank, type RankCaseResult, type RankTimer } from '../run/rank.js';
 import type { RunCase } from '../run/spec.js';
 
@@ -147,25 +148,17 @@ class ProgressWriter {
 }
 
 /** Forwards to another communicator and records every pending operation in the progress buffer. */
-class TracingCommunicator extends BaseCommunicator {
+class TracingCommunicator extends ForwardingCommunicator {
   constructor(
-    private readonly inner: Communicator,
+    inner: Communicator,
     private readonly progress: ProgressWriter,
     private readonly id: number,
   ) {
-    super();
+    super(inner);
   }
 
-  get rank(): number {
-    return this.inner.rank;
-  }
-
-  get size(): number {
-    return this.inner.size;
-  }
-
-  get clock(): Communicator['clock'] {
-    return this.inner.clock;
+  protected wrap(sub: Communicator): Communicator {
+    return new TracingCommunicator(sub, this.progress, this.progress.newCommId());
   }
 
   private track<T>(kind: number, peer: number, tag: number, bytes: number, op: Promise<T>): Promise<T> {
@@ -184,33 +177,12 @@ class TracingCommunicator extends BaseCommunicator {
     );
   }
 
-  isend(dest: number, tag: number, data: Uint8Array): Promise<void> {
+  override isend(dest: number, tag: number, data: Uint8Array): Promise<void> {
     return this.track(KIND_SEND, dest, tag, data.length, this.inner.isend(dest, tag, data));
   }
 
-  irecv(source: number, tag: number, into: Uint8Array): Promise<Status> {
+  override irecv(source: number, tag: number, into: Uint8Array): Promise<Status> {
     return this.track(KIND_RECV, source, tag, into.length, this.inner.irecv(source, tag, into));
-  }
-
-  override waitAll<T>(ops: readonly Promise<T>[]): Promise<T[]> {
-    return this.inner.waitAll(ops);
-  }
-
-  copy(dst: Uint8Array, src: Uint8Array): void {
-    this.inner.copy(dst, src);
-  }
-
-  nodeOf(rank: number): number {
-    return this.inner.nodeOf(rank);
-  }
-
-  async split(color: number, key: number): Promise<Communicator | null> {
-    const sub = await this.inner.split(color, key);
-    return sub === null ? null : new TracingCommunicator(sub, this.progress, this.progress.newCommId());
-  }
-
-  async splitByNode(): Promise<Communicator> {
-    return new TracingCommunicator(await this.inner.splitByNode(), this.progress, this.progress.newCommId());
   }
 }
 

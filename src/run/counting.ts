@@ -4,7 +4,8 @@
  * and their bytes. Summed over the ranks this is the operation's traffic on any transport.
  * Sub-communicators split from it count into the same counter.
  */
-import { BaseCommunicator, type Communicator, type Status } from '../comm/communicator.js';
+import type { Communicator } from '../comm/communicator.js';
+import { ForwardingCommunicator } from '../comm/forwarding.js';
 
 /** Messages and bytes sent by one rank. */
 export interface TrafficCounter {
@@ -12,24 +13,16 @@ export interface TrafficCounter {
   bytes: number;
 }
 
-export class CountingCommunicator extends BaseCommunicator {
+export class CountingCommunicator extends ForwardingCommunicator {
   constructor(
-    readonly inner: Communicator,
+    inner: Communicator,
     readonly counter: TrafficCounter = { messages: 0, bytes: 0 },
   ) {
-    super();
+    super(inner);
   }
 
-  get rank(): number {
-    return this.inner.rank;
-  }
-
-  get size(): number {
-    return this.inner.size;
-  }
-
-  get clock(): Communicator['clock'] {
-    return this.inner.clock;
+  protected wrap(sub: Communicator): Communicator {
+    return new CountingCommunicator(sub, this.counter);
   }
 
   /** Sets the counter back to zero. */
@@ -38,34 +31,9 @@ export class CountingCommunicator extends BaseCommunicator {
     this.counter.bytes = 0;
   }
 
-  isend(dest: number, tag: number, data: Uint8Array): Promise<void> {
+  override isend(dest: number, tag: number, data: Uint8Array): Promise<void> {
     this.counter.messages++;
     this.counter.bytes += data.length;
     return this.inner.isend(dest, tag, data);
-  }
-
-  irecv(source: number, tag: number, into: Uint8Array): Promise<Status> {
-    return this.inner.irecv(source, tag, into);
-  }
-
-  override waitAll<T>(ops: readonly Promise<T>[]): Promise<T[]> {
-    return this.inner.waitAll(ops);
-  }
-
-  copy(dst: Uint8Array, src: Uint8Array): void {
-    this.inner.copy(dst, src);
-  }
-
-  nodeOf(rank: number): number {
-    return this.inner.nodeOf(rank);
-  }
-
-  async split(color: number, key: number): Promise<Communicator | null> {
-    const sub = await this.inner.split(color, key);
-    return sub === null ? null : new CountingCommunicator(sub, this.counter);
-  }
-
-  async splitByNode(): Promise<Communicator> {
-    return new CountingCommunicator(await this.inner.splitByNode(), this.counter);
   }
 }

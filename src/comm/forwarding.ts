@@ -1,0 +1,57 @@
+/**
+ * A Communicator that forwards every operation to another one: the base of wrappers that
+ * observe traffic (counting, tracing) without changing it. Subclasses override the
+ * operations they observe and `wrap`, which wraps the sub-communicators split from this one
+ * so they are observed too.
+ */
+import { BaseCommunicator, type Communicator, type Status } from './communicator.js';
+
+export abstract class ForwardingCommunicator extends BaseCommunicator {
+  constructor(readonly inner: Communicator) {
+    super();
+  }
+
+  /** Wraps a sub-communicator split from `inner`. */
+  protected abstract wrap(sub: Communicator): Communicator;
+
+  get rank(): number {
+    return this.inner.rank;
+  }
+
+  get size(): number {
+    return this.inner.size;
+  }
+
+  get clock(): Communicator['clock'] {
+    return this.inner.clock;
+  }
+
+  isend(dest: number, tag: number, data: Uint8Array): Promise<void> {
+    return this.inner.isend(dest, tag, data);
+  }
+
+  irecv(source: number, tag: number, into: Uint8Array): Promise<Status> {
+    return this.inner.irecv(source, tag, into);
+  }
+
+  override waitAll<T>(ops: readonly Promise<T>[]): Promise<T[]> {
+    return this.inner.waitAll(ops);
+  }
+
+  copy(dst: Uint8Array, src: Uint8Array): void {
+    this.inner.copy(dst, src);
+  }
+
+  nodeOf(rank: number): number {
+    return this.inner.nodeOf(rank);
+  }
+
+  async split(color: number, key: number): Promise<Communicator | null> {
+    const sub = await this.inner.split(color, key);
+    return sub === null ? null : this.wrap(sub);
+  }
+
+  async splitByNode(): Promise<Communicator> {
+    return this.wrap(await this.inner.splitByNode());
+  }
+}
