@@ -18,9 +18,8 @@ import { adaptiveBinomialTree, type AdaptiveRule } from '../src/trees/adaptive.j
 import { evaluate } from '../src/trees/evaluate.js';
 import type { Tree } from '../src/trees/tree.js';
 import { int, rng } from './helpers/random.js';
+import { BIG } from './helpers/big.js';
 
-/** VCOLL_BIG=1 (npm run test:big): more runs and larger p. */
-const BIG = process.env.VCOLL_BIG !== undefined && process.env.VCOLL_BIG !== '' && process.env.VCOLL_BIG !== '0';
 /** fast-check's default size draws arrays of at most ~12 elements whatever maxLength: ask for long ones (p up to maxP). */
 const ARRAY_SIZE = { size: BIG ? ('large' as const) : ('medium' as const) };
 

@@ -23,9 +23,8 @@ import { runSim, type SimOptions, type SimResult } from '../src/transports/sim/i
 import { runThreads } from '../src/transports/threads/index.js';
 import { int, rng } from './helpers/random.js';
 import { bigs, block, matmulMod, mats, roots, type BasicArgs, type BasicResult } from './programs/basic-collectives.js';
+import { BIG } from './helpers/big.js';
 
-/** VCOLL_BIG=1 (npm run test:big): more runs and larger p. */
-const BIG = process.env.VCOLL_BIG !== undefined && process.env.VCOLL_BIG !== '' && process.env.VCOLL_BIG !== '0';
 /** Largest p of the loops over every p on the simulator, of the pure tree check, and on threads. */
 const P_SIM = BIG ? 100 : 33;
 const P_TREE = BIG ? 130 : 70;

@@ -9,6 +9,7 @@ import { rng, int } from './helpers/random.js';
 import { randomPairwise, uniformPairwise } from './helpers/models.js';
 import { tables } from './helpers/seed004.js';
 import { errorField } from './helpers/errors.js';
+import { BIG } from './helpers/big.js';
 
 
 
@@ -312,7 +313,6 @@ describe('optimalBinaryTree: errors', () => {
 // ---------------------------------------------------------------------------------------
 // Seed 004 tables, column "Binary": fixed root 1000 and best root, p = 2000.
 
-const BIG = process.env.VCOLL_BIG !== undefined && process.env.VCOLL_BIG !== '' && process.env.VCOLL_BIG !== '0';
 /** Default run: two distributions with many case-4 nodes and large blocks, plus the cheap two-blocks. */
 const DEFAULT_ROWS = new Set(['increasing', 'skewed', 'two-blocks']);
 

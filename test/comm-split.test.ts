@@ -20,9 +20,8 @@ import {
 } from './comm-expect.js';
 import { scenarios } from './programs/comm-scenarios.js';
 import { int, rng } from './helpers/random.js';
+import { BIG } from './helpers/big.js';
 
-/** VCOLL_BIG=1 (npm run test:big): more runs and larger p. */
-const BIG = process.env.VCOLL_BIG !== undefined && process.env.VCOLL_BIG !== '' && process.env.VCOLL_BIG !== '0';
 const SPLIT_P_MAX = BIG ? 256 : 48;
 
 const colorsAndKeys = fc.integer({ min: 1, max: SPLIT_P_MAX }).chain((p) =>

@@ -15,8 +15,7 @@ import { isOrdered, TreeBuilder, type Tree } from '../src/trees/tree.js';
 import { naiveOptimal } from './helpers/optimal-naive.js';
 import { invalidField } from './helpers/errors.js';
 import { tables, type FixtureRow, type FixtureTable } from './helpers/seed004.js';
-
-const BIG = process.env.VCOLL_BIG !== undefined && process.env.VCOLL_BIG !== '' && process.env.VCOLL_BIG !== '0';
+import { BIG } from './helpers/big.js';
 
 /** Deterministic generator (LCG) so every failure is reproducible. */
 function rng(seed: number): () => number {

@@ -12,9 +12,8 @@ import { linearModel } from '../src/model/cost-model.js';
 import { runSim } from '../src/transports/sim/index.js';
 import { caseChoice } from './programs/v-arb.js';
 import { makeCase, runCaseRank } from './programs/v-cases.js';
+import { BIG } from './helpers/big.js';
 
-/** VCOLL_BIG=1 (npm run test:big): more runs and larger p. */
-const BIG = process.env.VCOLL_BIG !== undefined && process.env.VCOLL_BIG !== '' && process.env.VCOLL_BIG !== '0';
 
 const ALGORITHMS: VAlgorithm[] = [...SCATTERV_VARIANTS.map((v) => v.name), 'auto'];
 
