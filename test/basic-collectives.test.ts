@@ -430,6 +430,34 @@ describe('simulated times', () => {
     }
   });
 
+  it('bcast scatter-allgather delivers the root\'s bytes for every p, root and length (p dividing it or not)', async () => {
+    const rnd = rng(35);
+    for (let p = 1; p <= P_SIM; p++) {
+      for (const m of [0, 1, p * 3, int(rnd, 2, 5 * p + 7)]) {
+        const root = int(rnd, 0, p - 1);
+        const ref = block(root, m, p + m);
+        const res = await sim(p, async (comm) => {
+          const b = comm.rank === root ? ref.slice() : new Uint8Array(m).fill(0xee);
+          await bcast(comm, b, root, { algorithm: 'scatter-allgather' });
+          return b;
+        });
+        for (const b of res.results) expect(b).toEqual(ref);
+      }
+    }
+  });
+
+  it('bcast scatter-allgather on p = 2^k, full duplex, p | m: 2kα + 2β(p−1)m/p', async () => {
+    for (let k = 0; k <= K_MAX; k++) {
+      const p = 2 ** k;
+      const m = 5 * p;
+      const res = await runSim(p, (comm) => bcast(comm, new Uint8Array(m), p - 1, { algorithm: 'scatter-allgather' }), {
+        model: lin,
+        ports: 'full-duplex',
+      });
+      expect(res.time).toBe(2 * k * alpha + 2 * beta * (p - 1) * 5);
+    }
+  });
+
   it('reduce on p = 2^k takes k(α+βn), one-ported, any root', async () => {
     const rnd = rng(32);
     for (let k = 0; k <= K_MAX; k++) {
@@ -582,6 +610,7 @@ describe('bad input', () => {
   it('buffers of the wrong type or length', async () => {
     const cases: [string, (c: Communicator) => Promise<unknown>][] = [
       ['buf', (c) => bcast(c, [1, 2] as unknown as Uint8Array, 0)],
+      ['algorithm', (c) => bcast(c, new Uint8Array(2), 0, { algorithm: 'ring' as unknown as 'binomial' })],
       ['recv', (c) => gather(c, { send: new Uint8Array(2), recv: new Uint8Array(7), root: 1 })],
       ['recv', (c) => gather(c, { send: new Uint8Array(2), root: 1 })],
       ['send', (c) => scatter(c, { send: new Uint8Array(9), recv: new Uint8Array(2), root: 1 })],
