@@ -65,6 +65,7 @@ export {
   type Status,
 } from './comm/communicator.js';
 export type { Endpoint, VirtualClock } from './comm/endpoint.js';
+export { OpRequest, mapRequest, waitAll, toPromise, type Request } from './comm/request.js';
 export { GroupCommunicator, createWorldCommunicator } from './comm/group.js';
 export { createIntercomm, splitIntercomm, type InterCommunicator } from './comm/intercomm.js';
 export { CommunicationError } from './errors.js';

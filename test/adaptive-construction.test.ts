@@ -209,7 +209,7 @@ function lamportProbe() {
   };
   const wrap = (comm: Communicator): Communicator => {
     const me = comm.rank;
-    const isend = (dest: number, tag: number, data: Uint8Array): Promise<void> => {
+    const isend = (dest: number, tag: number, data: Uint8Array): PromiseLike<void> => {
       if (isConstruction(tag)) {
         const depth = (clock.get(me) ?? 0) + 1;
         maxDepth = Math.max(maxDepth, depth);
@@ -221,7 +221,7 @@ function lamportProbe() {
       }
       return comm.isend(dest, tag, data);
     };
-    const irecv = (source: number, tag: number, into: Uint8Array): Promise<Status> =>
+    const irecv = (source: number, tag: number, into: Uint8Array): PromiseLike<Status> =>
       comm.irecv(source, tag, into).then((st) => {
         if (isConstruction(st.tag)) {
           const depth = queues.get(`${st.source}>${me}#${st.tag}`)?.shift();

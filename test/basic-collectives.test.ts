@@ -566,7 +566,7 @@ function padEmpty(comm: Communicator): Communicator {
   const one = new Uint8Array(1);
   const padded = Object.create(comm) as Communicator;
   return Object.assign(padded, {
-    isend: (dest: number, tag: number, data: Uint8Array): Promise<void> => comm.isend(dest, tag, data.length === 0 ? one : data),
+    isend: (dest: number, tag: number, data: Uint8Array): PromiseLike<void> => comm.isend(dest, tag, data.length === 0 ? one : data),
     irecv: async (source: number, tag: number, into: Uint8Array): Promise<Status> => {
       if (into.length > 0) return comm.irecv(source, tag, into);
       const st = await comm.irecv(source, tag, new Uint8Array(1));

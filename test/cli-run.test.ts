@@ -135,7 +135,7 @@ class Corrupting extends CountingCommunicator {
     super(inner);
   }
 
-  override isend(dest: number, tag: number, data: Uint8Array): Promise<void> {
+  override isend(dest: number, tag: number, data: Uint8Array): PromiseLike<void> {
     if (this.rank !== this.bad || data.length === 0) return super.isend(dest, tag, data);
     const copy = data.slice();
     copy[0] ^= 0x40;

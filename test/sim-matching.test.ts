@@ -138,7 +138,7 @@ describe('simulator: matching equals MPI matching (indexed and scanned queues)',
               for (const s of sends) {
                 if (s.src === comm.rank) void (s.dup ? dup : comm)
                     .isend(0, s.tag, new Uint8Array(Uint16Array.of(s.id).buffer))
-                    .catch(() => undefined);
+                    .then(undefined, () => undefined);
               }
               return;
             }
@@ -147,10 +147,12 @@ describe('simulator: matching equals MPI matching (indexed and scanned queues)',
               const into = new Uint8Array(2);
               void (r.dup ? dup : comm)
                 .irecv(r.src, r.tag, into)
-                .then(() => {
-                  got[i] = new Uint16Array(into.buffer)[0];
-                })
-                .catch(() => undefined);
+                .then(
+                  () => {
+                    got[i] = new Uint16Array(into.buffer)[0];
+                  },
+                  () => undefined,
+                );
             };
             for (let i = 0; i < recvs.length; i++) if (recvs[i].phase === 0) post(i);
             comm.copy(new Uint8Array(1), new Uint8Array(1)); // later than every send

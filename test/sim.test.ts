@@ -229,7 +229,7 @@ describe('simulator: point to point', () => {
       runSim(
         2,
         async (comm) => {
-          if (comm.rank === 0) void comm.isend(1, 4, new Uint8Array(3)).catch(() => undefined);
+          if (comm.rank === 0) void comm.isend(1, 4, new Uint8Array(3)).then(undefined, () => undefined);
         },
         { model: model10 },
       ),
@@ -309,9 +309,9 @@ describe('simulator: point to point', () => {
         async (comm) => {
           if (comm.rank === 2) throw new Error('boom');
           if (comm.rank === 1) return void (await comm.recv(0, 0, new Uint8Array(50)).catch(() => undefined));
-          const busy = comm.isend(1, 0, new Uint8Array(50)).catch(() => undefined); // holds the only port
+          const busy = comm.isend(1, 0, new Uint8Array(50)).then(undefined, () => undefined); // holds the only port
           const into = new Uint8Array(4);
-          void comm.isend(0, 1, new Uint8Array(4)).catch(() => undefined);
+          void comm.isend(0, 1, new Uint8Array(4)).then(undefined, () => undefined);
           try {
             await comm.irecv(0, 1, into); // the receiving half of the copy
           } catch (err) {
@@ -561,11 +561,11 @@ describe('simulator: tree execution equals the evaluator (one-ported)', () => {
  * Runs `ops` in order keeping at most k of them outstanding: operation j starts once fewer
  * than k of the earlier ones are unfinished — evaluate()'s greedy k-port rule (docs/MODEL.md).
  */
-async function windowed(ops: readonly (() => Promise<unknown>)[], k: number): Promise<void> {
+async function windowed(ops: readonly (() => PromiseLike<unknown>)[], k: number): Promise<void> {
   const inflight = new Set<Promise<unknown>>();
   for (const op of ops) {
     while (inflight.size >= k) await Promise.race(inflight);
-    const pr: Promise<unknown> = op().then(() => inflight.delete(pr));
+    const pr: Promise<unknown> = Promise.resolve(op()).then(() => inflight.delete(pr));
     inflight.add(pr);
   }
   await Promise.all(inflight);
@@ -584,7 +584,7 @@ function gatherWindowProgram(tree: Tree, sizes: number[], unit: number, copyAll:
     const own = block(v, sizes[v] * unit);
     const copies = kids.length > 0 || copyAll;
     const buf = copies ? new Uint8Array(S[v] * unit) : own;
-    const ops: (() => Promise<unknown>)[] = [];
+    const ops: (() => PromiseLike<unknown>)[] = [];
     let off = 0;
     for (let j = 0; j <= kids.length; j++) {
       if (j === tree.copyAt[v] && copies) {
@@ -617,7 +617,7 @@ function scatterWindowProgram(tree: Tree, sizes: number[], unit: number, copyAll
     const copies = kids.length > 0 || copyAll;
     const mine = sizes[v] * unit;
     const own = copies ? new Uint8Array(mine) : buf.subarray(ownOff, ownOff + mine);
-    const ops: (() => Promise<unknown>)[] = [];
+    const ops: (() => PromiseLike<unknown>)[] = [];
     const copyOp = portCopy(comm, own, buf.subarray(ownOff, ownOff + mine));
     if (copies && at === kids.length) ops.push(copyOp);
     for (let j = kids.length - 1; j >= 0; j--) {
@@ -709,7 +709,7 @@ describe('simulator: tree execution equals the evaluator (k ports, full duplex)'
           async (comm) => {
             if (comm.rank !== 0) return comm.send(0, 1, block(comm.rank, sizes[comm.rank]));
             const buf = new Uint8Array(sizes.reduce((a, x) => a + x, 0));
-            const ops: Promise<unknown>[] = [portCopy(comm, buf.subarray(0, sizes[0]), block(0, sizes[0]))()];
+            const ops: PromiseLike<unknown>[] = [portCopy(comm, buf.subarray(0, sizes[0]), block(0, sizes[0]))()];
             let off = sizes[0];
             for (let r = 1; r < p; r++) {
               ops.push(comm.irecv(r, 1, buf.subarray(off, off + sizes[r])));

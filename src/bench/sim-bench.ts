@@ -22,6 +22,7 @@
 import { Command } from 'commander';
 import { parseIntegerOption } from '../cli/options.js';
 import { BaseCommunicator, type Communicator, type Status } from '../comm/communicator.js';
+import { OpRequest, type Request } from '../comm/request.js';
 import { GATHERV_VARIANTS, gatherv } from '../collectives/index.js';
 import { linearModel } from '../model/cost-model.js';
 import { runSim } from '../transports/sim/index.js';
@@ -78,7 +79,7 @@ function exchange(o: Options, fan: number) {
     const r = comm.rank;
     const out = new Uint8Array(bytes).fill(r & 255);
     const into = Array.from({ length: fan }, () => new Uint8Array(bytes));
-    const ops: Promise<unknown>[] = new Array(2 * fan);
+    const ops: Request<unknown>[] = new Array(2 * fan);
     let sum = 0;
     for (let i = 0; i < rounds; i++) {
       for (let f = 0; f < fan; f++) {
@@ -98,15 +99,10 @@ function exchange(o: Options, fan: number) {
  * turn, in one batch (what the simulator does at best), with no matching, ports or clock.
  */
 interface Batch {
-  resolves: ((v: unknown) => void)[];
+  requests: OpRequest<unknown>[];
   values: unknown[];
   messages: number;
 }
-
-let captured: (v: unknown) => void = () => undefined;
-const capture = (resolve: (v: unknown) => void): void => {
-  captured = resolve;
-};
 
 class InstantComm extends BaseCommunicator {
   constructor(
@@ -116,17 +112,17 @@ class InstantComm extends BaseCommunicator {
   ) {
     super();
   }
-  private op(v: unknown): Promise<never> {
-    const pr = new Promise(capture) as Promise<never>;
-    this.batch.resolves.push(captured);
+  private op<T>(v: T): Request<T> {
+    const req = new OpRequest<T>();
+    this.batch.requests.push(req as OpRequest<unknown>);
     this.batch.values.push(v);
-    return pr;
+    return req;
   }
-  isend(): Promise<void> {
+  isend(): Request<void> {
     this.batch.messages++;
     return this.op(undefined);
   }
-  irecv(source: number, tag: number, into: Uint8Array): Promise<Status> {
+  irecv(source: number, tag: number, into: Uint8Array): Request<Status> {
     return this.op({ source, tag, bytes: into.length });
   }
   copy(dst: Uint8Array, src: Uint8Array): void {
@@ -144,15 +140,15 @@ class InstantComm extends BaseCommunicator {
 }
 
 async function floor(p: number, program: (c: Communicator) => Promise<unknown>): Promise<SimResult<unknown>> {
-  const batch: Batch = { resolves: [], values: [], messages: 0 };
+  const batch: Batch = { requests: [], values: [], messages: 0 };
   let done = 0;
   for (let r = 0; r < p; r++) void program(new InstantComm(r, p, batch)).then(() => done++);
   while (done < p) {
     await new Promise((resolve) => setImmediate(resolve));
-    const { resolves, values } = batch;
-    batch.resolves = [];
+    const { requests, values } = batch;
+    batch.requests = [];
     batch.values = [];
-    for (let i = 0; i < resolves.length; i++) resolves[i](values[i]);
+    for (let i = 0; i < requests.length; i++) requests[i].resolve(values[i]);
   }
   return { time: 0, finish: [], results: [], messages: batch.messages, bytes: 0 };
 }
@@ -185,7 +181,7 @@ function linearPosted(p: number, sizes: readonly number[]) {
     if (v !== 0) return comm.send(0, 0, new Uint8Array(sizes[v]));
     const buf = new Uint8Array(total);
     comm.copy(buf.subarray(0, sizes[0]), new Uint8Array(sizes[0]));
-    const ops: Promise<unknown>[] = [];
+    const ops: Request<unknown>[] = [];
     let off = sizes[0];
     for (let r = 1; r < p; r++) {
       ops.push(comm.irecv(r, 0, buf.subarray(off, off + sizes[r])));

@@ -9,6 +9,7 @@
  */
 import type { Communicator, Status } from '../comm/communicator.js';
 import { ForwardingCommunicator } from '../comm/forwarding.js';
+import { mapRequest, type Request } from '../comm/request.js';
 import { WALL_TIMER, runCaseOnRank, type RankCaseResult, type RankTimer } from '../run/rank.js';
 import type { RunCase } from '../run/spec.js';
 
@@ -161,27 +162,27 @@ class TracingCommunicator extends ForwardingCommunicator {
     return new TracingCommunicator(sub, this.progress, this.progress.newCommId());
   }
 
-  private track<T>(kind: number, peer: number, tag: number, bytes: number, op: Promise<T>): Promise<T> {
+  private track<T>(kind: number, peer: number, tag: number, bytes: number, op: Request<T>): Request<T> {
     const slot = this.progress.begin(kind, this.id, peer, tag, bytes);
-    const done = (): void => this.progress.end(slot);
-    // then() with both handlers: the returned promise behaves like `op` (resolution and rejection)
-    return op.then(
+    // The returned request behaves like `op` (value and error), ending the record first.
+    return mapRequest(
+      op,
       (v) => {
-        done();
+        this.progress.end(slot);
         return v;
       },
       (e: unknown) => {
-        done();
-        throw e;
+        this.progress.end(slot);
+        return e;
       },
     );
   }
 
-  override isend(dest: number, tag: number, data: Uint8Array): Promise<void> {
+  override isend(dest: number, tag: number, data: Uint8Array): Request<void> {
     return this.track(KIND_SEND, dest, tag, data.length, this.inner.isend(dest, tag, data));
   }
 
-  override irecv(source: number, tag: number, into: Uint8Array): Promise<Status> {
+  override irecv(source: number, tag: number, into: Uint8Array): Request<Status> {
     return this.track(KIND_RECV, source, tag, into.length, this.inner.irecv(source, tag, into));
   }
 }

@@ -18,6 +18,7 @@
 
 import { COLLECTIVE_TAG, type Status } from './communicator.js';
 import type { Endpoint } from './endpoint.js';
+import { type Request, waitAll } from './request.js';
 
 /** First tag of the 16 that communicator management reserves (the top of the collective range). */
 export const MANAGEMENT_TAG = COLLECTIVE_TAG + 2 ** 20 - 16;
@@ -83,11 +84,11 @@ export function withContext<T>(endpoint: Endpoint, agreement: (counter: ContextC
   return run;
 }
 
-function send(m: Members, to: number, tag: number, data: Uint8Array): Promise<void> {
+function send(m: Members, to: number, tag: number, data: Uint8Array): Request<void> {
   return m.endpoint.isend(m.ctx, m.worldRankOf(to), tag, data);
 }
 
-function recv(m: Members, from: number, tag: number, into: Uint8Array): Promise<Status> {
+function recv(m: Members, from: number, tag: number, into: Uint8Array): Request<Status> {
   return m.endpoint.irecv(m.ctx, m.worldRankOf(from), tag, into);
 }
 
@@ -139,13 +140,13 @@ export async function bcastBytes(
     const st = await recv(m, (vr - limit + root) % p, tag, into);
     buf = into.subarray(0, st.bytes);
   }
-  const sends: Promise<void>[] = [];
+  const sends: Request<void>[] = [];
   let top = 1;
   while (top < limit && vr + top < p) top *= 2;
   // Largest subtree first.
   for (let k = top / 2; k >= 1; k /= 2) {
     if (k < limit && vr + k < p) sends.push(send(m, (vr + k + root) % p, tag, buf));
   }
-  await Promise.all(sends);
+  await waitAll(sends);
   return buf;
 }

@@ -3,8 +3,10 @@
  * Transports (the virtual-time simulator, worker threads, MPI) implement it; nothing in the
  * collectives knows which one runs it.
  *
- * Non-blocking operations are promises: `isend`/`irecv` start the operation at once and
- * resolve when it has completed; `send`/`recv` are the same operations awaited. Matching
+ * Non-blocking operations return requests (comm/request.ts): `isend`/`irecv` start the
+ * operation at once and return a thenable that settles when it has completed — await it or
+ * pass several to `waitAll` (one promise for all of them); `send`/`recv` are the same
+ * operations as promises. Matching
  * follows MPI: a receive matches the first pending message from `source` (or any source)
  * with `tag` (or any tag), and messages between one pair of ranks with one tag are never
  * reordered (non-overtaking). A message longer than the receive buffer is an error.
@@ -17,6 +19,9 @@
  */
 
 import type { VirtualClock } from './endpoint.js';
+import { type Request, toPromise, waitAll } from './request.js';
+
+export type { Request } from './request.js';
 
 /** Wildcards for `irecv`. */
 export const ANY_SOURCE = -1;
@@ -35,14 +40,14 @@ export interface Status {
 export interface Communicator {
   readonly rank: number;
   readonly size: number;
-  /** Starts sending `data` to `dest`; resolves when the send buffer may be reused. */
-  isend(dest: number, tag: number, data: Uint8Array): Promise<void>;
-  /** Starts receiving into `into`; resolves with the status once the data is there. */
-  irecv(source: number, tag: number, into: Uint8Array): Promise<Status>;
+  /** Starts sending `data` to `dest`; the request settles when the send buffer may be reused. */
+  isend(dest: number, tag: number, data: Uint8Array): Request<void>;
+  /** Starts receiving into `into`; the request settles with the status once the data is there. */
+  irecv(source: number, tag: number, into: Uint8Array): Request<Status>;
   send(dest: number, tag: number, data: Uint8Array): Promise<void>;
   recv(source: number, tag: number, into: Uint8Array): Promise<Status>;
-  /** Waits for all operations; rejects as soon as one fails. */
-  waitAll<T>(ops: readonly Promise<T>[]): Promise<T[]>;
+  /** Waits for all requests (any PromiseLike too); resolves with their values in order, rejects as soon as one fails. */
+  waitAll<T>(ops: readonly Request<T>[]): Promise<T[]>;
   /**
    * A local copy the algorithm makes (e.g. the root's own block into the receive buffer):
    * `dst.set(src)`, charged γ per unit by the simulator.
@@ -73,19 +78,19 @@ export function bytesOf(view: ArrayBufferView): Uint8Array {
  * non-blocking ones awaited, and waitAll fails as soon as one operation fails.
  */
 export abstract class PointToPointBase {
-  abstract isend(dest: number, tag: number, data: Uint8Array): Promise<void>;
-  abstract irecv(source: number, tag: number, into: Uint8Array): Promise<Status>;
+  abstract isend(dest: number, tag: number, data: Uint8Array): Request<void>;
+  abstract irecv(source: number, tag: number, into: Uint8Array): Request<Status>;
 
   send(dest: number, tag: number, data: Uint8Array): Promise<void> {
-    return this.isend(dest, tag, data);
+    return toPromise(this.isend(dest, tag, data));
   }
 
   recv(source: number, tag: number, into: Uint8Array): Promise<Status> {
-    return this.irecv(source, tag, into);
+    return toPromise(this.irecv(source, tag, into));
   }
 
-  waitAll<T>(ops: readonly Promise<T>[]): Promise<T[]> {
-    return Promise.all(ops);
+  waitAll<T>(ops: readonly Request<T>[]): Promise<T[]> {
+    return waitAll(ops);
   }
 }
 

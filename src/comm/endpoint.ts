@@ -7,6 +7,7 @@
  * MPI rules hold: ANY_SOURCE / ANY_TAG wildcards, non-overtaking between a pair of ranks.
  */
 import type { Status } from './communicator.js';
+import type { Request } from './request.js';
 
 /** The simulator's virtual clock, for measurements (absent on real transports). */
 export interface VirtualClock {
@@ -22,13 +23,16 @@ export interface VirtualClock {
 export interface Endpoint {
   readonly worldRank: number;
   readonly worldSize: number;
-  /** Starts sending to world rank `dest` in context `ctx`; resolves when `data` may be reused. */
-  isend(ctx: number, dest: number, tag: number, data: Uint8Array): Promise<void>;
+  /**
+   * Starts sending to world rank `dest` in context `ctx`; settles when `data` may be reused.
+   * Transports return their own `OpRequest`s (comm/request.ts) so waitAll needs no promise.
+   */
+  isend(ctx: number, dest: number, tag: number, data: Uint8Array): Request<void>;
   /**
    * Starts receiving from world rank `source` (or ANY_SOURCE) in context `ctx`; the status
    * names the *world* rank of the sender.
    */
-  irecv(ctx: number, source: number, tag: number, into: Uint8Array): Promise<Status>;
+  irecv(ctx: number, source: number, tag: number, into: Uint8Array): Request<Status>;
   /** A local copy charged γ per unit on the simulator. */
   copy(dst: Uint8Array, src: Uint8Array): void;
   /** The node (shared-memory machine) a world rank runs on. */

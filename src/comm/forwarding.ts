@@ -5,6 +5,7 @@
  * so they are observed too.
  */
 import { BaseCommunicator, type Communicator, type Status } from './communicator.js';
+import type { Request } from './request.js';
 
 export abstract class ForwardingCommunicator extends BaseCommunicator {
   constructor(readonly inner: Communicator) {
@@ -26,15 +27,15 @@ export abstract class ForwardingCommunicator extends BaseCommunicator {
     return this.inner.clock;
   }
 
-  isend(dest: number, tag: number, data: Uint8Array): Promise<void> {
+  isend(dest: number, tag: number, data: Uint8Array): Request<void> {
     return this.inner.isend(dest, tag, data);
   }
 
-  irecv(source: number, tag: number, into: Uint8Array): Promise<Status> {
+  irecv(source: number, tag: number, into: Uint8Array): Request<Status> {
     return this.inner.irecv(source, tag, into);
   }
 
-  override waitAll<T>(ops: readonly Promise<T>[]): Promise<T[]> {
+  override waitAll<T>(ops: readonly Request<T>[]): Promise<T[]> {
     return this.inner.waitAll(ops);
   }
 

@@ -14,12 +14,13 @@ import { InvalidArgumentError } from '../errors.js';
 import { allgatherRecords, type Members, TAG_SPLIT, withContext } from './agree.js';
 import { ANY_SOURCE, ANY_TAG, BaseCommunicator, type Communicator, type Status, UNDEFINED } from './communicator.js';
 import type { Endpoint, VirtualClock } from './endpoint.js';
+import { mapRequest, OpRequest, type Request } from './request.js';
 
 const MAX_TAG = 0x7fffffff;
 const INT32_MIN = -0x80000000;
 
-function rejected<T>(e: Error): Promise<T> {
-  return Promise.reject(e);
+function rejected<T>(e: Error): Request<T> {
+  return OpRequest.failed(e);
 }
 
 /**
@@ -95,7 +96,7 @@ export class GroupCommunicator extends BaseCommunicator implements Members {
     return badTag(t, wildcard, this.rank);
   }
 
-  isend(dest: number, tag: number, data: Uint8Array): Promise<void> {
+  isend(dest: number, tag: number, data: Uint8Array): Request<void> {
     const bad =
       this.badRank('dest', dest, false) ??
       this.badTag(tag, false) ??
@@ -104,7 +105,7 @@ export class GroupCommunicator extends BaseCommunicator implements Members {
     return this.endpoint.isend(this.ctx, this.group === null ? dest : this.group[dest], tag, data);
   }
 
-  irecv(source: number, tag: number, into: Uint8Array): Promise<Status> {
+  irecv(source: number, tag: number, into: Uint8Array): Request<Status> {
     const bad =
       this.badRank('source', source, true) ??
       this.badTag(tag, true) ??
@@ -113,13 +114,13 @@ export class GroupCommunicator extends BaseCommunicator implements Members {
     const group = this.group;
     if (group === null) return this.endpoint.irecv(this.ctx, source, tag, into);
     if (source !== ANY_SOURCE) {
-      return this.endpoint
-        .irecv(this.ctx, group[source], tag, into)
-        .then((st) => ({ source, tag: st.tag, bytes: st.bytes }));
+      return mapRequest(this.endpoint.irecv(this.ctx, group[source], tag, into), (st) => ({ source, tag: st.tag, bytes: st.bytes }));
     }
-    return this.endpoint
-      .irecv(this.ctx, ANY_SOURCE, tag, into)
-      .then((st) => ({ source: this.rankOfWorld(st.source), tag: st.tag, bytes: st.bytes }));
+    return mapRequest(this.endpoint.irecv(this.ctx, ANY_SOURCE, tag, into), (st) => ({
+      source: this.rankOfWorld(st.source),
+      tag: st.tag,
+      bytes: st.bytes,
+    }));
   }
 
   copy(dst: Uint8Array, src: Uint8Array): void {

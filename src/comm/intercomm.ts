@@ -21,6 +21,7 @@ import { InvalidArgumentError } from '../errors.js';
 import { allgatherRecords, bcastBytes, MANAGEMENT_TAG, withContext } from './agree.js';
 import { ANY_SOURCE, PointToPointBase, type Communicator, type Status } from './communicator.js';
 import type { Endpoint, VirtualClock } from './endpoint.js';
+import { handled, mapRequest, OpRequest, type Request, waitAll } from './request.js';
 import { badRank, badTag, GroupCommunicator } from './group.js';
 
 const TAG_INTER_GATHER = MANAGEMENT_TAG + 3;
@@ -40,12 +41,12 @@ export interface InterCommunicator {
   readonly local: Communicator;
   readonly clock?: VirtualClock;
   /** Sends to rank `dest` of the REMOTE group. */
-  isend(dest: number, tag: number, data: Uint8Array): Promise<void>;
+  isend(dest: number, tag: number, data: Uint8Array): Request<void>;
   /** Receives from rank `source` of the REMOTE group (or ANY_SOURCE); Status.source is a remote rank. */
-  irecv(source: number, tag: number, into: Uint8Array): Promise<Status>;
+  irecv(source: number, tag: number, into: Uint8Array): Request<Status>;
   send(dest: number, tag: number, data: Uint8Array): Promise<void>;
   recv(source: number, tag: number, into: Uint8Array): Promise<Status>;
-  waitAll<T>(ops: readonly Promise<T>[]): Promise<T[]>;
+  waitAll<T>(ops: readonly Request<T>[]): Promise<T[]>;
   copy(dst: Uint8Array, src: Uint8Array): void;
   /** The node of local rank `rank`. */
   nodeOf(rank: number): number;
@@ -115,23 +116,23 @@ class GroupInterCommunicator extends PointToPointBase implements InterCommunicat
     return this.remoteOf.get(world) ?? -1;
   }
 
-  isend(dest: number, tag: number, data: Uint8Array): Promise<void> {
+  isend(dest: number, tag: number, data: Uint8Array): Request<void> {
     const bad = this.badRemote('dest', dest, false) ?? this.badTag(tag, false);
-    if (bad !== undefined) return Promise.reject(bad);
+    if (bad !== undefined) return OpRequest.failed(bad);
     return this.endpoint.isend(this.ctx, this.remote[dest], tag, data);
   }
 
-  irecv(source: number, tag: number, into: Uint8Array): Promise<Status> {
+  irecv(source: number, tag: number, into: Uint8Array): Request<Status> {
     const bad = this.badRemote('source', source, true) ?? this.badTag(tag, true);
-    if (bad !== undefined) return Promise.reject(bad);
+    if (bad !== undefined) return OpRequest.failed(bad);
     if (source !== ANY_SOURCE) {
-      return this.endpoint
-        .irecv(this.ctx, this.remote[source], tag, into)
-        .then((st) => ({ source, tag: st.tag, bytes: st.bytes }));
+      return mapRequest(this.endpoint.irecv(this.ctx, this.remote[source], tag, into), (st) => ({ source, tag: st.tag, bytes: st.bytes }));
     }
-    return this.endpoint
-      .irecv(this.ctx, ANY_SOURCE, tag, into)
-      .then((st) => ({ source: this.remoteRankOfWorld(st.source), tag: st.tag, bytes: st.bytes }));
+    return mapRequest(this.endpoint.irecv(this.ctx, ANY_SOURCE, tag, into), (st) => ({
+      source: this.remoteRankOfWorld(st.source),
+      tag: st.tag,
+      bytes: st.bytes,
+    }));
   }
 
   copy(dst: Uint8Array, src: Uint8Array): void {
@@ -165,7 +166,7 @@ class GroupInterCommunicator extends PointToPointBase implements InterCommunicat
       if (local.rank === 0) {
         const out = Float64Array.of(localHigh, localMax, bad);
         const into = new Float64Array(3);
-        await Promise.all([
+        await waitAll<unknown>([
           this.endpoint.isend(this.ctx, this.remote[0], TAG_MERGE_LEADER, f64bytes(out)),
           this.endpoint.irecv(this.ctx, this.remote[0], TAG_MERGE_LEADER, f64bytes(into)),
         ]);
@@ -228,7 +229,9 @@ export async function createIntercomm(
     if (pc !== undefined) {
       const out = Float64Array.from([localMax, ...lc.worldRanks()]);
       const into = new Uint8Array(maxBytes);
-      const [, st] = await Promise.all([pc.isend(remoteLeader, tag, f64bytes(out)), pc.irecv(remoteLeader, tag, into)]);
+      const send = handled(pc.isend(remoteLeader, tag, f64bytes(out)));
+      const st = await pc.irecv(remoteLeader, tag, into);
+      await send;
       const theirs = asF64(into.subarray(0, st.bytes));
       theirs[0] = Math.max(theirs[0], localMax);
       const mine = new Set(lc.worldRanks());

@@ -6,6 +6,7 @@
  */
 import type { Communicator } from '../comm/communicator.js';
 import { ForwardingCommunicator } from '../comm/forwarding.js';
+import type { Request } from '../comm/request.js';
 
 /** Messages and bytes sent by one rank. */
 export interface TrafficCounter {
@@ -31,7 +32,7 @@ export class CountingCommunicator extends ForwardingCommunicator {
     this.counter.bytes = 0;
   }
 
-  override isend(dest: number, tag: number, data: Uint8Array): Promise<void> {
+  override isend(dest: number, tag: number, data: Uint8Array): Request<void> {
     this.counter.messages++;
     this.counter.bytes += data.length;
     return this.inner.isend(dest, tag, data);

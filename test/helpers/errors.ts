@@ -25,7 +25,7 @@ export function errorField(f: () => unknown): string {
 }
 
 /** `p` must reject; resolves with what it rejected with. */
-export async function rejection(p: Promise<unknown>): Promise<unknown> {
+export async function rejection(p: PromiseLike<unknown>): Promise<unknown> {
   try {
     await p;
   } catch (e) {

@@ -52,7 +52,7 @@ function readInt32s(b: Uint8Array, n: number): number[] {
  */
 export async function exchangeIds(c: Communicator | InterCommunicator, id: number, tag: number, remote = false): Promise<number[]> {
   const n = remote ? (c as InterCommunicator).remoteSize : c.size;
-  const sends: Promise<void>[] = [];
+  const sends: PromiseLike<void>[] = [];
   for (let d = 0; d < n; d++) sends.push(c.isend(d, tag, int32s(id)));
   const got = await Promise.all(
     Array.from({ length: n }, async (_, s) => {

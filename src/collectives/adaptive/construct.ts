@@ -25,6 +25,7 @@
  * phase start before the construction has finished (seed 000 §3).
  */
 import type { Communicator } from '../../comm/communicator.js';
+import { handled, type Request } from '../../comm/request.js';
 import { CommunicationError, InvalidArgumentError } from '../../errors.js';
 import { contextFingerprint, decideJoin, decodeRecord, encodeRecord, leafRecord, RECORD_BYTES, type JoinContext, type RangeRecord } from './decide.js';
 import { hypercubeRounds, partnerOf, rangeOf } from './hypercube.js';
@@ -81,7 +82,6 @@ function encodeEvent(e: RoleEvent): Uint8Array {
   return new Uint8Array(f.buffer);
 }
 
-const noop = (): void => {};
 
 /**
  * Runs this rank's part of the construction. Every rank of `comm` must call it with the same
@@ -101,7 +101,7 @@ export async function constructAdaptive(input: ConstructionInput): Promise<Adapt
   };
   // Defined while this rank is the fixed root of its range; it is a gather root until it has a parent.
   let record: RangeRecord | undefined = leafRecord(v, count, ctx);
-  const pending: Promise<void>[] = [];
+  const pending: Request<void>[] = [];
   const recBuf = new Float64Array(6);
   const fingerprint = contextFingerprint(ctx);
   for (let d = 0; d < D && (record !== undefined || parent === undefined); d++) {
@@ -114,7 +114,7 @@ export async function constructAdaptive(input: ConstructionInput): Promise<Adapt
     if (record !== undefined) {
       // Fixed root (v = own.hi): exchange records with the partner range's fixed root.
       const into = new Uint8Array(RECORD_BYTES);
-      const ops: Promise<unknown>[] = [comm.irecv(other.hi, tags.exchange, into), comm.isend(other.hi, tags.exchange, encodeRecord(record, fingerprint, recBuf))];
+      const ops: Request<unknown>[] = [comm.irecv(other.hi, tags.exchange, into), comm.isend(other.hi, tags.exchange, encodeRecord(record, fingerprint, recBuf))];
       await comm.waitAll(ops);
       const got = decodeRecord(into);
       if (got.fingerprint !== fingerprint) {
@@ -133,9 +133,7 @@ export async function constructAdaptive(input: ConstructionInput): Promise<Adapt
       if (record.gatherRoot === v) {
         emit(ev);
       } else {
-        const s = comm.isend(record.gatherRoot, tags.notify, encodeEvent(ev));
-        s.catch(noop);
-        pending.push(s);
+        pending.push(handled(comm.isend(record.gatherRoot, tags.notify, encodeEvent(ev))));
       }
       record = ownIsLeft ? undefined : dec.joined;
     } else {

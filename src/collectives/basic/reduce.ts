@@ -12,12 +12,12 @@
  * length: InvalidArgumentError('send') or a truncation CommunicationError).
  */
 import { bytesOf, type Communicator } from '../../comm/communicator.js';
+import { handled } from '../../comm/request.js';
 import { allocLike, resolveOp, type NumericArray, type ReduceOp } from './ops.js';
 import { BASIC_TAG } from './tags.js';
 import { orderedBinomialRole } from './tree.js';
 import { checkNumeric, checkRoot, checkSameShape, expectBytes } from './validate.js';
 
-const noop = (): void => {};
 
 export interface ReduceArgs<T extends NumericArray> {
   readonly send: T;
@@ -42,9 +42,8 @@ export async function reduce<T extends NumericArray>(comm: Communicator, args: R
   // Children in reduction order: each range adjacent to [lo, hi] combined so far.
   const kids = [...role.children].reverse();
   const parts = kids.map(() => allocLike(send, send.length));
-  const ops = kids.map((c, i) => comm.irecv(c.peer, BASIC_TAG.reduce, bytesOf(parts[i])));
   // Awaited one at a time below: a failure of a later one must not go unhandled meanwhile.
-  for (const op of ops) op.catch(noop);
+  const ops = kids.map((c, i) => handled(comm.irecv(c.peer, BASIC_TAG.reduce, bytesOf(parts[i]))));
   let acc = recv ?? allocLike(send, send.length);
   if (acc !== send) comm.copy(bytesOf(acc), bytesOf(send));
   let lo = rank;

@@ -12,6 +12,7 @@
  */
 import { CommunicationError, InvalidArgumentError } from '../../errors.js';
 import type { Communicator } from '../../comm/communicator.js';
+import { mapRequest, type Request } from '../../comm/request.js';
 import { V_TAGS } from '../defaults.js';
 import { blockView, rootLayout } from '../layout.js';
 import { nextDataTag, persistentPlan } from '../schedule.js';
@@ -49,12 +50,13 @@ export const LINEAR_GATHERV: GathervVariant = {
     const views = Array.from({ length: p }, (_, i) => blockView(recv, layout, i));
     const run = async (): Promise<void> => {
       if (!input.inPlace) comm.copy(views[root], input.send);
-      const ops: Promise<void>[] = [];
+      const ops: Request<void>[] = [];
       for (let i = 0; i < p; i++) {
         if (i === root) continue;
         const field = `counts[${i}]`;
         ops.push(
-          comm.irecv(i, tag, views[i]).then(
+          mapRequest(
+            comm.irecv(i, tag, views[i]),
             (st) => {
               if (st.bytes !== views[i].length) {
                 throw new InvalidArgumentError(field, `rank ${i} sent ${st.bytes / u} elements, counts[${i}] is ${layout.counts[i]}`, {
@@ -62,9 +64,7 @@ export const LINEAR_GATHERV: GathervVariant = {
                 });
               }
             },
-            (e: unknown) => {
-              throw countMismatch(comm, field, i, e);
-            },
+            (e: unknown) => countMismatch(comm, field, i, e),
           ),
         );
       }

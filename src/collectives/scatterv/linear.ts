@@ -8,6 +8,7 @@
  * message of the wrong size: an InvalidArgumentError('count') on that rank.
  */
 import { InvalidArgumentError } from '../../errors.js';
+import type { Request } from '../../comm/request.js';
 import { V_TAGS } from '../defaults.js';
 import { countMismatch } from '../gatherv/linear.js';
 import { blockView, rootLayout } from '../layout.js';
@@ -44,7 +45,7 @@ export const LINEAR_SCATTERV: ScattervVariant = {
     const views = Array.from({ length: p }, (_, i) => blockView(send, layout, i));
     const run = async (): Promise<void> => {
       if (!input.inPlace) comm.copy(input.recv, views[root]);
-      const ops: Promise<void>[] = [];
+      const ops: Request<void>[] = [];
       for (let i = 0; i < p; i++) if (i !== root) ops.push(comm.isend(i, tag, views[i]));
       await comm.waitAll(ops);
     };

@@ -5,6 +5,7 @@
  * O(1); completed operations go back to a pool (OpPool) and are reused.
  */
 import { ANY_SOURCE, ANY_TAG } from '../../comm/communicator.js';
+import type { OpRequest } from '../../comm/request.js';
 
 export const SEND = 0;
 export const RECV = 1;
@@ -20,9 +21,8 @@ export class Op {
   pending = false;
   /** A transfer that holds its ports (its end is in the event heap). */
   started = false;
-  promise: Promise<unknown> | null = null;
-  resolve: (v: unknown) => void = noop;
-  reject: (e: unknown) => void = noop;
+  /** What the rank program holds (not pooled: programs may keep it). */
+  req: OpRequest<unknown> | null = null;
   /** Before matching: visibility order (first posted, first matched); after: match order (ports). */
   seq = 0;
   /** Destination's queue while unmatched; then the rank's list of transfers waiting for ports. */
@@ -41,7 +41,6 @@ export class Op {
 }
 
 const EMPTY = new Uint8Array(0);
-function noop(): void {}
 
 /** A free list of operations: no allocation per operation once the pool is warm. */
 export class OpPool {
@@ -63,9 +62,7 @@ export class OpPool {
   /** Returns a settled operation that nothing refers to any more. */
   give(op: Op): void {
     op.buf = EMPTY;
-    op.promise = null;
-    op.resolve = noop;
-    op.reject = noop;
+    op.req = null;
     op.partner = null;
     op.qPrev = op.qNext = op.aPrev = op.aNext = op.bPrev = op.bNext = null;
     this.free.push(op);

@@ -42,6 +42,7 @@
  */
 import { CommunicationError, InvalidArgumentError } from '../../errors.js';
 import { requireModelFits, type CostModel } from '../../model/cost-model.js';
+import { OpRequest } from '../../comm/request.js';
 import { EventQueue, KeyHeap } from './heap.js';
 import { MatchBook } from './matching.js';
 import { type Op, OpPool, SEND, describeOp } from './op.js';
@@ -161,13 +162,11 @@ export class Simulation {
   }
 
   /** Posts an operation (arguments already validated by the endpoint). */
-  post(kind: number, rank: number, ctx: number, peer: number, tag: number, buf: Uint8Array): Promise<unknown> {
-    if (this.aborted !== undefined) return Promise.reject(new CommunicationError(this.aborted, { rank }));
+  post(kind: number, rank: number, ctx: number, peer: number, tag: number, buf: Uint8Array): OpRequest<unknown> {
+    if (this.aborted !== undefined) return OpRequest.failed(new CommunicationError(this.aborted, { rank }));
     const op = this.pool.take(kind, rank, ctx, peer, tag, buf);
-    const promise = new Promise(capture);
-    op.promise = promise;
-    op.resolve = capturedResolve;
-    op.reject = capturedReject;
+    const req = new OpRequest<unknown>();
+    op.req = req;
     this.live++;
     const t = this.clock[rank];
     if (t <= this.now) {
@@ -177,7 +176,7 @@ export class Simulation {
     } else {
       this.events.push(t, this.evSeq++, op);
     }
-    return promise;
+    return req;
   }
 
   chargeCopy(rank: number, nbytes: number): void {
@@ -315,17 +314,14 @@ export class Simulation {
       this.live -= 2;
       this.settleClock(to);
       this.settleClock(from);
-      (recv.promise as Promise<unknown>).catch(noop);
-      recv.reject(
-        new CommunicationError(
-          `rank ${to}: message of ${n} bytes from rank ${from} tag ${send.tag} truncated: the receive buffer holds ${recv.buf.length} bytes`,
-          { rank: to },
-        ),
+      const err = new CommunicationError(
+        `rank ${to}: message of ${n} bytes from rank ${from} tag ${send.tag} truncated: the receive buffer holds ${recv.buf.length} bytes`,
+        { rank: to },
       );
-      send.resolve(undefined);
+      if ((recv.req as OpRequest<unknown>).reject(err)) this.needDrain = true;
+      if ((send.req as OpRequest<unknown>).resolve(undefined)) this.needDrain = true;
       this.pool.give(recv);
       this.pool.give(send);
-      this.needDrain = true;
       return;
     }
     send.partner = recv;
@@ -415,11 +411,12 @@ export class Simulation {
     send.pending = false;
     recv.pending = false;
     this.live -= 2;
-    send.resolve(undefined);
-    recv.resolve({ source: from, tag: send.tag, bytes: n });
+    // Only a request somebody waits on schedules program code: then the programs must run
+    // before virtual time may advance (docs/MODEL.md "The simulator").
+    if ((send.req as OpRequest<unknown>).resolve(undefined)) this.needDrain = true;
+    if ((recv.req as OpRequest<unknown>).resolve({ source: from, tag: send.tag, bytes: n })) this.needDrain = true;
     this.pool.give(recv);
     this.pool.give(send);
-    this.needDrain = true;
   }
 
   private endTransfer(tr: Op): void {
@@ -561,8 +558,7 @@ export class Simulation {
       if (!op.pending) continue;
       op.pending = false;
       this.live--;
-      (op.promise as Promise<unknown>).catch(noop);
-      op.reject(
+      (op.req as OpRequest<unknown>).reject(
         new CommunicationError(`rank ${op.rank}: ${describeOp(op)} aborted: ${reason}`, { rank: op.rank, cause }),
       );
     }

@@ -1,0 +1,305 @@
+/**
+ * Non-blocking operations as *requests* (MPI_Request): `isend`/`irecv` return a `Request`,
+ * something to await or to pass to `waitAll`. A request is a thenable, not a promise: a
+ * transport creates the promise only when somebody awaits the request (`then`), and `waitAll`
+ * over the transports' own requests (`OpRequest`) counts completions with no promise per
+ * operation — one promise per `waitAll`. That is what lets the simulator run 10⁶ messages a
+ * second (a promise per operation costs more than the whole simulated message) and lets it
+ * know exactly which rank programs an event wakes (`OpRequest.resolve` says whether a
+ * continuation was scheduled), so it only yields to the event loop when one was.
+ *
+ * Any PromiseLike (e.g. a promise from an async helper) is a valid Request too, so wrappers
+ * may return promises; `waitAll` accepts a mix.
+ *
+ * Failure semantics: a failed request that nobody awaits raises no unhandled rejection (no
+ * promise exists); awaiting it, or a `waitAll` containing it, rejects with its error.
+ */
+
+/** A started non-blocking operation: await it, or pass it to `waitAll`. */
+export type Request<T> = PromiseLike<T>;
+
+const PENDING = 0;
+const DONE = 1;
+const FAILED = 2;
+
+/** Who is told when a request settles (a waitAll group, a derived request). */
+export interface Waiter {
+  /** Called once, when `req` settles; returns whether a JS continuation was scheduled. */
+  settled(req: OpRequest<unknown>): boolean;
+}
+
+// One executor for every promise (no closure per request).
+let capturedResolve: (v: unknown) => void = () => undefined;
+let capturedReject: (e: unknown) => void = () => undefined;
+function capture(res: (v: never) => void, rej: (e: unknown) => void): void {
+  capturedResolve = res as (v: unknown) => void;
+  capturedReject = rej;
+}
+
+/**
+ * A transport's request. The transport calls `resolve`/`reject` exactly once; each returns
+ * whether that scheduled JS work (a promise reaction or a waiter's), i.e. whether a rank
+ * program may now run.
+ */
+export class OpRequest<T> implements PromiseLike<T> {
+  private state = PENDING;
+  private result: T | undefined = undefined;
+  private error: unknown = undefined;
+  private promise: Promise<T> | null = null;
+  private res: ((v: T) => void) | null = null;
+  private rej: ((e: unknown) => void) | null = null;
+  /** At most one waiter (waitAll sets it on requests that have none). */
+  waiter: Waiter | null = null;
+
+  /** A request that has already completed with `value`. */
+  static done<T>(value: T): OpRequest<T> {
+    const r = new OpRequest<T>();
+    r.state = DONE;
+    r.result = value;
+    return r;
+  }
+
+  /** A request that has already failed with `error`. */
+  static failed<T>(error: unknown): OpRequest<T> {
+    const r = new OpRequest<T>();
+    r.state = FAILED;
+    r.error = error;
+    return r;
+  }
+
+  get pending(): boolean {
+    return this.state === PENDING;
+  }
+
+  get failed(): boolean {
+    return this.state === FAILED;
+  }
+
+  /** The value of a completed request (undefined before). */
+  get value(): T | undefined {
+    return this.result;
+  }
+
+  /** The error of a failed request (undefined otherwise). */
+  get reason(): unknown {
+    return this.error;
+  }
+
+  /** Completes the request; returns whether a continuation was scheduled. */
+  resolve(value: T): boolean {
+    if (this.state !== PENDING) return false;
+    this.state = DONE;
+    this.result = value;
+    let woke = false;
+    if (this.res !== null) {
+      this.res(value);
+      this.res = this.rej = null;
+      woke = true;
+    }
+    const w = this.waiter;
+    if (w !== null) {
+      this.waiter = null;
+      if (w.settled(this as OpRequest<unknown>)) woke = true;
+    }
+    return woke;
+  }
+
+  /** Fails the request; returns whether a continuation was scheduled. */
+  reject(error: unknown): boolean {
+    if (this.state !== PENDING) return false;
+    this.state = FAILED;
+    this.error = error;
+    let woke = false;
+    if (this.rej !== null) {
+      this.rej(error);
+      this.res = this.rej = null;
+      woke = true;
+    }
+    const w = this.waiter;
+    if (w !== null) {
+      this.waiter = null;
+      if (w.settled(this as OpRequest<unknown>)) woke = true;
+    }
+    return woke;
+  }
+
+  /** The request as a promise (created on first use). */
+  asPromise(): Promise<T> {
+    let p = this.promise;
+    if (p === null) {
+      if (this.state === DONE) p = Promise.resolve(this.result as T);
+      else if (this.state === FAILED) p = Promise.reject(this.error);
+      else {
+        p = new Promise<T>(capture);
+        this.res = capturedResolve as (v: T) => void;
+        this.rej = capturedReject;
+      }
+      this.promise = p;
+    }
+    return p;
+  }
+
+  then<A = T, B = never>(
+    onfulfilled?: ((value: T) => A | PromiseLike<A>) | null,
+    onrejected?: ((reason: unknown) => B | PromiseLike<B>) | null,
+  ): Promise<A | B> {
+    return this.asPromise().then(onfulfilled, onrejected);
+  }
+}
+
+const noop = (): void => undefined;
+
+/**
+ * Marks a request whose failure is observed later (awaited after others, or in a final
+ * waitAll) so it raises no unhandled rejection meanwhile. Free for OpRequests, which never do.
+ */
+export function handled<T>(req: Request<T>): Request<T> {
+  if (!(req instanceof OpRequest)) req.then(undefined, noop);
+  return req;
+}
+
+/** The request as a native promise (what blocking `send`/`recv` return: one tick per await). */
+export function toPromise<T>(req: Request<T>): Promise<T> {
+  if (req instanceof OpRequest) return (req as OpRequest<T>).asPromise();
+  return req instanceof Promise ? (req as Promise<T>) : Promise.resolve(req);
+}
+
+/**
+ * A request derived from another by a function of its value (e.g. a receive's status with
+ * the source translated to a sub-communicator's rank), and optionally of its error. If `map`
+ * throws, the derived request fails with what it threw. No promise per operation either.
+ */
+export class MappedRequest<S, T> extends OpRequest<T> implements Waiter {
+  constructor(
+    private readonly map: (value: S) => T,
+    private readonly mapError: ((error: unknown) => unknown) | undefined,
+  ) {
+    super();
+  }
+
+  settled(req: OpRequest<unknown>): boolean {
+    if (req.failed) return this.reject(this.mapError === undefined ? req.reason : this.mapError(req.reason));
+    let v: T;
+    try {
+      v = this.map(req.value as S);
+    } catch (e) {
+      return this.reject(e);
+    }
+    return this.resolve(v);
+  }
+}
+
+/**
+ * The request `inner` with its value passed through `map` (and its error through `mapError`);
+ * falls back to a promise when `inner` is not an OpRequest or already has a waiter.
+ */
+export function mapRequest<S, T>(inner: Request<S>, map: (value: S) => T, mapError?: (error: unknown) => unknown): Request<T> {
+  if (inner instanceof OpRequest) {
+    const req = inner as OpRequest<S>;
+    if (req.waiter === null) {
+      const out = new MappedRequest<S, T>(map, mapError);
+      if (req.pending) req.waiter = out;
+      else out.settled(req as OpRequest<unknown>);
+      return out;
+    }
+  }
+  return inner.then(
+    map,
+    mapError === undefined
+      ? undefined
+      : (e: unknown) => {
+          throw mapError(e);
+        },
+  );
+}
+
+class WaitGroup<T> implements Waiter {
+  private left: number;
+  private over = false;
+  private readonly res: (v: T[]) => void;
+  private readonly rej: (e: unknown) => void;
+  readonly promise: Promise<T[]>;
+
+  constructor(
+    private readonly reqs: readonly Request<T>[],
+    left: number,
+  ) {
+    this.left = left;
+    this.promise = new Promise<T[]>(capture);
+    this.res = capturedResolve as (v: T[]) => void;
+    this.rej = capturedReject;
+  }
+
+  settled(req: OpRequest<unknown>): boolean {
+    if (this.over) return false;
+    if (req.failed) return this.fail(req.reason);
+    if (--this.left > 0) return false;
+    this.over = true;
+    this.res(valuesOf(this.reqs));
+    return true;
+  }
+
+  // Methods, not arrow fields: no closures per group (the fallback below makes its own).
+  one(): void {
+    if (this.over || --this.left > 0) return;
+    this.over = true;
+    this.res(valuesOf(this.reqs));
+  }
+
+  fail(e: unknown): boolean {
+    if (this.over) return false;
+    this.over = true;
+    this.rej(e);
+    return true;
+  }
+}
+
+// Values of settled requests, in order (every request is an OpRequest that completed or a
+// PromiseLike whose value was recorded by `waitAll`'s fallback).
+let fallbackValues: WeakMap<object, unknown> | undefined;
+
+function valuesOf<T>(reqs: readonly Request<T>[]): T[] {
+  const out = new Array<T>(reqs.length);
+  for (let i = 0; i < reqs.length; i++) {
+    const r = reqs[i];
+    out[i] = (r instanceof OpRequest ? r.value : fallbackValues?.get(r)) as T;
+  }
+  return out;
+}
+
+/**
+ * Waits for every request; resolves with their values in order, rejects as soon as one fails
+ * (MPI_Waitall). One promise in all when the requests are the transports' own.
+ */
+export function waitAll<T>(ops: readonly Request<T>[]): Promise<T[]> {
+  const reqs = ops.slice();
+  let left = 0;
+  for (let i = 0; i < reqs.length; i++) {
+    const r = reqs[i];
+    if (r instanceof OpRequest) {
+      if (r.failed) return Promise.reject(r.reason);
+      if (r.pending) left++;
+    } else left++;
+  }
+  if (left === 0) return Promise.resolve(valuesOf(reqs));
+  const group = new WaitGroup<T>(reqs, left);
+  for (let i = 0; i < reqs.length; i++) {
+    const r = reqs[i];
+    if (r instanceof OpRequest) {
+      if (!r.pending) continue;
+      if (r.waiter === null) {
+        r.waiter = group;
+        continue;
+      }
+    }
+    const values = (fallbackValues ??= new WeakMap());
+    r.then(
+      (v) => {
+        values.set(r, v);
+        group.one();
+      },
+      (e: unknown) => void group.fail(e),
+    );
+  }
+  return group.promise;
+}

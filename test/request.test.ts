@@ -1,0 +1,141 @@
+import { describe, expect, it } from 'vitest';
+import { handled, mapRequest, OpRequest, toPromise, waitAll } from '../src/comm/request.js';
+import { rejection } from './helpers/errors.js';
+
+const tick = (): Promise<void> => new Promise((r) => setImmediate(r));
+
+describe('OpRequest', () => {
+  it('settles once; resolve/reject report whether a continuation was scheduled', async () => {
+    const a = new OpRequest<number>();
+    expect(a.pending).toBe(true);
+    expect(a.resolve(1)).toBe(false); // nobody waits
+    expect(a.resolve(2)).toBe(false);
+    expect(a.reject(new Error('late'))).toBe(false);
+    expect(await a).toBe(1);
+
+    const b = new OpRequest<number>();
+    const got = b.then((v) => v * 10);
+    expect(b.resolve(4)).toBe(true); // awaited: a reaction was scheduled
+    expect(await got).toBe(40);
+
+    const c = new OpRequest<number>();
+    const w = waitAll([c]);
+    expect(c.reject(new Error('boom'))).toBe(true); // its waitAll group rejects
+    expect(await rejection(w)).toEqual(new Error('boom'));
+  });
+
+  it('a failed request nobody awaits raises no unhandled rejection', async () => {
+    const seen: unknown[] = [];
+    const onUnhandled = (e: unknown): void => {
+      seen.push(e);
+    };
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      new OpRequest<void>().reject(new Error('ignored'));
+      OpRequest.failed(new Error('ignored too'));
+      await tick();
+      await tick();
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+    expect(seen).toEqual([]);
+  });
+
+  it('toPromise gives a native promise with the same outcome', async () => {
+    expect(await toPromise(OpRequest.done(7))).toBe(7);
+    expect(await rejection(toPromise(OpRequest.failed(new Error('x'))))).toEqual(new Error('x'));
+    const p = new OpRequest<string>();
+    const q = toPromise(p);
+    expect(q).toBeInstanceOf(Promise);
+    p.resolve('ok');
+    expect(await q).toBe('ok');
+  });
+});
+
+describe('waitAll', () => {
+  it('resolves with the values in order, whatever the completion order, mixing promises', async () => {
+    const a = new OpRequest<number>();
+    const b = new OpRequest<number>();
+    const w = waitAll<number>([a, Promise.resolve(2), b, OpRequest.done(4)]);
+    b.resolve(3);
+    a.resolve(1);
+    expect(await w).toEqual([1, 2, 3, 4]);
+    expect(await waitAll([])).toEqual([]);
+  });
+
+  it('rejects as soon as one fails, even while others are pending; later outcomes are ignored', async () => {
+    const a = new OpRequest<number>();
+    const b = new OpRequest<number>();
+    const w = waitAll([a, b]);
+    b.reject(new Error('first'));
+    const e = await rejection(w);
+    expect(e).toEqual(new Error('first'));
+    expect(a.resolve(1)).toBe(false);
+    expect(await rejection(waitAll([OpRequest.done(1), OpRequest.failed(new Error('now'))]))).toEqual(new Error('now'));
+  });
+
+  it('a request in two waitAll calls (and awaited) settles all of them', async () => {
+    const a = new OpRequest<number>();
+    const w1 = waitAll([a]);
+    const w2 = waitAll([a, OpRequest.done(0)]);
+    const direct = a.then((v) => v + 1);
+    a.resolve(5);
+    expect(await w1).toEqual([5]);
+    expect(await w2).toEqual([5, 0]);
+    expect(await direct).toBe(6);
+  });
+
+  it('does not read the array after the call (the caller may reuse it)', async () => {
+    const a = new OpRequest<number>();
+    const ops: PromiseLike<number>[] = [a];
+    const w = waitAll(ops);
+    ops[0] = OpRequest.done(99);
+    a.resolve(1);
+    expect(await w).toEqual([1]);
+  });
+});
+
+describe('mapRequest', () => {
+  it('maps values and errors, pending or settled, and turns a throwing map into a failure', async () => {
+    const a = new OpRequest<number>();
+    const m = mapRequest(a, (v) => v * 2);
+    expect(m).toBeInstanceOf(OpRequest);
+    a.resolve(21);
+    expect(await m).toBe(42);
+    expect(await mapRequest(OpRequest.done(1), (v) => v + 1)).toBe(2);
+    const e = await rejection(mapRequest(OpRequest.failed<number>(new Error('in')), (v) => v, (x) => new Error(`mapped ${(x as Error).message}`)));
+    expect(e).toEqual(new Error('mapped in'));
+    const t = await rejection(
+      mapRequest(OpRequest.done(1), () => {
+        throw new Error('thrown');
+      }),
+    );
+    expect(t).toEqual(new Error('thrown'));
+    // Over a plain promise (fallback) and over a request that already has a waiter.
+    expect(await mapRequest(Promise.resolve(3), (v) => v * 3)).toBe(9);
+    const b = new OpRequest<number>();
+    const inner = mapRequest(b, (v) => v + 1);
+    const outer = mapRequest(b, (v) => v + 2);
+    b.resolve(10);
+    expect([await inner, await outer]).toEqual([11, 12]);
+  });
+
+  it('handled() keeps a plain promise that fails later from going unhandled', async () => {
+    const seen: unknown[] = [];
+    const onUnhandled = (e: unknown): void => {
+      seen.push(e);
+    };
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      let fail: (e: unknown) => void = () => undefined;
+      const p = handled(new Promise<void>((_, rej) => (fail = rej)));
+      fail(new Error('later'));
+      await tick();
+      await tick();
+      expect(await rejection(p)).toEqual(new Error('later'));
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+    expect(seen).toEqual([]);
+  });
+});
