@@ -66,6 +66,7 @@ export {
 } from './comm/communicator.js';
 export type { Endpoint, VirtualClock } from './comm/endpoint.js';
 export { OpRequest, mapRequest, waitAll, toPromise, type Request } from './comm/request.js';
+export { byteLength, copyBytes, type MessageBuffer } from './comm/segments.js';
 export { GroupCommunicator, createWorldCommunicator } from './comm/group.js';
 export { createIntercomm, splitIntercomm, type InterCommunicator } from './comm/intercomm.js';
 export { CommunicationError } from './errors.js';

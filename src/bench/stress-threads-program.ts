@@ -10,6 +10,7 @@
 import type { Communicator, Status } from '../comm/communicator.js';
 import { ForwardingCommunicator } from '../comm/forwarding.js';
 import { mapRequest, type Request } from '../comm/request.js';
+import { byteLength, type MessageBuffer } from '../comm/segments.js';
 import { WALL_TIMER, runCaseOnRank, type RankCaseResult, type RankTimer } from '../run/rank.js';
 import type { RunCase } from '../run/spec.js';
 
@@ -178,12 +179,12 @@ class TracingCommunicator extends ForwardingCommunicator {
     );
   }
 
-  override isend(dest: number, tag: number, data: Uint8Array): Request<void> {
-    return this.track(KIND_SEND, dest, tag, data.length, this.inner.isend(dest, tag, data));
+  override isend(dest: number, tag: number, data: MessageBuffer): Request<void> {
+    return this.track(KIND_SEND, dest, tag, byteLength(data), this.inner.isend(dest, tag, data));
   }
 
-  override irecv(source: number, tag: number, into: Uint8Array): Request<Status> {
-    return this.track(KIND_RECV, source, tag, into.length, this.inner.irecv(source, tag, into));
+  override irecv(source: number, tag: number, into: MessageBuffer): Request<Status> {
+    return this.track(KIND_RECV, source, tag, byteLength(into), this.inner.irecv(source, tag, into));
   }
 }
 

@@ -20,6 +20,9 @@
 
 import type { VirtualClock } from './endpoint.js';
 import { type Request, toPromise, waitAll } from './request.js';
+import type { MessageBuffer } from './segments.js';
+
+export type { MessageBuffer } from './segments.js';
 
 export type { Request } from './request.js';
 
@@ -40,12 +43,18 @@ export interface Status {
 export interface Communicator {
   readonly rank: number;
   readonly size: number;
-  /** Starts sending `data` to `dest`; the request settles when the send buffer may be reused. */
-  isend(dest: number, tag: number, data: Uint8Array): Request<void>;
-  /** Starts receiving into `into`; the request settles with the status once the data is there. */
-  irecv(source: number, tag: number, into: Uint8Array): Request<Status>;
-  send(dest: number, tag: number, data: Uint8Array): Promise<void>;
-  recv(source: number, tag: number, into: Uint8Array): Promise<Status>;
+  /**
+   * Starts sending `data` to `dest`; the request settles when the send buffer may be reused.
+   * `data` may be vectored (segments sent back to back as one message, comm/segments.ts).
+   */
+  isend(dest: number, tag: number, data: MessageBuffer): Request<void>;
+  /**
+   * Starts receiving into `into`; the request settles with the status once the data is there.
+   * `into` may be vectored (segments filled in order; Status.bytes counts them all).
+   */
+  irecv(source: number, tag: number, into: MessageBuffer): Request<Status>;
+  send(dest: number, tag: number, data: MessageBuffer): Promise<void>;
+  recv(source: number, tag: number, into: MessageBuffer): Promise<Status>;
   /** Waits for all requests (any PromiseLike too); resolves with their values in order, rejects as soon as one fails. */
   waitAll<T>(ops: readonly Request<T>[]): Promise<T[]>;
   /**
@@ -78,14 +87,14 @@ export function bytesOf(view: ArrayBufferView): Uint8Array {
  * non-blocking ones awaited, and waitAll fails as soon as one operation fails.
  */
 export abstract class PointToPointBase {
-  abstract isend(dest: number, tag: number, data: Uint8Array): Request<void>;
-  abstract irecv(source: number, tag: number, into: Uint8Array): Request<Status>;
+  abstract isend(dest: number, tag: number, data: MessageBuffer): Request<void>;
+  abstract irecv(source: number, tag: number, into: MessageBuffer): Request<Status>;
 
-  send(dest: number, tag: number, data: Uint8Array): Promise<void> {
+  send(dest: number, tag: number, data: MessageBuffer): Promise<void> {
     return toPromise(this.isend(dest, tag, data));
   }
 
-  recv(source: number, tag: number, into: Uint8Array): Promise<Status> {
+  recv(source: number, tag: number, into: MessageBuffer): Promise<Status> {
     return toPromise(this.irecv(source, tag, into));
   }
 

@@ -8,6 +8,7 @@
  */
 import type { Status } from './communicator.js';
 import type { Request } from './request.js';
+import type { MessageBuffer } from './segments.js';
 
 /** The simulator's virtual clock, for measurements (absent on real transports). */
 export interface VirtualClock {
@@ -27,12 +28,12 @@ export interface Endpoint {
    * Starts sending to world rank `dest` in context `ctx`; settles when `data` may be reused.
    * Transports return their own `OpRequest`s (comm/request.ts) so waitAll needs no promise.
    */
-  isend(ctx: number, dest: number, tag: number, data: Uint8Array): Request<void>;
+  isend(ctx: number, dest: number, tag: number, data: MessageBuffer): Request<void>;
   /**
    * Starts receiving from world rank `source` (or ANY_SOURCE) in context `ctx`; the status
-   * names the *world* rank of the sender.
+   * names the *world* rank of the sender. Buffers may be vectored (comm/segments.ts).
    */
-  irecv(ctx: number, source: number, tag: number, into: Uint8Array): Request<Status>;
+  irecv(ctx: number, source: number, tag: number, into: MessageBuffer): Request<Status>;
   /** A local copy charged γ per unit on the simulator. */
   copy(dst: Uint8Array, src: Uint8Array): void;
   /** The node (shared-memory machine) a world rank runs on. */

@@ -6,6 +6,7 @@
  */
 import { BaseCommunicator, type Communicator, type Status } from './communicator.js';
 import type { Request } from './request.js';
+import type { MessageBuffer } from './segments.js';
 
 export abstract class ForwardingCommunicator extends BaseCommunicator {
   constructor(readonly inner: Communicator) {
@@ -27,11 +28,11 @@ export abstract class ForwardingCommunicator extends BaseCommunicator {
     return this.inner.clock;
   }
 
-  isend(dest: number, tag: number, data: Uint8Array): Request<void> {
+  isend(dest: number, tag: number, data: MessageBuffer): Request<void> {
     return this.inner.isend(dest, tag, data);
   }
 
-  irecv(source: number, tag: number, into: Uint8Array): Request<Status> {
+  irecv(source: number, tag: number, into: MessageBuffer): Request<Status> {
     return this.inner.irecv(source, tag, into);
   }
 

@@ -15,6 +15,7 @@ import { allgatherRecords, type Members, TAG_SPLIT, withContext } from './agree.
 import { ANY_SOURCE, ANY_TAG, BaseCommunicator, type Communicator, type Status, UNDEFINED } from './communicator.js';
 import type { Endpoint, VirtualClock } from './endpoint.js';
 import { mapRequest, OpRequest, type Request } from './request.js';
+import { isMessageBuffer, type MessageBuffer } from './segments.js';
 
 const MAX_TAG = 0x7fffffff;
 const INT32_MIN = -0x80000000;
@@ -96,20 +97,20 @@ export class GroupCommunicator extends BaseCommunicator implements Members {
     return badTag(t, wildcard, this.rank);
   }
 
-  isend(dest: number, tag: number, data: Uint8Array): Request<void> {
+  isend(dest: number, tag: number, data: MessageBuffer): Request<void> {
     const bad =
       this.badRank('dest', dest, false) ??
       this.badTag(tag, false) ??
-      (data instanceof Uint8Array ? undefined : new InvalidArgumentError('data', 'must be a Uint8Array', { rank: this.rank }));
+      (isMessageBuffer(data) ? undefined : new InvalidArgumentError('data', 'must be a Uint8Array or an array of them', { rank: this.rank }));
     if (bad !== undefined) return rejected(bad);
     return this.endpoint.isend(this.ctx, this.group === null ? dest : this.group[dest], tag, data);
   }
 
-  irecv(source: number, tag: number, into: Uint8Array): Request<Status> {
+  irecv(source: number, tag: number, into: MessageBuffer): Request<Status> {
     const bad =
       this.badRank('source', source, true) ??
       this.badTag(tag, true) ??
-      (into instanceof Uint8Array ? undefined : new InvalidArgumentError('into', 'must be a Uint8Array', { rank: this.rank }));
+      (isMessageBuffer(into) ? undefined : new InvalidArgumentError('into', 'must be a Uint8Array or an array of them', { rank: this.rank }));
     if (bad !== undefined) return rejected(bad);
     const group = this.group;
     if (group === null) return this.endpoint.irecv(this.ctx, source, tag, into);

@@ -22,6 +22,7 @@ import { allgatherRecords, bcastBytes, MANAGEMENT_TAG, withContext } from './agr
 import { ANY_SOURCE, PointToPointBase, type Communicator, type Status } from './communicator.js';
 import type { Endpoint, VirtualClock } from './endpoint.js';
 import { handled, mapRequest, OpRequest, type Request, waitAll } from './request.js';
+import type { MessageBuffer } from './segments.js';
 import { badRank, badTag, GroupCommunicator } from './group.js';
 
 const TAG_INTER_GATHER = MANAGEMENT_TAG + 3;
@@ -41,11 +42,11 @@ export interface InterCommunicator {
   readonly local: Communicator;
   readonly clock?: VirtualClock;
   /** Sends to rank `dest` of the REMOTE group. */
-  isend(dest: number, tag: number, data: Uint8Array): Request<void>;
+  isend(dest: number, tag: number, data: MessageBuffer): Request<void>;
   /** Receives from rank `source` of the REMOTE group (or ANY_SOURCE); Status.source is a remote rank. */
-  irecv(source: number, tag: number, into: Uint8Array): Request<Status>;
-  send(dest: number, tag: number, data: Uint8Array): Promise<void>;
-  recv(source: number, tag: number, into: Uint8Array): Promise<Status>;
+  irecv(source: number, tag: number, into: MessageBuffer): Request<Status>;
+  send(dest: number, tag: number, data: MessageBuffer): Promise<void>;
+  recv(source: number, tag: number, into: MessageBuffer): Promise<Status>;
   waitAll<T>(ops: readonly Request<T>[]): Promise<T[]>;
   copy(dst: Uint8Array, src: Uint8Array): void;
   /** The node of local rank `rank`. */
@@ -116,13 +117,13 @@ class GroupInterCommunicator extends PointToPointBase implements InterCommunicat
     return this.remoteOf.get(world) ?? -1;
   }
 
-  isend(dest: number, tag: number, data: Uint8Array): Request<void> {
+  isend(dest: number, tag: number, data: MessageBuffer): Request<void> {
     const bad = this.badRemote('dest', dest, false) ?? this.badTag(tag, false);
     if (bad !== undefined) return OpRequest.failed(bad);
     return this.endpoint.isend(this.ctx, this.remote[dest], tag, data);
   }
 
-  irecv(source: number, tag: number, into: Uint8Array): Request<Status> {
+  irecv(source: number, tag: number, into: MessageBuffer): Request<Status> {
     const bad = this.badRemote('source', source, true) ?? this.badTag(tag, true);
     if (bad !== undefined) return OpRequest.failed(bad);
     if (source !== ANY_SOURCE) {

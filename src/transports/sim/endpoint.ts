@@ -5,6 +5,7 @@
  */
 import { ANY_SOURCE, ANY_TAG, type Status } from '../../comm/communicator.js';
 import { OpRequest, type Request } from '../../comm/request.js';
+import { byteLength, isMessageBuffer, type MessageBuffer } from '../../comm/segments.js';
 import type { Endpoint, VirtualClock } from '../../comm/endpoint.js';
 import { InvalidArgumentError } from '../../errors.js';
 import { RECV, SEND } from './op.js';
@@ -45,24 +46,26 @@ export class SimEndpoint implements Endpoint {
     return OpRequest.failed(new InvalidArgumentError(field, message, { rank: this.worldRank }));
   }
 
-  isend(ctx: number, dest: number, tag: number, data: Uint8Array): Request<void> {
+  isend(ctx: number, dest: number, tag: number, data: MessageBuffer): Request<void> {
     const p = this.worldSize;
     if (!(isCount(dest) && dest < p)) return this.bad('dest', `${dest} outside [0, ${p - 1}]`);
     if (!isCount(tag)) return this.bad('tag', `must be an integer >= 0, got ${tag}`);
     if (!isCount(ctx)) return this.bad('ctx', `must be an integer >= 0, got ${ctx}`);
-    if (!(data instanceof Uint8Array)) return this.bad('data', 'must be a Uint8Array');
-    return this.sim.post(SEND, this.worldRank, ctx, dest, tag, data) as OpRequest<void>;
+    if (data instanceof Uint8Array) return this.sim.post(SEND, this.worldRank, ctx, dest, tag, data, data.length) as OpRequest<void>;
+    if (!isMessageBuffer(data)) return this.bad('data', 'must be a Uint8Array or an array of them');
+    return this.sim.post(SEND, this.worldRank, ctx, dest, tag, data, byteLength(data)) as OpRequest<void>;
   }
 
-  irecv(ctx: number, source: number, tag: number, into: Uint8Array): Request<Status> {
+  irecv(ctx: number, source: number, tag: number, into: MessageBuffer): Request<Status> {
     const p = this.worldSize;
     if (!(source === ANY_SOURCE || (isCount(source) && source < p))) {
       return this.bad('source', `${source} outside [0, ${p - 1}] and not ANY_SOURCE`);
     }
     if (!(tag === ANY_TAG || isCount(tag))) return this.bad('tag', `must be an integer >= 0 or ANY_TAG, got ${tag}`);
     if (!isCount(ctx)) return this.bad('ctx', `must be an integer >= 0, got ${ctx}`);
-    if (!(into instanceof Uint8Array)) return this.bad('into', 'must be a Uint8Array');
-    return this.sim.post(RECV, this.worldRank, ctx, source, tag, into) as OpRequest<Status>;
+    if (into instanceof Uint8Array) return this.sim.post(RECV, this.worldRank, ctx, source, tag, into, into.length) as OpRequest<Status>;
+    if (!isMessageBuffer(into)) return this.bad('into', 'must be a Uint8Array or an array of them');
+    return this.sim.post(RECV, this.worldRank, ctx, source, tag, into, byteLength(into)) as OpRequest<Status>;
   }
 
   copy(dst: Uint8Array, src: Uint8Array): void {

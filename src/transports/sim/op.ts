@@ -6,6 +6,7 @@
  */
 import { ANY_SOURCE, ANY_TAG } from '../../comm/communicator.js';
 import type { OpRequest } from '../../comm/request.js';
+import type { MessageBuffer } from '../../comm/segments.js';
 
 export const SEND = 0;
 export const RECV = 1;
@@ -17,7 +18,10 @@ export class Op {
   /** dest for a send; source (or ANY_SOURCE) for a receive. */
   peer = 0;
   tag = 0;
-  buf: Uint8Array = EMPTY;
+  /** Contiguous, or vectored (segments in order). */
+  buf: MessageBuffer = EMPTY;
+  /** Bytes of `buf`. */
+  len = 0;
   pending = false;
   /** A transfer that holds its ports (its end is in the event heap). */
   started = false;
@@ -46,7 +50,7 @@ const EMPTY = new Uint8Array(0);
 export class OpPool {
   private readonly free: Op[] = [];
 
-  take(kind: number, rank: number, ctx: number, peer: number, tag: number, buf: Uint8Array): Op {
+  take(kind: number, rank: number, ctx: number, peer: number, tag: number, buf: MessageBuffer, len: number): Op {
     const op = this.free.length > 0 ? (this.free.pop() as Op) : new Op();
     op.kind = kind;
     op.rank = rank;
@@ -54,6 +58,7 @@ export class OpPool {
     op.peer = peer;
     op.tag = tag;
     op.buf = buf;
+    op.len = len;
     op.pending = true;
     op.started = false;
     return op;
@@ -71,7 +76,7 @@ export class OpPool {
 
 export function describeOp(op: Op): string {
   const ctx = op.ctx === 0 ? '' : ` (context ${op.ctx})`;
-  if (op.kind === SEND) return `send to ${op.peer} tag ${op.tag} (${op.buf.length} bytes)${ctx}`;
+  if (op.kind === SEND) return `send to ${op.peer} tag ${op.tag} (${op.len} bytes)${ctx}`;
   const src = op.peer === ANY_SOURCE ? 'any source' : String(op.peer);
   const tag = op.tag === ANY_TAG ? 'any tag' : String(op.tag);
   return `recv from ${src} tag ${tag}${ctx}`;

@@ -43,6 +43,7 @@
 import { CommunicationError, InvalidArgumentError } from '../../errors.js';
 import { requireModelFits, type CostModel } from '../../model/cost-model.js';
 import { OpRequest } from '../../comm/request.js';
+import { copyBytes, type MessageBuffer } from '../../comm/segments.js';
 import { EventQueue, KeyHeap } from './heap.js';
 import { MatchBook } from './matching.js';
 import { type Op, OpPool, SEND, describeOp } from './op.js';
@@ -162,9 +163,9 @@ export class Simulation {
   }
 
   /** Posts an operation (arguments already validated by the endpoint). */
-  post(kind: number, rank: number, ctx: number, peer: number, tag: number, buf: Uint8Array): OpRequest<unknown> {
+  post(kind: number, rank: number, ctx: number, peer: number, tag: number, buf: MessageBuffer, len: number): OpRequest<unknown> {
     if (this.aborted !== undefined) return OpRequest.failed(new CommunicationError(this.aborted, { rank }));
-    const op = this.pool.take(kind, rank, ctx, peer, tag, buf);
+    const op = this.pool.take(kind, rank, ctx, peer, tag, buf, len);
     const req = new OpRequest<unknown>();
     op.req = req;
     this.live++;
@@ -305,17 +306,17 @@ export class Simulation {
   }
 
   private pair(send: Op, recv: Op): void {
-    const n = send.buf.length;
+    const n = send.len;
     const from = send.rank;
     const to = recv.rank;
-    if (n > recv.buf.length) {
+    if (n > recv.len) {
       recv.pending = false;
       send.pending = false;
       this.live -= 2;
       this.settleClock(to);
       this.settleClock(from);
       const err = new CommunicationError(
-        `rank ${to}: message of ${n} bytes from rank ${from} tag ${send.tag} truncated: the receive buffer holds ${recv.buf.length} bytes`,
+        `rank ${to}: message of ${n} bytes from rank ${from} tag ${send.tag} truncated: the receive buffer holds ${recv.len} bytes`,
         { rank: to },
       );
       if ((recv.req as OpRequest<unknown>).reject(err)) this.needDrain = true;
@@ -396,9 +397,11 @@ export class Simulation {
 
   private complete(send: Op): void {
     const recv = send.partner as Op;
-    const n = send.buf.length;
-    if (n > 16) recv.buf.set(send.buf);
-    else for (let i = 0; i < n; i++) recv.buf[i] = send.buf[i];
+    const n = send.len;
+    const sb = send.buf;
+    const rb = recv.buf;
+    if (n > 16 || !(sb instanceof Uint8Array && rb instanceof Uint8Array)) copyBytes(rb, sb, n);
+    else for (let i = 0; i < n; i++) rb[i] = sb[i];
     const from = send.rank;
     const to = recv.rank;
     this.settleClock(from);
@@ -500,7 +503,7 @@ export class Simulation {
     tr.started = true;
     tr.start = this.now;
     let dur: number;
-    const units = tr.buf.length / this.unit;
+    const units = tr.len / this.unit;
     if (from !== to) {
       this.busyS[from]++;
       this.busyR[to]++;

@@ -1,0 +1,79 @@
+/**
+ * Vectored message buffers: a message is either one contiguous `Uint8Array` or a list of
+ * segments taken in order, back to back (like an MPI indexed datatype). A vectored send
+ * sends the segments' bytes as one message; a vectored receive fills the segments in order.
+ * The root of gatherv/scatterv uses them to receive into (send from) the displacements of a
+ * run of blocks that are not contiguous in its buffer, with no staging copy.
+ *
+ * Cost: O(segments) per operation besides the bytes themselves.
+ */
+
+/** One contiguous view, or segments filled / sent in order. */
+export type MessageBuffer = Uint8Array | readonly Uint8Array[];
+
+/** Whether `x` is a MessageBuffer (a Uint8Array, or an array of Uint8Arrays). */
+export function isMessageBuffer(x: unknown): x is MessageBuffer {
+  if (x instanceof Uint8Array) return true;
+  if (!Array.isArray(x)) return false;
+  for (const s of x) if (!(s instanceof Uint8Array)) return false;
+  return true;
+}
+
+/** Total bytes of a buffer. */
+export function byteLength(buf: MessageBuffer): number {
+  if (buf instanceof Uint8Array) return buf.length;
+  let n = 0;
+  for (let i = 0; i < buf.length; i++) n += buf[i].length;
+  return n;
+}
+
+/**
+ * Copies the first `n` bytes of `src` into `dst` (both contiguous or vectored; `n` at most
+ * the byte length of each).
+ */
+export function copyBytes(dst: MessageBuffer, src: MessageBuffer, n: number): void {
+  if (dst instanceof Uint8Array && src instanceof Uint8Array) {
+    if (n === src.length) dst.set(src);
+    else dst.set(src.subarray(0, n));
+    return;
+  }
+  const ds = dst instanceof Uint8Array ? [dst] : dst;
+  const ss = src instanceof Uint8Array ? [src] : src;
+  let di = 0;
+  let doff = 0;
+  let si = 0;
+  let soff = 0;
+  let left = n;
+  while (left > 0) {
+    const d = ds[di];
+    const s = ss[si];
+    const k = Math.min(left, d.length - doff, s.length - soff);
+    if (k > 0) {
+      d.set(s.subarray(soff, soff + k), doff);
+      doff += k;
+      soff += k;
+      left -= k;
+    }
+    if (doff === d.length) {
+      di++;
+      doff = 0;
+    }
+    if (soff === s.length) {
+      si++;
+      soff = 0;
+    }
+  }
+}
+
+/** The buffer as one contiguous view: itself, or a new array holding the segments back to back. */
+export function contiguous(buf: MessageBuffer): Uint8Array {
+  if (buf instanceof Uint8Array) return buf;
+  if (buf.length === 1) return buf[0];
+  const out = new Uint8Array(byteLength(buf));
+  let off = 0;
+  for (const s of buf) {
+    out.set(s, off);
+    off += s.length;
+  }
+  return out;
+}
