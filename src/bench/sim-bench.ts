@@ -2,7 +2,7 @@
  * `npm run bench:sim`: throughput of the virtual-time simulator (issue 3: goal ≥ 10⁶
  * simulated messages per second) and the wall time of an adaptive gatherv at p = 8000.
  *
- *   npm run bench:sim [-- --p 8000 --rounds 20 --fan 4 --bytes 8 --reps 3 --b 100 --seed 1]
+ *   npm run bench:sim [-- --p 8000 --rounds 20 --fan 4 --bytes 8 --reps 3 --b 100 --seed 1 --sweep 64,1000]
  *
  * (a) Message-heavy: `rounds` rounds of pairwise exchanges at p ranks (round i: every rank
  *     sends `bytes` bytes to r + d_i and receives from r − d_i, then waits for both), α = 100,
@@ -11,6 +11,9 @@
  *     measured / 10⁶, and the *promise floor*: the same rank programs run against a stub
  *     communicator that completes every operation at once (no simulator at all), i.e. what
  *     the programs' own promises cost — no simulator can be faster than that.
+ * (a'') The same two patterns at the smaller p of `--sweep`, with rounds scaled so every run
+ *     simulates as many messages as at p: how the rate depends on p (at large p the
+ *     simulator's working set outgrows the caches and the collector has more to move).
  * (a') For reference, patterns bound by one macrotask turn per distinct virtual time: a
  *     linear gather (blocking receives in rank order, and all receives posted at once) and a
  *     binomial gather tree, each checked against the evaluator.
@@ -39,6 +42,7 @@ const model = linearModel({ alpha: 100, beta: 1, gamma: 1 });
 interface Options {
   p: number;
   rounds: number;
+  sweep: string;
   fan: number;
   bytes: number;
   reps: number;
@@ -245,6 +249,15 @@ async function main(o: Options): Promise<void> {
     );
   }
 
+  for (const q of o.sweep.split(',').filter((x) => x.trim() !== '').map(Number)) {
+    if (!Number.isInteger(q) || q < 2) throw new Error(`--sweep: ${q} is not an integer >= 2`);
+    const scaled = { ...o, p: q, rounds: Math.max(1, Math.round((o.rounds * p) / q)) };
+    for (const fan of [1, o.fan]) {
+      const m = await best(o.reps, () => runSim(q, exchange(scaled, fan), { model }));
+      line(`(a'') p=${q} ${fan === 1 ? 'pairwise' : `${fan} partners`} ×${scaled.rounds}`, m, `  goal ratio ${(rate(m) / GOAL).toFixed(2)}`);
+    }
+  }
+
   const sizes = Array.from({ length: p }, (_, i) => 1 + ((i * 7919) % (2 * o.b)));
   const lin = linearTree(sizes, model, { root: 0 }).tree;
   const bin = obliviousBinomialTree(sizes, model, { root: 0 }).tree;
@@ -268,6 +281,7 @@ const cmd = new Command('bench:sim')
   .option('--bytes <n>', 'bytes per message of (a)', parseIntegerOption('bytes', 0), 8)
   .option('--reps <n>', 'repetitions (best is reported)', parseIntegerOption('reps', 1), 3)
   .option('--b <n>', 'average block of (b) and (a\')', parseIntegerOption('b', 1), 100)
-  .option('--seed <n>', 'seed of the random distribution of (b)', parseIntegerOption('seed', 0), 1);
+  .option('--seed <n>', 'seed of the random distribution of (b)', parseIntegerOption('seed', 0), 1)
+  .option('--sweep <list>', "smaller p for (a''), comma-separated ('' for none)", '64,1000');
 cmd.parse();
 await main(cmd.opts<Options>());

@@ -42,12 +42,11 @@ function capture(res: (v: never) => void, rej: (e: unknown) => void): void {
  * program may now run.
  */
 export class OpRequest<T> implements PromiseLike<T> {
+  // Three fields only (requests are allocated per operation: small objects keep the
+  // collector cheap): the state, the value or the error, and who waits (a waitAll group, a
+  // derived request, or the promise made by `then`, chained).
   private state = PENDING;
-  private result: T | undefined = undefined;
-  private error: unknown = undefined;
-  private promise: Promise<T> | null = null;
-  private res: ((v: T) => void) | null = null;
-  private rej: ((e: unknown) => void) | null = null;
+  private out: unknown = undefined;
   /** At most one waiter (waitAll sets it on requests that have none). */
   waiter: Waiter | null = null;
 
@@ -55,7 +54,7 @@ export class OpRequest<T> implements PromiseLike<T> {
   static done<T>(value: T): OpRequest<T> {
     const r = new OpRequest<T>();
     r.state = DONE;
-    r.result = value;
+    r.out = value;
     return r;
   }
 
@@ -63,7 +62,7 @@ export class OpRequest<T> implements PromiseLike<T> {
   static failed<T>(error: unknown): OpRequest<T> {
     const r = new OpRequest<T>();
     r.state = FAILED;
-    r.error = error;
+    r.out = error;
     return r;
   }
 
@@ -77,66 +76,45 @@ export class OpRequest<T> implements PromiseLike<T> {
 
   /** The value of a completed request (undefined before). */
   get value(): T | undefined {
-    return this.result;
+    return this.state === DONE ? (this.out as T) : undefined;
   }
 
   /** The error of a failed request (undefined otherwise). */
   get reason(): unknown {
-    return this.error;
+    return this.state === FAILED ? this.out : undefined;
   }
 
   /** Completes the request; returns whether a continuation was scheduled. */
   resolve(value: T): boolean {
     if (this.state !== PENDING) return false;
     this.state = DONE;
-    this.result = value;
-    let woke = false;
-    if (this.res !== null) {
-      this.res(value);
-      this.res = this.rej = null;
-      woke = true;
-    }
+    this.out = value;
     const w = this.waiter;
-    if (w !== null) {
-      this.waiter = null;
-      if (w.settled(this as OpRequest<unknown>)) woke = true;
-    }
-    return woke;
+    if (w === null) return false;
+    this.waiter = null;
+    return w.settled(this as OpRequest<unknown>);
   }
 
   /** Fails the request; returns whether a continuation was scheduled. */
   reject(error: unknown): boolean {
     if (this.state !== PENDING) return false;
     this.state = FAILED;
-    this.error = error;
-    let woke = false;
-    if (this.rej !== null) {
-      this.rej(error);
-      this.res = this.rej = null;
-      woke = true;
-    }
+    this.out = error;
     const w = this.waiter;
-    if (w !== null) {
-      this.waiter = null;
-      if (w.settled(this as OpRequest<unknown>)) woke = true;
-    }
-    return woke;
+    if (w === null) return false;
+    this.waiter = null;
+    return w.settled(this as OpRequest<unknown>);
   }
 
-  /** The request as a promise (created on first use). */
+  /** The request as a promise (one per request while pending; a new settled one after). */
   asPromise(): Promise<T> {
-    let p = this.promise;
-    if (p === null) {
-      if (this.state === DONE) p = Promise.resolve(this.result as T);
-      else if (this.state === FAILED) p = Promise.reject(this.error);
-      else {
-        p = new Promise<T>(capture);
-        this.res = capturedResolve as (v: T) => void;
-        this.rej = capturedReject;
-      }
-      this.promise = p;
-    }
-    return p;
+    if (this.state === DONE) return Promise.resolve(this.out as T);
+    if (this.state === FAILED) return Promise.reject(this.out);
+    const w = this.waiter;
+    if (w instanceof PromiseWaiter) return w.promise as Promise<T>;
+    const pw = new PromiseWaiter(w);
+    this.waiter = pw;
+    return pw.promise as Promise<T>;
   }
 
   then<A = T, B = never>(
@@ -144,6 +122,26 @@ export class OpRequest<T> implements PromiseLike<T> {
     onrejected?: ((reason: unknown) => B | PromiseLike<B>) | null,
   ): Promise<A | B> {
     return this.asPromise().then(onfulfilled, onrejected);
+  }
+}
+
+/** The promise of a pending request that somebody awaited, before any earlier waiter. */
+class PromiseWaiter implements Waiter {
+  readonly promise: Promise<unknown>;
+  private readonly res: (v: unknown) => void;
+  private readonly rej: (e: unknown) => void;
+
+  constructor(private readonly next: Waiter | null) {
+    this.promise = new Promise(capture);
+    this.res = capturedResolve;
+    this.rej = capturedReject;
+  }
+
+  settled(req: OpRequest<unknown>): boolean {
+    if (req.failed) this.rej(req.reason);
+    else this.res(req.value);
+    if (this.next !== null) this.next.settled(req);
+    return true;
   }
 }
 
