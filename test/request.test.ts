@@ -4,6 +4,23 @@ import { rejection } from './helpers/errors.js';
 
 const tick = (): Promise<void> => new Promise((r) => setImmediate(r));
 
+/** Unhandled rejections raised while `body` runs (and two macrotask turns after it). */
+async function unhandledDuring(body: () => Promise<void> | void): Promise<unknown[]> {
+  const seen: unknown[] = [];
+  const onUnhandled = (e: unknown): void => {
+    seen.push(e);
+  };
+  process.on('unhandledRejection', onUnhandled);
+  try {
+    await body();
+    await tick();
+    await tick();
+  } finally {
+    process.off('unhandledRejection', onUnhandled);
+  }
+  return seen;
+}
+
 describe('OpRequest', () => {
   it('settles once; resolve/reject report whether a continuation was scheduled', async () => {
     const a = new OpRequest<number>();
@@ -25,19 +42,10 @@ describe('OpRequest', () => {
   });
 
   it('a failed request nobody awaits raises no unhandled rejection', async () => {
-    const seen: unknown[] = [];
-    const onUnhandled = (e: unknown): void => {
-      seen.push(e);
-    };
-    process.on('unhandledRejection', onUnhandled);
-    try {
+    const seen = await unhandledDuring(() => {
       new OpRequest<void>().reject(new Error('ignored'));
       OpRequest.failed(new Error('ignored too'));
-      await tick();
-      await tick();
-    } finally {
-      process.off('unhandledRejection', onUnhandled);
-    }
+    });
     expect(seen).toEqual([]);
   });
 
@@ -121,21 +129,13 @@ describe('mapRequest', () => {
   });
 
   it('handled() keeps a plain promise that fails later from going unhandled', async () => {
-    const seen: unknown[] = [];
-    const onUnhandled = (e: unknown): void => {
-      seen.push(e);
-    };
-    process.on('unhandledRejection', onUnhandled);
-    try {
+    let p: PromiseLike<void> = Promise.resolve();
+    const seen = await unhandledDuring(() => {
       let fail: (e: unknown) => void = () => undefined;
-      const p = handled(new Promise<void>((_, rej) => (fail = rej)));
+      p = handled(new Promise<void>((_, rej) => (fail = rej)));
       fail(new Error('later'));
-      await tick();
-      await tick();
-      expect(await rejection(p)).toEqual(new Error('later'));
-    } finally {
-      process.off('unhandledRejection', onUnhandled);
-    }
+    });
     expect(seen).toEqual([]);
+    expect(await rejection(p)).toEqual(new Error('later'));
   });
 });
