@@ -3,12 +3,14 @@
  * communicator over SPSC SharedArrayBuffer channels) against bare SharedArrayBuffer + Atomics
  * ping-pongs between two worker threads, all measured in the same process.
  *
- *   npx tsx bench/pingpong.ts [--quick] [--runs N] [--rounds N] [--ring BYTES] [--spin LOADS]
- *                             [--sizes 8,65536,4194304]
+ *   npx tsx bench/pingpong.ts [--quick] [--runs N] [--rounds N] [--iterations N] [--ring BYTES]
+ *                             [--spin LOADS] [--sizes 8,65536,4194304]
  *
  * One-way time = round trip / 2; every figure is the minimum over `rounds` timed rounds inside a
  * run and over `runs` runs (the variants alternate between runs), so that load from other
- * processes inflates it as little as possible. Variants (waiting discipline of both sides):
+ * processes inflates it as little as possible: rounds are short (`--iterations` round trips of
+ * 8 bytes, fewer for longer messages, ~0.5 ms), so that on a busy machine some of them run
+ * without either thread being descheduled. Variants (waiting discipline of both sides):
  *
  *   bare spin              spins on the flag word without bound (never sleeps, never notifies)
  *   bare spin+wait         spins `--spin` loads, then blocks the thread in Atomics.wait;
@@ -159,14 +161,15 @@ function label(bytes: number): string {
 async function main(): Promise<void> {
   const quick = process.argv.includes('--quick');
   const runs = option('runs', quick ? 1 : 3);
-  const rounds = option('rounds', quick ? 2 : 8);
+  const rounds = option('rounds', quick ? 4 : 40);
+  const perRound = option('iterations', quick ? 200 : 500);
   const channelBytes = option('ring', 64 * 1024);
   const spin = option('spin', defaultSpinLoads());
   const sizesAt = process.argv.indexOf('--sizes');
   const sizes = sizesAt > 0 ? process.argv[sizesAt + 1].split(',').map(Number) : [8, 64 * 1024, 4 * 1024 * 1024];
-  // About the same time per round for every size (a 4 MiB one-way trip takes ~0.5 ms).
+  // Fewer round trips per round for longer messages (a 4 MiB one-way trip takes ~0.5 ms).
   const cases: Case[] = sizes.map((bytes) => {
-    const iterations = Math.max(quick ? 10 : 20, Math.round((quick ? 2000 : 5000) / Math.max(1, bytes / 8192)));
+    const iterations = Math.max(quick ? 5 : 10, Math.round(perRound / Math.max(1, bytes / 8192)));
     return { bytes, iterations, warmup: Math.max(3, iterations >> 3) };
   });
   const args: PingArgs = { cases, rounds };
@@ -186,7 +189,7 @@ async function main(): Promise<void> {
     }
   }
   console.log(
-    `ping-pong, one-way time = round trip / 2, minimum over ${runs} run(s) x ${rounds} round(s); ` +
+    `ping-pong, one-way time = round trip / 2, minimum over ${runs} run(s) x ${rounds} round(s) of ${perRound} round trips (8 B); ` +
       `ring ${channelBytes} B; spin budget ${spin} loads`,
   );
   const idx = (name: string): number => variants.findIndex(([n]) => n === name);

@@ -3,9 +3,10 @@
  * distributions of seed 000's experiments (§5), p = 8 and b = 100 by default — each result
  * verified byte for byte on every rank, with the measured time beside the model's prediction.
  *
- * The model is calibrated first on the same threads (ping-pong between ranks 0 and 1 for α and
- * β, a timed local copy for γ; src/run/calibrate.ts), so the trees are built for, and the
- * predictions made in, this machine's µs. Each case is timed seed 000's way: warm-up, then
+ * The model is calibrated first on the same threads, all p ranks running (src/run/calibrate.ts:
+ * α the cost of a small message already there, a round latency from a token passed around
+ * all ranks, β from a ping-pong between ranks 0 and 1, γ from a timed local copy), so the
+ * trees are built for, auto chooses in, and the predictions are made in this machine's µs. Each case is timed seed 000's way: warm-up, then
  * repetitions, each between barriers; the slowest rank's time, minimum over the repetitions.
  * "call" times the whole collective (construction / schedule distribution included);
  * "start" times only start() of a persistent plan (*Init), which is what the prediction (the
@@ -73,9 +74,10 @@ export function formatMainJob(result: MainJobResult, p: number, b: number): stri
   const c = result.calibration;
   const lines = [
     `vcoll main job: gatherv and scatterv on ${p} worker threads, b = ${b}, ${result.rows.length} cases in ${result.seconds.toFixed(1)} s`,
-    `model calibrated here: α = ${c.alphaUs.toFixed(2)} µs, β = ${(c.betaUs * 1e3).toFixed(3)} ns/B, γ = ${(c.gammaUs * 1e3).toFixed(3)} ns/B` +
-      ` (ping-pong ${c.smallBytes} B and ${c.largeBytes} B between ranks 0 and 1; local copy)`,
-    'call: the whole collective; start: a persistent plan\'s start() only; predicted: the model\'s time of the data-phase tree',
+    `model calibrated here: α = ${c.alphaUs.toFixed(2)} µs, β = ${(c.betaUs * 1e3).toFixed(3)} ns/B, γ = ${(c.gammaUs * 1e3).toFixed(3)} ns/B,` +
+      ` round latency ${c.roundUs.toFixed(1)} µs (α: a ${c.smallBytes} B message already there; round: a token around all ${p} ranks;` +
+      ` β: ping-pong ${c.smallBytes} B and ${c.largeBytes} B between ranks 0 and 1; γ: local copy)`,
+    'call: the whole collective; start: a persistent plan\'s start() only; predicted: the model\'s time of the data-phase tree + the round latency per level',
   ];
   const t = new Table({
     head: ['op', 'algorithm', 'distribution', 'verified', 'call (µs)', 'start (µs)', 'predicted (µs)', 'messages', 'rounds'],

@@ -277,7 +277,7 @@ describe('optimalBinaryTree: larger instances', () => {
   it('p = 1 and p = 2', () => {
     const model = linearModel({ alpha: 10, beta: 1, gamma: 2 });
     const one = optimalBinaryTree([5], model);
-    expect(one.time).toBe(0);
+    expect(one.time).toBe(10); // the lone root copies its block: γ·5
     expect(one.root).toBe(0);
     const copyAll = optimalBinaryTree([5], linearModel({ alpha: 10, beta: 1, gamma: 2, copyAll: true }));
     expect(copyAll.time).toBe(10);

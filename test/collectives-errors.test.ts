@@ -80,13 +80,19 @@ describe('argument errors every rank sees', () => {
     }
   });
 
-  it('an unknown algorithm or a model for another p', async () => {
+  it('an unknown algorithm, a model for another p, bad adaptive or auto options', async () => {
     const opts = { algorithm: 'fastest' } as unknown as CollectiveOptions;
     expect(await fieldsOnEveryRank(p, (comm) => gatherv(comm, gArgs(comm), opts))).toEqual(new Array(p).fill('algorithm'));
     const model3 = uniformPairwise(3, 10, 1);
     expect(await fieldsOnEveryRank(p, (comm) => scatterv(comm, sArgs(comm), { model: model3 }))).toEqual(new Array(p).fill('model'));
     const lemma = { adaptive: { lemma4: 'yes' } } as unknown as CollectiveOptions;
     expect(await fieldsOnEveryRank(p, (comm) => gatherv(comm, gArgs(comm), lemma))).toEqual(new Array(p).fill('adaptive.lemma4'));
+    for (const roundLatency of [-1, Number.NaN, Infinity, '5']) {
+      const o = { auto: { roundLatency } } as unknown as CollectiveOptions;
+      expect(await fieldsOnEveryRank(p, (comm) => scatterv(comm, sArgs(comm), o))).toEqual(new Array(p).fill('auto.roundLatency'));
+    }
+    const notObject = { auto: 3 } as unknown as CollectiveOptions;
+    expect(await fieldsOnEveryRank(p, (comm) => gatherv(comm, gArgs(comm), notObject))).toEqual(new Array(p).fill('auto'));
   });
 
   it('local buffer errors fail on the rank that has them (the run rejects naming it)', async () => {

@@ -4,7 +4,8 @@
  * reports, auto's decision, and persistent plans.
  */
 import { describe, expect, it } from 'vitest';
-import { AUTO_ORDER, chooseAuto, gatherv, gathervInit, predictAuto, scatterv } from '../src/collectives/index.js';
+import fc from 'fast-check';
+import { AUTO_ORDER, chooseAuto, gatherv, gathervInit, linearWinsForAnyCounts, predictAuto, scatterv } from '../src/collectives/index.js';
 import { V_TAGS } from '../src/collectives/defaults.js';
 import { binomialHeight } from '../src/collectives/schedule.js';
 import { ceilLog2 } from '../src/util/ceil-log.js';
@@ -23,18 +24,26 @@ import { int, rng } from './helpers/random.js';
 
 const isData = (tag: number): boolean => tag >= V_TAGS.dataFirst && tag < V_TAGS.dataFirst + 128;
 
-async function traced(counts: number[], root: number, algorithm: VAlgorithm, model: CostModel, op: 'gatherv' | 'scatterv' = 'gatherv') {
+async function traced(
+  counts: number[],
+  root: number,
+  algorithm: VAlgorithm,
+  model: CostModel,
+  op: 'gatherv' | 'scatterv' = 'gatherv',
+  roundLatency = 0,
+) {
   const p = counts.length;
   const total = counts.reduce((a, b) => a + b, 0);
+  const options = { algorithm, model, auto: { roundLatency } };
   return runSim(
     p,
     (comm: Communicator): Promise<CollectiveInfo> => {
       const me = comm.rank;
       const block = new Uint8Array(counts[me]);
       if (op === 'gatherv') {
-        return gatherv(comm, me === root ? { root, send: block, recv: new Uint8Array(total), counts } : { root, send: block }, { algorithm, model });
+        return gatherv(comm, me === root ? { root, send: block, recv: new Uint8Array(total), counts } : { root, send: block }, options);
       }
-      return scatterv(comm, me === root ? { root, recv: block, send: new Uint8Array(total), counts } : { root, recv: block }, { algorithm, model });
+      return scatterv(comm, me === root ? { root, recv: block, send: new Uint8Array(total), counts } : { root, recv: block }, options);
     },
     { model, trace: true },
   );
@@ -113,6 +122,13 @@ describe('auto', () => {
     expect(byName.get('two-block')?.data).toBe(twoBlockTree(counts, model, { root: 3 }).time);
     expect(byName.has('optimal')).toBe(false);
     for (const x of pred) expect(x.total).toBe(x.data + x.setup);
+    // a round latency is charged per dependent round: linear 1, binomial ⌈log₂p⌉ + its height
+    const withLatency = new Map(predictAuto(counts, model, 3, 1, new Set(AUTO_ORDER), 1000).map((x) => [x.algorithm, x]));
+    expect(withLatency.get('linear')?.rounds).toBe(1);
+    expect(withLatency.get('binomial')?.rounds).toBe(3 + binomialHeight(8, 3));
+    for (const x of withLatency.values()) expect(x.total).toBe(x.data + x.setup + 1000 * x.rounds);
+    // a k-ported model: no adaptive candidate (the adaptive variant builds one-ported trees)
+    expect(predictAuto(counts, linearModel({ alpha: 100, beta: 1, ports: 2 }), 3, 1, new Set(AUTO_ORDER)).map((x) => x.algorithm)).not.toContain('adaptive');
     // more than two distinct counts: no two-block candidate
     expect(predictAuto([1, 2, 3, 4], model, 0, 1, new Set(AUTO_ORDER)).map((x) => x.algorithm)).not.toContain('two-block');
   });
@@ -125,22 +141,76 @@ describe('auto', () => {
     expect(chooseAuto(predictAuto(small, linearModel({ alpha: 10000, beta: 1 }), 5, 1, new Set(AUTO_ORDER)))).not.toBe('linear');
   });
 
-  it('every rank runs the root\'s choice; the decision broadcast adds ⌈log₂p⌉ rounds', async () => {
+  it('every rank runs the root\'s choice; the decision broadcast adds ⌈log₂p⌉ rounds (none when linear wins for any counts)', async () => {
     const rnd = rng(8);
-    for (let trial = 0; trial < 8; trial++) {
+    let broadcasts = 0;
+    for (let trial = 0; trial < 12; trial++) {
       const p = int(rnd, 1, 40);
       const model = linearModel({ alpha: [0, 10, 1000, 100000][trial % 4], beta: 1, gamma: int(rnd, 0, 1) });
       const counts = Array.from({ length: p }, () => (trial % 3 === 0 ? [0, 50][int(rnd, 0, 1)] : int(rnd, 0, 50)));
       const root = int(rnd, 0, p - 1);
       const want = chooseAuto(predictAuto(counts, model, root, 1, new Set(AUTO_ORDER)));
+      const local = linearWinsForAnyCounts(p, root, model, 1, new Set(AUTO_ORDER));
+      if (local) expect(want).toBe('linear');
+      else broadcasts++;
       const res = await traced(counts, root, 'auto', model, trial % 2 === 0 ? 'gatherv' : 'scatterv');
+      const decision = (res.trace?.messages ?? []).filter((m) => m.bytes === 1 && !isData(m.tag));
+      expect(decision).toHaveLength(local ? 0 : p - 1);
       const base = want === 'linear' ? 0 : want === 'binomial' ? ceilLog2(p) : want === 'adaptive' ? undefined : 2 * ceilLog2(p);
       for (const r of res.results) {
         expect(r.algorithm).toBe(want);
-        if (base !== undefined) expect(r.constructionRounds).toBe(base + ceilLog2(p));
+        if (local) expect(r.constructionRounds).toBe(0);
+        else if (base !== undefined) expect(r.constructionRounds).toBe(base + ceilLog2(p));
         else expect(r.constructionRounds).toBeGreaterThanOrEqual(ceilLog2(p));
       }
     }
+    expect(broadcasts).toBeGreaterThan(3);
+  });
+
+  it('linear wins for any counts exactly when the bound says so: then the root, whatever the counts, predicts linear fastest', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 48 }),
+        fc.nat(),
+        fc.integer({ min: 0, max: 300 }),
+        fc.integer({ min: 0, max: 3 }),
+        fc.integer({ min: 0, max: 2 }),
+        fc.constantFrom(0, 10, 100, 1000),
+        fc.constantFrom(1, 4),
+        fc.array(fc.integer({ min: 0, max: 500 }), { minLength: 48, maxLength: 48 }),
+        fc.boolean(),
+        (p, rootSeed, alpha, beta, gamma, latency, unitBytes, pool, two) => {
+          const root = rootSeed % p;
+          const model = linearModel({ alpha, beta, gamma });
+          let counts = pool.slice(0, p);
+          if (two) counts = counts.map((m) => (m % 2 === 0 ? 0 : 7));
+          const all = new Set(AUTO_ORDER);
+          if (linearWinsForAnyCounts(p, root, model, unitBytes, all, latency)) {
+            expect(chooseAuto(predictAuto(counts, model, root, unitBytes, all, latency))).toBe('linear');
+          }
+        },
+      ),
+      { numRuns: 400 },
+    );
+    // the bound is not vacuous: it fires for expensive rounds, not for the papers' α = 100 on the simulator
+    const all = new Set(AUTO_ORDER);
+    expect(linearWinsForAnyCounts(8, 0, linearModel({ alpha: 4, beta: 0.004 }), 1, all, 150)).toBe(true);
+    expect(linearWinsForAnyCounts(8, 0, linearModel({ alpha: 100, beta: 1 }), 1, all, 0)).toBe(false);
+    // nor for models where it does not hold
+    expect(linearWinsForAnyCounts(8, 0, linearModel({ alpha: 4, beta: 0.004, copyAll: true }), 1, all, 150)).toBe(false);
+    expect(linearWinsForAnyCounts(8, 0, linearModel({ alpha: 4, beta: 0.004, ports: 2 }), 1, all, 150)).toBe(false);
+  });
+
+  it('a round latency moves the choice to linear: the tree candidates need more dependent rounds', async () => {
+    const p = 16;
+    const counts = Array.from({ length: p }, (_, i) => 1 + (i % 3));
+    const model = linearModel({ alpha: 100, beta: 1 });
+    const all = new Set(AUTO_ORDER);
+    expect(chooseAuto(predictAuto(counts, model, 0, 1, all, 0))).not.toBe('linear');
+    expect(chooseAuto(predictAuto(counts, model, 0, 1, all, 1000))).toBe('linear');
+    const res = await traced(counts, 0, 'auto', model, 'scatterv', 1000);
+    for (const r of res.results) expect(r).toEqual({ algorithm: 'linear', constructionRounds: 0, height: 1 });
+    expect((await traced(counts, 0, 'auto', model, 'scatterv', 0)).results[0].algorithm).not.toBe('linear');
   });
 });
 

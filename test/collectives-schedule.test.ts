@@ -4,8 +4,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { Communicator } from '../src/comm/communicator.js';
 import { prefixSums, rangeElements, rangePlacement, sequencePlacement } from '../src/collectives/layout.js';
+import { byteLength, contiguous, copyBytes } from '../src/comm/segments.js';
 import { binomialHeight, binomialNode, binomialSchedule, encodeSchedules } from '../src/collectives/schedule.js';
 import { ceilLog2 } from '../src/util/ceil-log.js';
 import { obliviousTreeFor } from '../src/trees/binomial.js';
@@ -15,20 +15,6 @@ import { optimalTree } from '../src/trees/optimal.js';
 import { twoBlockTree } from '../src/trees/two-block.js';
 import { int, rng } from './helpers/random.js';
 import { randomTree } from './helpers/trees.js';
-
-/** Enough of a communicator for the placement helpers: counts the bytes it copies. */
-function copyCounter(): { comm: Communicator; copied: () => number } {
-  let copied = 0;
-  const comm = {
-    rank: 0,
-    size: 1,
-    copy(dst: Uint8Array, src: Uint8Array) {
-      dst.set(src);
-      copied += src.length;
-    },
-  } as unknown as Communicator;
-  return { comm, copied: () => copied };
-}
 
 describe('binomialNode: the oblivious binomial tree computed by one rank', () => {
   it('equals obliviousTreeFor(p, root) for every rank, p 1..40 every root, larger p some roots', () => {
@@ -177,35 +163,51 @@ describe('layout: block placement at the root', () => {
     expect(rangeElements(prefix, 0, 0)).toBe(2);
   });
 
-  it('contiguous blocks (empty ones skipped) give a direct view, no copy', () => {
+  it('contiguous blocks (empty ones skipped) give one view of the user buffer', () => {
     const buf = new Uint8Array(16);
-    const { comm, copied } = copyCounter();
-    const pl = rangePlacement(comm, buf, layout, 0, 3, 'gather');
-    expect(pl.direct).toBe(true);
+    const pl = rangePlacement(buf, layout, 0, 3);
+    // ranks 0..3 in rank order: 0 at bytes 0..3, 1 empty, 2 at 4..9, 3 at 10..11
     expect(pl.bytes).toBe(12);
-    expect(pl.view.buffer).toBe(buf.buffer);
-    expect(pl.view.byteOffset).toBe(0);
-    expect(pl.view.length).toBe(12);
-    pl.sync();
-    expect(copied()).toBe(0);
-    const empty = rangePlacement(comm, buf, layout, 1, 1, 'gather');
+    expect(pl.segments).toBe(1);
+    const view = pl.buffer as Uint8Array;
+    expect(view).toBeInstanceOf(Uint8Array);
+    expect(view.buffer).toBe(buf.buffer);
+    expect(view.byteOffset).toBe(0);
+    expect(view.length).toBe(12);
+    const empty = rangePlacement(buf, layout, 1, 1);
     expect(empty.bytes).toBe(0);
-    expect(empty.view.length).toBe(0);
+    expect(empty.segments).toBe(0);
+    expect(byteLength(empty.buffer)).toBe(0);
   });
 
-  it('out-of-order blocks are staged and copied out (gather) or in (scatter)', () => {
+  it('out-of-order blocks give their views in sequence order (vectored), adjacent views merged, no staging', () => {
     const buf = new Uint8Array(16).fill(0xee);
-    const { comm, copied } = copyCounter();
     // ranks 3 then 0: block 3 at bytes 10..11, block 0 at 0..3, not contiguous in this order
-    const g = sequencePlacement(comm, buf, layout, [3, 0], 'gather');
-    expect(g.direct).toBe(false);
-    expect(g.view.length).toBe(6);
-    g.view.set([1, 2, 3, 4, 5, 6]);
-    g.sync();
-    expect(copied()).toBe(6);
+    const g = sequencePlacement(buf, layout, [3, 0]);
+    expect(g.bytes).toBe(6);
+    expect(g.segments).toBe(2);
+    const segs = g.buffer as readonly Uint8Array[];
+    expect(Array.isArray(segs)).toBe(true);
+    expect(segs.map((x) => [x.byteOffset, x.length])).toEqual([
+      [10, 2],
+      [0, 4],
+    ]);
+    for (const x of segs) expect(x.buffer).toBe(buf.buffer);
+    // receiving the packed message fills the blocks in place
+    copyBytes(g.buffer, Uint8Array.from([1, 2, 3, 4, 5, 6]), 6);
     expect(Array.from(buf)).toEqual([3, 4, 5, 6, 0xee, 0xee, 0xee, 0xee, 0xee, 0xee, 1, 2, 0xee, 0xee, 0xee, 0xee]);
-    const s = sequencePlacement(comm, buf, layout, [3, 0], 'scatter');
-    s.sync();
-    expect(Array.from(s.view)).toEqual([1, 2, 3, 4, 5, 6]);
+    // sending packs them in sequence order, reading the buffer's current contents
+    buf[10] = 9;
+    expect(Array.from(contiguous(g.buffer))).toEqual([9, 2, 3, 4, 5, 6]);
+    // ranks 0, 2, 1 (empty), 3: 0 and 2 adjacent, then 3 adjacent to 2: one view
+    const merged = sequencePlacement(buf, layout, [0, 2, 1, 3]);
+    expect(merged.segments).toBe(1);
+    // ranks 2, 0: 2 ends at byte 10, 0 starts at 0: two segments
+    expect(sequencePlacement(buf, layout, [2, 0, 1]).segments).toBe(2);
+    // gapped displacements: [0, 10] with a gap between
+    const gapped = { counts: [2, 2], displs: [0, 3], unitBytes: 1 };
+    const gp = rangePlacement(buf, gapped, 0, 1);
+    expect(gp.segments).toBe(2);
+    expect((gp.buffer as readonly Uint8Array[]).map((x) => x.byteOffset)).toEqual([0, 3]);
   });
 });

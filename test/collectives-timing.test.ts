@@ -2,7 +2,10 @@
  * On the simulator, the data phase of a persistent plan (planned, then the clocks synced)
  * finishes at exactly the evaluator's time for the plan's tree: optimal, binary and
  * two-block trees (the generic executor), the oblivious binomial tree and the linear star,
- * for gatherv and scatterv, under several models (γ > 0 and Lemma 4's copyAll included).
+ * for gatherv and scatterv, under several models (γ > 0 and Lemma 4's copyAll included),
+ * with default, gapped and permuted displacements and interleaved two-block sizes: the root
+ * receives into / sends from the blocks' views (vectored), so it never stages or copies
+ * anything but its own block.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -22,46 +25,74 @@ import type { Tree } from '../src/trees/tree.js';
 import { twoBlockTree } from '../src/trees/two-block.js';
 import { isOrdered } from '../src/trees/tree.js';
 import { randomPairwise } from './helpers/models.js';
-import { runCaseRank, type VCase } from './programs/v-cases.js';
+import { makeDispls, runCaseRank, type DisplLayout, type VCase } from './programs/v-cases.js';
 import { int, rng } from './helpers/random.js';
 
 type Op = 'gatherv' | 'scatterv';
 
-/** Virtual duration of start() (all clocks synced before it), per rank, and after a second start(). */
-async function dataPhase(op: Op, algorithm: VAlgorithm, counts: number[], root: number, model: CostModel): Promise<number[]> {
+interface Placement {
+  /** Root displacements (elements); undefined = the prefix sums. */
+  readonly displs?: readonly number[];
+  /** Root buffer (elements). */
+  readonly capacity?: number;
+}
+
+/**
+ * Virtual duration of start() (all clocks synced before it), slowest rank, for two starts;
+ * `copies`: the bytes every rank copied with comm.copy during the timed starts (from the trace).
+ */
+async function dataPhaseTraced(
+  op: Op,
+  algorithm: VAlgorithm,
+  counts: number[],
+  root: number,
+  model: CostModel,
+  where: Placement = {},
+): Promise<{ times: number[]; copies: number[] }> {
   const p = counts.length;
+  const total = counts.reduce((a, b) => a + b, 0);
+  const capacity = where.capacity ?? total;
+  const displs = where.displs;
   const res = await runSim(
     p,
     async (comm: Communicator) => {
       const me = comm.rank;
       const block = new Uint8Array(counts[me]).fill(me & 0xff);
-      const total = counts.reduce((a, b) => a + b, 0);
       const plan =
         op === 'gatherv'
           ? await gathervInit(
               comm,
-              me === root ? { root, send: block, recv: new Uint8Array(total), counts } : { root, send: block },
+              me === root ? { root, send: block, recv: new Uint8Array(capacity), counts, displs } : { root, send: block },
               { algorithm, model },
             )
           : await scattervInit(
               comm,
-              me === root ? { root, recv: block, send: new Uint8Array(total), counts } : { root, recv: block },
+              me === root ? { root, recv: block, send: new Uint8Array(capacity), counts, displs } : { root, recv: block },
               { algorithm, model },
             );
       const clock = comm.clock;
       if (clock === undefined) throw new Error('the simulator communicator has no clock');
       const times: number[] = [];
+      await clock.sync();
+      const from = clock.now();
       for (let k = 0; k < 2; k++) {
         await clock.sync();
         const t0 = clock.now();
         await plan.start();
         times.push(clock.now() - t0);
       }
-      return times;
+      return { times, from };
     },
-    { model },
+    { model, trace: true },
   );
-  return [0, 1].map((k) => Math.max(...res.results.map((t) => t[k])));
+  const from = res.results[0].from;
+  const copies = new Array<number>(p).fill(0);
+  for (const c of res.trace?.copies ?? []) if (c.start >= from) copies[c.rank] += c.bytes;
+  return { times: [0, 1].map((k) => Math.max(...res.results.map((r) => r.times[k]))), copies };
+}
+
+async function dataPhase(op: Op, algorithm: VAlgorithm, counts: number[], root: number, model: CostModel, where: Placement = {}): Promise<number[]> {
+  return (await dataPhaseTraced(op, algorithm, counts, root, model, where)).times;
 }
 
 const MODELS: CostModel[] = [
@@ -89,14 +120,19 @@ function treeOf(algorithm: VAlgorithm, counts: number[], root: number, model: Co
   }
 }
 
-/** Counts with at most two values; the small one is 0 when the model copies (γ > 0), so the root never stages. */
-function twoValues(counts: number[], model: CostModel, rnd: () => number): number[] {
+/**
+ * Counts with at most two values, interleaved as the distribution puts them (so the large
+ * and the small blocks' domains are not consecutive ranges: the root's messages are not
+ * contiguous in its buffer).
+ */
+function twoValues(counts: number[], rnd: () => number): number[] {
   const mean = counts.reduce((a, b) => a + b, 0) / counts.length;
-  const gamma = model.linear?.gamma ?? 1;
-  const small = gamma > 0 ? 0 : int(rnd, 0, 5);
+  const small = int(rnd, 0, 5);
   const large = small + int(rnd, 1, 40);
   return counts.map((m) => (m > mean ? large : small));
 }
+
+const LAYOUTS: DisplLayout[] = ['default', 'gaps', 'permuted'];
 
 describe('the data phase on the simulator takes exactly evaluate(tree).time', () => {
   const cases: [VAlgorithm, Op][] = [];
@@ -109,17 +145,20 @@ describe('the data phase on the simulator takes exactly evaluate(tree).time', ()
         fc.constantFrom(...DISTRIBUTIONS),
         fc.integer({ min: 0, max: MODELS.length - 1 }),
         fc.integer({ min: 0, max: 2 ** 31 - 1 }),
-        async (p, dist, mi, seed) => {
+        fc.constantFrom(...LAYOUTS),
+        async (p, dist, mi, seed, layout) => {
           const rnd = rng(seed);
-          // linear is the MPI libraries' algorithm: leaves never copy, so not Lemma 4's copyAll
-          const model = algorithm === 'linear' && MODELS[mi].copyAll ? MODELS[0] : MODELS[mi];
+          const model = MODELS[mi];
           let counts = blockSizes(dist, { p, b: int(rnd, 1, 60), seed });
           if (rnd() < 0.3) counts = counts.map((m) => (rnd() < 0.3 ? 0 : m));
-          if (algorithm === 'two-block') counts = twoValues(counts, model, rnd);
+          if (algorithm === 'two-block') counts = twoValues(counts, rnd);
           const root = int(rnd, 0, p - 1);
+          const where = makeDispls(counts, layout, rnd);
           const want = evaluate(treeOf(algorithm, counts, root, model), counts, model, op === 'gatherv' ? 'gather' : 'scatter').time;
-          const got = await dataPhase(op, algorithm, counts, root, model);
-          expect(got).toEqual([want, want]);
+          const { times, copies } = await dataPhaseTraced(op, algorithm, counts, root, model, where);
+          expect(times).toEqual([want, want]);
+          // the root copies its own block and nothing else (two starts)
+          expect(copies[root]).toBe(2 * counts[root]);
         },
       ),
       { numRuns: 25 },
@@ -172,15 +211,63 @@ describe('the data phase on the simulator takes exactly evaluate(tree).time', ()
     }
   });
 
-  it('a staged two-block root pays at most γ per staged element more (gather)', async () => {
-    // ranks 0, 2, 4 hold 5 elements, 1, 3 hold 1: the large domain {0, 2, 4} is not
-    // contiguous at root 0, so the root copies out what it receives from that domain.
+  it('p = 1: every algorithm copies the root\'s block once (γ·m₀), as evaluate charges it', async () => {
+    // The copy into recv is real (MPI semantics): the simulator and the evaluator both charge it.
+    const model = linearModel({ alpha: 10, beta: 1, gamma: 3 });
+    const all = linearModel({ alpha: 10, beta: 1, gamma: 3, copyAll: true });
+    for (const algorithm of ['linear', 'binomial', 'adaptive', 'optimal', 'binary', 'two-block', 'auto'] as VAlgorithm[]) {
+      for (const op of ['gatherv', 'scatterv'] as Op[]) {
+        const { times, copies } = await dataPhaseTraced(op, algorithm, [5], 0, model);
+        expect(times).toEqual([15, 15]);
+        expect(copies).toEqual([10]);
+        if (algorithm !== 'adaptive' && algorithm !== 'auto') {
+          const tree = treeOf(algorithm, [5], 0, model);
+          expect(evaluate(tree, [5], model).time).toBe(15);
+          expect(evaluate(tree, [5], all).time).toBe(15);
+          expect((await dataPhase(op, algorithm, [5], 0, all))[0]).toBe(15);
+        }
+      }
+    }
+  });
+
+  it('linear under copyAll (seed 000 Lemma 4): every rank copies, the root serves in rank order, exactly evaluate', async () => {
+    // leaves are ready at γ·m_i: rank 2 before rank 1. The evaluator's star takes them in rank
+    // order (21); receives served in arrival order would finish at 20, and scatter sends in
+    // rank order at 20 too (the evaluator sends to the last child first, then copies).
+    const model = linearModel({ alpha: 0, beta: 1, gamma: 1, copyAll: true });
+    const counts = [0, 10, 1];
+    const tree = linearTree(counts, model, { root: 0 }).tree;
+    for (const op of ['gatherv', 'scatterv'] as Op[]) {
+      const want = evaluate(tree, counts, model, op === 'gatherv' ? 'gather' : 'scatter').time;
+      expect(want).toBe(21);
+      const { times, copies } = await dataPhaseTraced(op, 'linear', counts, 0, model);
+      expect(times).toEqual([want, want]);
+      // every rank copied its block in each of the two starts
+      expect(copies).toEqual(counts.map((m) => 2 * m));
+    }
+    // without copyAll the leaves copy nothing
+    const plain = linearModel({ alpha: 0, beta: 1, gamma: 1 });
+    const { copies } = await dataPhaseTraced('gatherv', 'linear', counts, 0, plain);
+    expect(copies).toEqual([0, 0, 0]);
+  });
+
+  it('two-block with interleaved sizes, γ > 0, gapped and permuted displacements: exactly evaluate, no copy at the root but its own block', async () => {
+    // ranks 0, 2, 4 hold 5 elements, 1, 3 hold 1: the large domain {0, 2, 4} is not a
+    // consecutive range, so its message reaches root 0 as the blocks' views (vectored).
     const model = linearModel({ alpha: 20, beta: 1, gamma: 1 });
     const counts = [5, 1, 5, 1, 5];
-    const tree = twoBlockTree(counts, model, { root: 0 }).tree;
-    const want = evaluate(tree, counts, model, 'gather').time;
-    const [got] = await dataPhase('gatherv', 'two-block', counts, 0, model);
-    expect(got).toBeGreaterThan(want);
-    expect(got - want).toBeLessThanOrEqual(counts.reduce((a, b) => a + b, 0) - counts[0]);
+    const placements: Placement[] = [{}, { displs: [1, 7, 9, 15, 17], capacity: 22 }, { displs: [12, 0, 2, 17, 7], capacity: 18 }];
+    for (const root of [0, 1, 3]) {
+      const tree = twoBlockTree(counts, model, { root }).tree;
+      expect(isOrdered(tree)).toBe(false);
+      for (const op of ['gatherv', 'scatterv'] as Op[]) {
+        const want = evaluate(tree, counts, model, op === 'gatherv' ? 'gather' : 'scatter').time;
+        for (const where of placements) {
+          const { times, copies } = await dataPhaseTraced(op, 'two-block', counts, root, model, where);
+          expect(times).toEqual([want, want]);
+          expect(copies[root]).toBe(2 * counts[root]);
+        }
+      }
+    }
   });
 });

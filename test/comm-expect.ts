@@ -5,6 +5,9 @@
 import { expect } from 'vitest';
 import { UNDEFINED } from '../src/comm/communicator.js';
 import type {
+  AnyTagObservation,
+  BadInterArg,
+  BadInterObservation,
   Failure,
   InterObservation,
   IsolationObservation,
@@ -127,5 +130,43 @@ export function expectBadArgs(got: readonly Failure[][]): void {
       ['INVALID_ARGUMENT', 'tag', sub],
       ['INVALID_ARGUMENT', 'rank', sub],
     ]);
+  });
+}
+
+/** Every rank's wildcard receive got the user message of the previous rank, the collectives their own. */
+export function expectAnyTag(p: number, got: readonly AnyTagObservation[]): void {
+  expect(got.length).toBe(p);
+  got.forEach((o, r) => {
+    const prev = (r - 1 + p) % p;
+    expect(o).toEqual({ status: { source: prev, tag: 3, bytes: 8 }, from: prev, bcastOk: true, splitSize: p });
+  });
+}
+
+/**
+ * createIntercomm with a bad argument in group `badGroup`: its ranks reject naming the field;
+ * the other group rejects too (naming it, "remote group") when the leaders could still talk,
+ * i.e. for a bad localLeader; afterwards a correct createIntercomm works.
+ */
+export function expectBadInter(
+  colors: readonly (0 | 1)[],
+  bad: BadInterArg,
+  badGroup: 0 | 1,
+  remoteIdle: boolean,
+  got: readonly BadInterObservation[],
+): void {
+  const field = bad === 'leaderRange' || bad === 'leaderMismatch' ? 'localLeader' : bad;
+  const groups = [0, 1].map((c) => colors.map((_, i) => i).filter((i) => colors[i] === c));
+  got.forEach((o, r) => {
+    const mine = groups[colors[r]];
+    const theirs = groups[1 - colors[r]];
+    if (colors[r] !== badGroup && remoteIdle) {
+      expect(o).toEqual({ outcome: 'idle', after: null });
+      return;
+    }
+    expect(o.outcome).not.toBe('resolved');
+    const f = o.outcome as Failure;
+    expect([f.name, f.field, f.rank]).toEqual(['InvalidArgumentError', field, mine.indexOf(r)]);
+    if (colors[r] !== badGroup) expect(f.message).toMatch(/remote group/);
+    expect(o.after).toEqual(remoteIdle ? null : theirs);
   });
 }

@@ -8,7 +8,9 @@ import { COLLECTIVE_TAG, UNDEFINED } from '../src/comm/communicator.js';
 import { hierarchicalModel, linearModel } from '../src/model/cost-model.js';
 import { runSim } from '../src/transports/sim/run.js';
 import {
+  expectAnyTag,
   expectBadArgs,
+  expectBadInter,
   expectBadSplit,
   expectByNode,
   expectConcurrent,
@@ -44,6 +46,32 @@ describe('communicators on the simulator', () => {
     expectBadArgs((await runSim(6, (c) => scenarios.badArgs(c), { model })).results);
   });
 
+  it('an ANY_TAG receive pending during bcast, barrier and split gets the user message, not theirs', async () => {
+    for (const p of [1, 2, 5, 8]) {
+      expectAnyTag(p, (await runSim(p, (c) => scenarios.anyTag(c), { model })).results);
+      // On a split communicator as well.
+      const sub = await runSim(p, async (c) => scenarios.anyTag((await c.split(c.rank % 2, 0)) as typeof c), { model });
+      for (const parity of [0, 1]) {
+        const group = sub.results.filter((_, r) => r % 2 === parity);
+        if (group.length > 0) expectAnyTag(group.length, group);
+      }
+    }
+  });
+
+  it('createIntercomm with a bad argument: typed errors and no deadlock (the simulator reports any)', async () => {
+    const colors: (0 | 1)[] = [0, 1, 1, 0, 1, 0, 0, 1, 1];
+    for (const badGroup of [0, 1] as const) {
+      for (const bad of ['peer', 'remoteLeader', 'tag'] as const) {
+        const { results } = await runSim(colors.length, (c) => scenarios.badInter(c, { colors, bad, badGroup, remoteIdle: true }), { model });
+        expectBadInter(colors, bad, badGroup, true, results);
+      }
+      for (const bad of ['leaderRange', 'leaderMismatch'] as const) {
+        const { results } = await runSim(colors.length, (c) => scenarios.badInter(c, { colors, bad, badGroup, remoteIdle: false }), { model });
+        expectBadInter(colors, bad, badGroup, false, results);
+      }
+    }
+  });
+
   it('splitByNode groups ranks by the hierarchical model’s nodes', async () => {
     const nodeOf = [2, 2, 0, 1, 0, 2, 1, 1, 0, 3];
     const hm = hierarchicalModel({ nodeOf, intra: { alpha: 1, beta: 0.1 }, inter: { alpha: 50, beta: 1 } });
@@ -62,7 +90,7 @@ describe('communicators on the simulator', () => {
     }
   });
 
-  it('split costs ⌈log₂p⌉α + 32(p−1)β on full-duplex ports, on the parent context and reserved tags', async () => {
+  it('split costs ⌈log₂p⌉α + 32(p−1)β on full-duplex ports, in the parent’s collective context on reserved tags', async () => {
     for (const p of [2, 3, 8, 13]) {
       const res = await runSim(p, (c) => c.split(c.rank % 2, 0).then(() => c.clock?.now()), {
         model,
@@ -74,7 +102,8 @@ describe('communicators on the simulator', () => {
       const msgs = res.trace?.messages ?? [];
       expect(msgs.length).toBe(p * Math.ceil(Math.log2(p)));
       for (const m of msgs) {
-        expect(m.ctx).toBe(0);
+        // The world's (context id 0) traffic of collective tags: endpoint context 2·0 + 1.
+        expect(m.ctx).toBe(1);
         expect(m.tag).toBeGreaterThanOrEqual(COLLECTIVE_TAG + 2 ** 20 - 16);
       }
     }
@@ -93,7 +122,10 @@ describe('communicators on the simulator', () => {
     expect(user.length).toBe(6);
     const ctxs = new Set(user.map((m) => m.ctx));
     expect(ctxs.size).toBe(1);
-    expect(ctxs.has(0)).toBe(false);
+    // User tags travel in the even endpoint context 2c of the child's context id c ≥ 1.
+    const [ctx] = [...ctxs];
+    expect(ctx % 2).toBe(0);
+    expect(ctx).toBeGreaterThan(1);
     for (const m of user) expect(m.from % 3).toBe(m.to % 3);
   });
 });

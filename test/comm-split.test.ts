@@ -10,7 +10,9 @@ import { createIntercomm, splitIntercomm } from '../src/comm/intercomm.js';
 import { InvalidArgumentError } from '../src/errors.js';
 import { runMem } from './comm-endpoint.js';
 import {
+  expectAnyTag,
   expectBadArgs,
+  expectBadInter,
   expectBadSplit,
   expectByNode,
   expectConcurrent,
@@ -67,6 +69,12 @@ describe('split', () => {
         const { results } = await runMem(p, (c) => scenarios.isolation(c), { seed });
         expectIsolation(p, results);
       }
+    }
+  });
+
+  it('an ANY_TAG receive never matches collective or split traffic of its communicator', async () => {
+    for (const p of [1, 2, 3, 6, 11]) {
+      for (const seed of [1, 2]) expectAnyTag(p, (await runMem(p, (c) => scenarios.anyTag(c), { seed })).results);
     }
   });
 
@@ -194,23 +202,27 @@ describe('intercommunicators', () => {
     for (const e of bad.results) expect((e as InvalidArgumentError).message).toMatch(/rank 1 passed/);
   });
 
-  it('createIntercomm validates its arguments before communicating', async () => {
-    const args = await runMem(2, async (c) => {
-      const out: string[] = [];
-      for (const f of [
-        () => createIntercomm(c, 2, c, 1 - c.rank, 0),
-        () => createIntercomm(c, c.rank, c, 5, 0),
-        () => createIntercomm(c, c.rank, c, 1 - c.rank, -1),
-        () => createIntercomm({} as Communicator, 0, c, 0, 0),
-      ]) {
-        out.push(await f().then(() => 'resolved', (e: unknown) => (e as InvalidArgumentError).field));
+  it('createIntercomm: a bad argument of one group rejects on its every rank, naming the field, and on the remote group when the leaders can still talk', async () => {
+    const colors: (0 | 1)[] = [1, 0, 0, 1, 1, 0, 1];
+    for (const badGroup of [0, 1] as const) {
+      for (const bad of ['peer', 'remoteLeader', 'tag'] as const) {
+        const { results } = await runMem(colors.length, (c) => scenarios.badInter(c, { colors, bad, badGroup, remoteIdle: true }));
+        expectBadInter(colors, bad, badGroup, true, results);
       }
-      return out;
-    });
-    expect(args.results).toEqual([
-      ['localLeader', 'remoteLeader', 'tag', 'local'],
-      ['localLeader', 'remoteLeader', 'tag', 'local'],
-    ]);
+      for (const bad of ['leaderRange', 'leaderMismatch'] as const) {
+        const { results } = await runMem(colors.length, (c) => scenarios.badInter(c, { colors, bad, badGroup, remoteIdle: false }));
+        expectBadInter(colors, bad, badGroup, false, results);
+      }
+    }
+  });
+
+  it('createIntercomm rejects a local that is not a vcoll communicator at once', async () => {
+    const e = await createIntercomm({} as Communicator, 0, null, 0, 0).then(
+      () => 'resolved',
+      (x: unknown) => x,
+    );
+    expect(e).toBeInstanceOf(InvalidArgumentError);
+    expect((e as InvalidArgumentError).field).toBe('local');
   });
 });
 

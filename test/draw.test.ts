@@ -182,7 +182,7 @@ describe('drawTreeText', () => {
   it('handles p = 1', () => {
     const t = new TreeBuilder(1, 0).build();
     const text = drawTreeText(t, [5], { model });
-    expect(text).toBe('gather tree: p=1 root=0 depth=0 max degree=0 messages=0 time=0 [linear alpha=10 beta=1 gamma=1]\n0 (root)  m=5  S=5  C=0\n');
+    expect(text).toBe('gather tree: p=1 root=0 depth=0 max degree=0 messages=0 time=5 [linear alpha=10 beta=1 gamma=1]\n0 (root)  m=5  S=5  C=5  ops: copy\n');
   });
 
   it('draws a chain of 3000 ranks without deep recursion and with bounded line length', () => {

@@ -10,9 +10,10 @@ import { rng } from './helpers/random.js';
 describe('evaluate: hand-computed trees', () => {
   const model = linearModel({ alpha: 10, beta: 1, gamma: 2 });
 
-  it('single rank costs nothing', () => {
+  it('a single rank only copies its block into the result', () => {
     const t = new TreeBuilder(1, 0).build();
-    expect(evaluate(t, [5], model).time).toBe(0);
+    expect(evaluate(t, [5], model).time).toBe(model.copy(0, 5));
+    expect(evaluate(t, [0], model).time).toBe(0);
   });
 
   it('star gathered to rank 0: copy overlaps the first (right) child', () => {

@@ -50,7 +50,7 @@ describe('linearTree: structure and exact time', () => {
     const model = linearModel({ alpha: 100, beta: 1, gamma: 1 });
     expect(linearTree([0, 7, 0, 0], model, { root: 0 }).time).toBe(100 + 7);
     expect(linearTree([0, 0, 0], model, { root: 1 }).time).toBe(0);
-    expect(linearTree([9], model).time).toBe(0); // p = 1: nothing received, nothing copied
+    expect(linearTree([9], model).time).toBe(9); // p = 1: nothing received; the root copies its block
     expect(linearTree([9], linearModel({ alpha: 1, beta: 1, gamma: 2, copyAll: true })).time).toBe(18);
   });
 

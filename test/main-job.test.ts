@@ -34,8 +34,12 @@ describe('main job', () => {
     const c = result.calibration;
     expect(c.alphaUs).toBeGreaterThan(0);
     expect(c.betaUs).toBeGreaterThanOrEqual(0);
+    expect(c.roundUs).toBeGreaterThanOrEqual(0);
+    // every case ran with the calibrated model and round latency, which auto chose with
+    for (const row of result.rows) if (row.call) expect(row.call.roundLatency).toBe(c.roundUs);
     const text = out.text();
     expect(text).toMatch(/α = [\d.]+ µs/);
+    expect(text).toMatch(/round latency [\d.]+ µs/);
     expect(text).toMatch(/every result verified/);
     for (const alg of V_ALGORITHMS) expect(text).toContain(alg);
   }, 60_000);

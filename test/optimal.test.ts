@@ -227,9 +227,9 @@ describe('seed 004 tables: the optimal column, deterministic rows', () => {
 
 describe('edge cases', () => {
   const model = linearModel({ alpha: 5, beta: 2, gamma: 3 });
-  it('p = 1: no communication; a copy only under copyAll', () => {
-    expect(optimalTree([7], model).time).toBe(0);
-    expect(optimalTree([7], model, { root: 0 }).time).toBe(0);
+  it('p = 1: no communication; the root copies its block', () => {
+    expect(optimalTree([7], model).time).toBe(model.copy(0, 7));
+    expect(optimalTree([7], model, { root: 0 }).time).toBe(model.copy(0, 7));
     const all = linearModel({ alpha: 5, beta: 2, gamma: 3, copyAll: true });
     const r = optimalTree([7], all);
     expect(r.time).toBe(21);

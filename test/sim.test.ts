@@ -389,7 +389,7 @@ function gatherProgram(tree: Tree, sizes: number[], unit: number, copyAll: boole
     const kids = tree.children[v];
     const at = tree.copyAt[v];
     const own = block(v, sizes[v] * unit);
-    const copies = kids.length > 0 || copyAll;
+    const copies = kids.length > 0 || copyAll || v === tree.root; // as evaluate: the root copies even alone
     const buf = copies ? new Uint8Array(S[v] * unit) : own;
     let off = 0;
     const doCopy = () => {
@@ -451,7 +451,7 @@ function scatterProgram(tree: Tree, sizes: number[], unit: number, copyAll: bool
     const kids = tree.children[v];
     const at = tree.copyAt[v];
     const { buf, ownOff, offs } = await scatterReceive(comm, tree, sizes, unit, S);
-    const copies = kids.length > 0 || copyAll;
+    const copies = kids.length > 0 || copyAll || v === tree.root; // as evaluate: the root copies even alone
     let own = buf.subarray(ownOff, ownOff + sizes[v] * unit);
     const doCopy = () => {
       if (!copies) return;
@@ -582,7 +582,7 @@ function gatherWindowProgram(tree: Tree, sizes: number[], unit: number, copyAll:
     const v = comm.rank;
     const kids = tree.children[v];
     const own = block(v, sizes[v] * unit);
-    const copies = kids.length > 0 || copyAll;
+    const copies = kids.length > 0 || copyAll || v === tree.root; // as evaluate: the root copies even alone
     const buf = copies ? new Uint8Array(S[v] * unit) : own;
     const ops: (() => PromiseLike<unknown>)[] = [];
     let off = 0;
@@ -614,7 +614,7 @@ function scatterWindowProgram(tree: Tree, sizes: number[], unit: number, copyAll
     const kids = tree.children[v];
     const at = tree.copyAt[v];
     const { buf, ownOff, offs } = await scatterReceive(comm, tree, sizes, unit, S);
-    const copies = kids.length > 0 || copyAll;
+    const copies = kids.length > 0 || copyAll || v === tree.root; // as evaluate: the root copies even alone
     const mine = sizes[v] * unit;
     const own = copies ? new Uint8Array(mine) : buf.subarray(ownOff, ownOff + mine);
     const ops: (() => PromiseLike<unknown>)[] = [];

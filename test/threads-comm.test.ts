@@ -8,6 +8,7 @@ import { UNDEFINED } from '../src/comm/communicator.js';
 import { CommunicationError, InvalidArgumentError } from '../src/errors.js';
 import { runThreads } from '../src/transports/threads/run.js';
 import {
+  expectAnyTag,
   expectBadArgs,
   expectBadSplit,
   expectByNode,
@@ -17,6 +18,7 @@ import {
   expectSplit,
 } from './comm-expect.js';
 import type {
+  AnyTagObservation,
   Failure,
   InterObservation,
   IsolationObservation,
@@ -54,6 +56,7 @@ describe('communicators on threads', () => {
         { scenario: 'byNode' },
         { scenario: 'inter', args: { colors: two, how: 'split' } },
         { scenario: 'inter', args: { colors: two, how: 'create', sameHigh: true } },
+        { scenario: 'anyTag' },
       ],
       nodes,
     );
@@ -65,6 +68,7 @@ describe('communicators on threads', () => {
     expectByNode(nodes, res[5] as NodeObservation[]);
     expectInter(two, res[6] as InterObservation[], false);
     expectInter(two, res[7] as InterObservation[], true);
+    expectAnyTag(p, res[8] as AnyTagObservation[]);
   });
 
   it('p = 1 and p = 8: split and isolation', async () => {

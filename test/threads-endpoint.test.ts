@@ -80,7 +80,7 @@ async function traffic(p: number, ring: number, perPair: number, maxLen: number,
   const rank = async (me: number): Promise<void> => {
     const ep = eps[me];
     const rr = rng(seed * 31 + me);
-    const sends: Promise<void>[] = [];
+    const sends: PromiseLike<void>[] = [];
     for (let d = 0; d < p; d++) {
       for (const m of msgs[me][d]) {
         const v = view(m.len, int(rr, 0, 15)).view;
@@ -94,7 +94,7 @@ async function traffic(p: number, ring: number, perPair: number, maxLen: number,
     // Context 0: one stream per (source, tag), each in order; the streams interleaved at random.
     const streams: Msg[][] = [];
     for (let s = 0; s < p; s++) for (let t = 0; t <= 2; t++) streams.push(msgs[s][me].filter((m) => m.tag === t));
-    const recvs: Promise<void>[] = [];
+    const recvs: PromiseLike<void>[] = [];
     for (;;) {
       const open = streams.filter((q) => q.length > 0);
       if (open.length === 0) break;

@@ -256,6 +256,27 @@ describe('runThreads', () => {
     await expect(runThreads(2, url, {}, { spinLoads: -1 })).rejects.toThrow(/spinLoads/);
   }, 30_000);
 
+  it('irecv returns before the progress loop spins: exchanges that post the receive first never wait for it (no sleeping at all)', async () => {
+    // Both ranks post the receive, then send. Were the loop to spin inside irecv, neither send
+    // would ever start with an unbounded spin budget.
+    const url = module(
+      'exchange.mjs',
+      `export default async function (comm, args) {
+         const peer = 1 - comm.rank, into = new Uint8Array(16), out = new Uint8Array(16);
+         let bad = 0;
+         for (let i = 0; i < args.n; i++) {
+           out.fill((i + comm.rank) & 255);
+           const r = comm.irecv(peer, 1, into);
+           await comm.send(peer, 1, out);
+           const st = await r;
+           if (st.bytes !== 16 || into[15] !== ((i + peer) & 255)) bad++;
+         }
+         return bad;
+       }`,
+    );
+    expect(await runThreads(2, url, { n: 300 }, { spinLoads: Infinity })).toEqual([0, 0]);
+  }, 30_000);
+
   it('a rank that throws fails the other ranks fast and runThreads rejects naming it', async () => {
     const url = module(
       'throws.mjs',

@@ -80,6 +80,8 @@ export function buildProgram(): Command {
     .option('--reps <n>', 'timed repetitions (the minimum is reported)', parseIntegerOption('reps', 1), 1)
     .option('--warmup <n>', 'untimed executions first (default: 1 on threads, 0 on sim)', parseIntegerOption('warmup', 0))
     .option('--format <fmt>', 'json | table', parseChoice('format', ['json', 'table'] as const), 'table')
+    .option('--trace <file>', 'sim: write the trace (every message and copy: from, to, bytes, start, end) as JSON')
+    .option('--calibrate', 'threads: measure α, β, γ and the round latency first and use them (µs) for the trees and auto', false)
     .exitOverride()
     .action(async (opts: RunCommandOptions) => {
       // loaded on demand: the transports and collectives are not needed by the other commands

@@ -3,12 +3,14 @@
  * threads), verified byte for byte on every rank, timed, with its traffic and the model's
  * prediction. JSON output is one object (the contract of RunReport in src/run/job.ts).
  */
+import { writeFileSync } from 'node:fs';
 import Table from 'cli-table3';
 import { parseDistribution } from '../bench/distributions.js';
 import type { VAlgorithm } from '../collectives/types.js';
 import { CommunicationError, InvalidArgumentError } from '../errors.js';
 import { runCase, type RunReport } from '../run/job.js';
 import { validateCase, type RunCase, type TransportName, type VOperation } from '../run/spec.js';
+import type { SimTrace } from '../transports/sim/index.js';
 
 export interface RunCommandOptions {
   transport: TransportName;
@@ -28,6 +30,10 @@ export interface RunCommandOptions {
   reps: number;
   warmup?: number;
   format: 'json' | 'table';
+  /** Simulator only: write the trace (every message and copy) as JSON to this file. */
+  trace?: string;
+  /** Threads only: calibrate α, β, γ and the round latency on the threads first. */
+  calibrate?: boolean;
 }
 
 /** The case the options describe (validated; errors name the option). */
@@ -50,6 +56,9 @@ export function caseFromOptions(opts: RunCommandOptions): RunCase {
   return validateCase(opts.p, c, '--');
 }
 
+/** Integers as they are, other numbers to 4 significant digits (calibrated models). */
+const num = (x: number): string => (Number.isInteger(x) ? String(x) : String(Number(x.toPrecision(4))));
+
 function formatTime(r: RunReport): string {
   return r.timeUnit === 's' ? `${(r.time * 1e6).toFixed(1)} µs` : `${r.time} (model units)`;
 }
@@ -62,7 +71,7 @@ export function formatRunTable(r: RunReport): string {
     ['blocks', `${r.dist}, b = ${r.b}, Σ = ${r.size} elements of ${r.unitBytes} B`],
     ['verified', r.verified ? 'yes' : `NO: ${r.mismatches.join('; ')}`],
     ['time', `${formatTime(r)}${r.reps > 1 ? ` (min of ${r.reps})` : ''}`],
-    ['predicted', `${r.predicted} (model: α=${r.model.alpha}, β=${r.model.beta}, γ=${r.model.gamma} per element)`],
+    ['predicted', `${num(r.predicted)} (model: α=${num(r.model.alpha)}, β=${num(r.model.beta)}, γ=${num(r.model.gamma)} per element)`],
     ['messages, bytes', `${r.messages}, ${r.bytes}`],
     ['rounds', `${r.rounds} (construction ${r.constructionRounds} + height ${r.height})`],
   ];
@@ -76,7 +85,14 @@ export async function runRun(opts: RunCommandOptions, out: NodeJS.WritableStream
   const c = caseFromOptions(opts);
   let report: RunReport;
   try {
-    report = await runCase(opts.transport, opts.p, c);
+    if (opts.trace !== undefined && opts.transport !== 'sim') throw new InvalidArgumentError('--trace', 'only with --transport sim');
+    if (opts.calibrate === true && opts.transport !== 'threads') throw new InvalidArgumentError('--calibrate', 'only with --transport threads');
+    if (opts.calibrate === true && opts.p < 2) throw new InvalidArgumentError('--calibrate', 'needs --p 2 or more');
+    const file = opts.trace;
+    report = await runCase(opts.transport, opts.p, c, {
+      ...(file !== undefined ? { onTrace: (t: SimTrace) => writeFileSync(file, `${JSON.stringify(t)}\n`) } : {}),
+      ...(opts.calibrate === true ? { calibrate: {} } : {}),
+    });
   } catch (err) {
     // a rank rejected its arguments (e.g. two-block with more than two block sizes): bad input
     if (err instanceof CommunicationError && err.cause instanceof InvalidArgumentError) throw err.cause;

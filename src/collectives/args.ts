@@ -13,7 +13,7 @@ import type { Communicator } from '../comm/communicator.js';
 import { InvalidArgumentError } from '../errors.js';
 import { requireModelFits, type CostModel } from '../model/cost-model.js';
 import { DEFAULT_MODEL } from './defaults.js';
-import { V_ALGORITHMS, type AdaptiveVariantOptions, type CollectiveOptions, type GathervArgs, type ScattervArgs, type VAlgorithm } from './types.js';
+import { V_ALGORITHMS, type AdaptiveVariantOptions, type AutoOptions, type CollectiveOptions, type GathervArgs, type ScattervArgs, type VAlgorithm } from './types.js';
 import type { GathervPlanInput, ScattervPlanInput, VPlanInput } from './variant.js';
 
 /** Largest count, displacement or total (elements): schedules travel as Int32. */
@@ -23,6 +23,7 @@ interface CommonInput {
   readonly algorithm: VAlgorithm;
   readonly model: CostModel;
   readonly adaptive: Required<AdaptiveVariantOptions>;
+  readonly auto: Required<AutoOptions>;
   readonly unitBytes: number;
   readonly root: number;
   readonly me: number;
@@ -96,10 +97,16 @@ function common(comm: Communicator, args: CommonArgs, options: CollectiveOptions
     overlap: optionalBoolean(me, 'adaptive.overlap', ad?.overlap, true),
     rule: ad?.rule === undefined || ad.rule === 'exact' || ad.rule === 'lemma1' ? (ad?.rule ?? 'exact') : fail(me, 'adaptive.rule', `must be 'exact' or 'lemma1', got ${String(ad.rule)}`),
   };
+  const au = options?.auto;
+  if (au !== undefined && (au === null || typeof au !== 'object')) fail(me, 'auto', 'must be an object');
+  const roundLatency: unknown = au?.roundLatency ?? 0;
+  if (typeof roundLatency !== 'number' || !Number.isFinite(roundLatency) || roundLatency < 0) {
+    fail(me, 'auto.roundLatency', `must be a finite number >= 0, got ${String(roundLatency)}`);
+  }
   const isRoot = me === rootArg;
   const inPlace = optionalBoolean(me, 'inPlace', args.inPlace, false);
   if (inPlace && !isRoot) fail(me, 'inPlace', `only the root may ${verb} in place`);
-  return { algorithm, model, adaptive, unitBytes, root: rootArg, me, isRoot, inPlace };
+  return { algorithm, model, adaptive, auto: { roundLatency }, unitBytes, root: rootArg, me, isRoot, inPlace };
 }
 
 /** An integer in [0, MAX_ELEMENTS] (a count or a displacement), or fail naming `field`. */
@@ -187,7 +194,7 @@ export function normalizeGatherv(
   comm: Communicator,
   args: GathervArgs,
   options?: CollectiveOptions,
-): { readonly input: GathervPlanInput; readonly algorithm: VAlgorithm } {
+): { readonly input: GathervPlanInput; readonly algorithm: VAlgorithm; readonly auto: Required<AutoOptions> } {
   const c = common(comm, args, options, 'gather');
   const { unitBytes: u, root, me, isRoot, inPlace } = c;
   let send: Uint8Array;
@@ -217,7 +224,7 @@ export function normalizeGatherv(
     send,
     recv,
   };
-  return { input, algorithm: c.algorithm };
+  return { input, algorithm: c.algorithm, auto: c.auto };
 }
 
 /** Validates scatterv arguments on one rank; returns the plan input and the requested algorithm. */
@@ -225,7 +232,7 @@ export function normalizeScatterv(
   comm: Communicator,
   args: ScattervArgs,
   options?: CollectiveOptions,
-): { readonly input: ScattervPlanInput; readonly algorithm: VAlgorithm } {
+): { readonly input: ScattervPlanInput; readonly algorithm: VAlgorithm; readonly auto: Required<AutoOptions> } {
   const c = common(comm, args, options, 'scatter');
   const { unitBytes: u, root, me, isRoot, inPlace } = c;
   let send: Uint8Array | undefined;
@@ -260,5 +267,5 @@ export function normalizeScatterv(
     }
   }
   const input: ScattervPlanInput = { ...planFields(comm, c, counts, displs), count, recv, send };
-  return { input, algorithm: c.algorithm };
+  return { input, algorithm: c.algorithm, auto: c.auto };
 }

@@ -1,32 +1,47 @@
 /**
  * `auto`: the root, the only rank that knows the counts, picks the algorithm and tells the
- * others.
+ * others — unless every rank can see on its own that the root would pick `linear`.
  *
  * Decision (root): the predicted time of each cheap candidate under options.model — the
  * exact model time of its data tree from the tree layer (linear: `linearTree`; binomial:
- * `obliviousBinomialTree`; adaptive, when that variant is registered: `adaptiveBinomialTree`;
+ * `obliviousBinomialTree`; adaptive, when that variant is registered and the model one-ported:
+ * `adaptiveBinomialTree`;
  * two-block, when the counts have at most two distinct values: `twoBlockTree`), plus an
  * estimate of its planning phase: nothing for linear; the root's sends of the counts
  * scatter for binomial; those of the two schedule scatters for two-block; 2⌈log₂p⌉
- * constant-size messages for adaptive. The smallest wins, ties in that order (simplest
- * first). The optimal and binary dynamic programs (O(p³)) are never run by auto. Cost at
- * the root: O(p log p) time.
+ * constant-size messages for adaptive — plus `roundLatency` (options.auto) per dependent
+ * round: linear 1, binomial ⌈log₂p⌉ + its height, adaptive its construction rounds + ⌈log₂p⌉,
+ * two-block 2⌈log₂p⌉ + its height. The smallest wins, ties in AUTO_ORDER (simplest first).
+ * The optimal and binary dynamic programs (O(p³)) are never run by auto. Cost at the root:
+ * O(p log p) time.
  *
  * Broadcast: one byte (the index of the choice in AUTO_ORDER) down the binomial tree of
  * collectives/basic (bcast): ⌈log₂p⌉ rounds, ⌈log₂p⌉(α + β) on the critical path, added to
- * the chosen plan's constructionRounds. Every rank must pass algorithm 'auto' (as every
- * rank must pass the same algorithm).
+ * the chosen plan's constructionRounds.
+ *
+ * No broadcast when linear provably wins (`linearWinsForAnyCounts`, every rank, O(log p)): in
+ * a one-ported homogeneous model without copyAll every candidate's data phase is at least
+ * γ·m_r + β·Σ_{i≠r} m_i (the root receives or sends every other block and copies its own,
+ * one operation at a time), linear's at most that + (p − 1)α; the other candidates' planning
+ * costs and round counts do not depend on the counts. So if (p − 1)α + roundLatency is at
+ * most every other candidate's planning cost + rounds × roundLatency, the root would choose
+ * linear whatever the counts, and every rank plans linear at once. That is the common case
+ * on worker threads, where a dependent round (a thread waking up) costs far more than a
+ * message whose data is already there. Every rank must pass algorithm 'auto' and the same
+ * model and options (as every rank must pass the same algorithm).
  */
 import { CommunicationError, InvalidArgumentError } from '../errors.js';
 import type { CostModel } from '../model/cost-model.js';
 import { adaptiveBinomialTree } from '../trees/adaptive.js';
 import { obliviousBinomialTree } from '../trees/binomial.js';
 import { linearTree } from '../trees/linear.js';
+import { depths, type Tree } from '../trees/tree.js';
 import { twoBlockTree } from '../trees/two-block.js';
 import { bcast } from './basic/bcast.js';
 import { ceilLog2 } from '../util/ceil-log.js';
-import { binomialNode, SCHEDULE_WIDTH } from './schedule.js';
-import type { PersistentCollective, VAlgorithm } from './types.js';
+import { constructionRounds } from './adaptive/construct.js';
+import { binomialHeight, binomialNode, SCHEDULE_WIDTH } from './schedule.js';
+import type { AutoOptions, PersistentCollective, VAlgorithm } from './types.js';
 import type { VPlanInput } from './variant.js';
 
 type Concrete = Exclude<VAlgorithm, 'auto'>;
@@ -41,6 +56,9 @@ export interface AutoPrediction {
   readonly data: number;
   /** Planning phase estimate (construction or schedule distribution). */
   readonly setup: number;
+  /** Dependent communication rounds (planning + data). */
+  readonly rounds: number;
+  /** data + setup + rounds × roundLatency. */
   readonly total: number;
 }
 
@@ -51,9 +69,26 @@ function binomialScatterCost(model: CostModel, p: number, root: number, width: n
   return t;
 }
 
+/** Planning estimates and round counts of the candidates that do not depend on the counts. */
+function planningOf(model: CostModel, p: number, root: number, unitBytes: number) {
+  const log = ceilLog2(p);
+  return {
+    binomial: { setup: binomialScatterCost(model, p, root, 1, unitBytes), rounds: log + binomialHeight(p, root) },
+    adaptive: { setup: 2 * log * model.comm(root, (root + 1) % p, 16 / unitBytes), rounds: constructionRounds(p) + log },
+    /** two-block's rounds: 2⌈log₂p⌉ + the height of its tree (at least 1). */
+    twoBlock: { setup: binomialScatterCost(model, p, root, SCHEDULE_WIDTH, unitBytes) + binomialScatterCost(model, p, root, 3, unitBytes), rounds: 2 * log },
+  };
+}
+
+function heightOf(tree: Tree): number {
+  let h = 0;
+  for (const d of depths(tree)) if (d > h) h = d;
+  return h;
+}
+
 /**
  * Predicted times of the candidates auto considers, in AUTO_ORDER (`available`: the
- * algorithms registered for this operation).
+ * algorithms registered for this operation; `roundLatency`: see AutoOptions).
  */
 export function predictAuto(
   counts: readonly number[],
@@ -61,24 +96,22 @@ export function predictAuto(
   root: number,
   unitBytes: number,
   available: ReadonlySet<string>,
+  roundLatency = 0,
 ): AutoPrediction[] {
   const p = counts.length;
   const out: AutoPrediction[] = [];
-  const add = (algorithm: Concrete, data: number, setup: number): void => {
-    out.push({ algorithm, data, setup, total: data + setup });
+  const add = (algorithm: Concrete, data: number, setup: number, rounds: number): void => {
+    out.push({ algorithm, data, setup, rounds, total: data + setup + rounds * roundLatency });
   };
-  if (available.has('linear')) add('linear', linearTree(counts, model, { root }).time, 0);
+  if (available.has('linear')) add('linear', linearTree(counts, model, { root }).time, 0, p > 1 ? 1 : 0);
   if (p === 1) return out;
-  if (available.has('binomial')) {
-    add('binomial', obliviousBinomialTree(counts, model, { root }).time, binomialScatterCost(model, p, root, 1, unitBytes));
-  }
-  const neighbour = (root + 1) % p;
-  if (available.has('adaptive')) {
-    add('adaptive', adaptiveBinomialTree(counts, model, { root }).time, 2 * ceilLog2(p) * model.comm(root, neighbour, 16 / unitBytes));
-  }
+  const plan = planningOf(model, p, root, unitBytes);
+  if (available.has('binomial')) add('binomial', obliviousBinomialTree(counts, model, { root }).time, plan.binomial.setup, plan.binomial.rounds);
+  // the adaptive variant builds one-ported trees only (it rejects a k-ported model)
+  if (available.has('adaptive') && model.ports === 1) add('adaptive', adaptiveBinomialTree(counts, model, { root }).time, plan.adaptive.setup, plan.adaptive.rounds);
   if (available.has('two-block') && new Set(counts).size <= 2) {
-    const setup = binomialScatterCost(model, p, root, SCHEDULE_WIDTH, unitBytes) + binomialScatterCost(model, p, root, 3, unitBytes);
-    add('two-block', twoBlockTree(counts, model, { root }).time, setup);
+    const built = twoBlockTree(counts, model, { root });
+    add('two-block', built.time, plan.twoBlock.setup, plan.twoBlock.rounds + heightOf(built.tree));
   }
   return out;
 }
@@ -90,22 +123,61 @@ export function chooseAuto(predictions: readonly AutoPrediction[]): Concrete {
   return best.algorithm;
 }
 
+/**
+ * Whether the root's choice is `linear` for every possible counts (see the module comment):
+ * needs only p, the root, the model and the options, so every rank decides alike. False for
+ * models where the bound does not hold (k ports, copyAll, non-homogeneous).
+ */
+export function linearWinsForAnyCounts(
+  p: number,
+  root: number,
+  model: CostModel,
+  unitBytes: number,
+  available: ReadonlySet<string>,
+  roundLatency = 0,
+): boolean {
+  if (!available.has('linear')) return false;
+  if (p <= 1) return true;
+  const lin = model.linear;
+  if (lin === undefined || model.ports !== 1 || model.copyAll) return false;
+  const linear = (p - 1) * lin.alpha + roundLatency;
+  const plan = planningOf(model, p, root, unitBytes);
+  const other = [
+    available.has('binomial') ? plan.binomial : undefined,
+    available.has('adaptive') ? plan.adaptive : undefined,
+    // two-block's tree has height >= 1
+    available.has('two-block') ? { setup: plan.twoBlock.setup, rounds: plan.twoBlock.rounds + 1 } : undefined,
+  ];
+  for (const c of other) if (c !== undefined && linear > c.setup + c.rounds * roundLatency) return false;
+  return true;
+}
+
 interface VariantLike<I> {
   readonly name: Concrete;
   init(input: I): Promise<PersistentCollective>;
 }
 
-/** Plans `auto`: the root decides, broadcasts one byte, every rank plans the chosen variant. */
-export async function autoInit<I extends VPlanInput>(input: I, variants: readonly VariantLike<I>[]): Promise<PersistentCollective> {
+/**
+ * Plans `auto`: linear at once when it wins for any counts; otherwise the root decides,
+ * broadcasts one byte, every rank plans the chosen variant.
+ */
+export async function autoInit<I extends VPlanInput>(
+  input: I,
+  variants: readonly VariantLike<I>[],
+  options: Required<AutoOptions> = { roundLatency: 0 },
+): Promise<PersistentCollective> {
   const { comm, root } = input;
   const p = comm.size;
+  const available = new Set<string>(variants.map((v) => v.name));
+  if (linearWinsForAnyCounts(p, root, input.model, input.unitBytes, available, options.roundLatency)) {
+    return (variants.find((v) => v.name === 'linear') as VariantLike<I>).init(input);
+  }
   const decision = new Uint8Array(1);
   if (comm.rank === root) {
-    const available = new Set(variants.map((v) => v.name));
-    const choice = chooseAuto(predictAuto(input.counts as readonly number[], input.model, root, input.unitBytes, available));
-    decision[0] = AUTO_ORDER.indexOf(choice);
+    const predictions = predictAuto(input.counts as readonly number[], input.model, root, input.unitBytes, available, options.roundLatency);
+    decision[0] = AUTO_ORDER.indexOf(chooseAuto(predictions));
   }
-  if (p > 1) await bcast(comm, decision, root);
+  await bcast(comm, decision, root);
   const name = AUTO_ORDER[decision[0]];
   const variant = variants.find((v) => v.name === name);
   if (variant === undefined) {
@@ -125,8 +197,9 @@ export async function planVariant<I extends VPlanInput>(
   algorithm: VAlgorithm,
   variants: readonly VariantLike<I>[],
   op: 'gatherv' | 'scatterv',
+  auto?: Required<AutoOptions>,
 ): Promise<PersistentCollective> {
-  if (algorithm === 'auto') return autoInit(input, variants);
+  if (algorithm === 'auto') return autoInit(input, variants, auto);
   const variant = variants.find((v) => v.name === algorithm);
   if (variant === undefined) {
     throw new InvalidArgumentError('algorithm', `'${algorithm}' is not available for ${op} yet`, { rank: input.comm.rank });

@@ -4,16 +4,20 @@
  *
  * A packed message holds the blocks of a sequence of ranks back to back, in that order
  * (for a consecutive range lo..hi: rank order). At the root the blocks live at their
- * displacements, `displs[i]·unitBytes`, `counts[i]·unitBytes` bytes each. When the non-empty
- * blocks of the sequence follow each other in the buffer exactly in sequence order, the
- * message can go straight into (come straight out of) the user's buffer: a direct view, no
- * copy. Otherwise it goes through a staging buffer and its blocks are copied out (gather,
- * after the receive) or in (scatter, before the send) through `comm.copy`, so the
- * simulator charges γ per copied element as for any other local copy.
+ * displacements, `displs[i]·unitBytes`, `counts[i]·unitBytes` bytes each. The placement is
+ * the message's buffer at the root: the blocks' views of the user's buffer in sequence
+ * order, empty blocks dropped and views adjacent in memory merged — one contiguous view when
+ * the blocks follow each other in the buffer in sequence order (the common case: ordered
+ * trees, default displacements), otherwise a vectored MessageBuffer (comm/segments.ts) the
+ * transport fills (gather) or sends from (scatter) segment by segment. Nothing is staged and
+ * nothing is copied: gaps, permuted displacements and the non-ordered two-block trees cost
+ * exactly what the evaluator says (no γ for the root beyond its own block), and a persistent
+ * scatter sends the buffer's current contents.
  *
- * Cost: deciding is O(length of the sequence); a staged run copies its bytes once.
+ * Cost: O(length of the sequence) once, at planning; O(segments) per message in the
+ * transport.
  */
-import type { Communicator } from '../comm/communicator.js';
+import type { MessageBuffer } from '../comm/segments.js';
 import type { VPlanInput } from './variant.js';
 
 /** Prefix sums of `counts`: `prefix[i]` = Σ_{j<i} counts[j] (length p + 1). */
@@ -48,83 +52,51 @@ export function blockView(buf: Uint8Array, layout: BlockLayout, r: number): Uint
 }
 
 /**
- * Where one packed message goes (gather) or comes from (scatter).
- * - `view`: the bytes to receive into / send from, exactly the packed size;
- * - `direct`: `view` is a view of the user's buffer (nothing to copy);
- * - `sync()`: gather: copies the staged blocks out to their displacements (call after the
- *   receive); scatter: copies the blocks in from their displacements (call before every
- *   send, so a persistent plan sends the current contents). No-op when direct.
+ * Where one packed message goes (gather) or comes from (scatter) in the user's buffer.
+ * - `buffer`: receive into / send from this: a view of the user's buffer when the blocks are
+ *   contiguous there in sequence order, else their segments in sequence order;
+ * - `bytes`: the packed size;
+ * - `segments`: how many pieces `buffer` has (0 when empty, 1 when contiguous).
  */
 export interface Placement {
-  readonly view: Uint8Array;
-  readonly direct: boolean;
+  readonly buffer: MessageBuffer;
   readonly bytes: number;
-  sync(): void;
+  readonly segments: number;
 }
 
-const noop = (): void => {};
+const EMPTY = new Uint8Array(0);
 
-/**
- * The placement of the packed message holding the blocks of `ranks` in that order.
- * `direction` 'gather': the message arrives and `sync` copies it out into `buf`;
- * 'scatter': `sync` fills it from `buf` and the message leaves.
- */
-export function sequencePlacement(
-  comm: Communicator,
-  buf: Uint8Array,
-  layout: BlockLayout,
-  ranks: ArrayLike<number>,
-  direction: 'gather' | 'scatter',
-): Placement {
+/** The placement of the packed message holding the blocks of `ranks`, in that order, in `buf`. */
+export function sequencePlacement(buf: Uint8Array, layout: BlockLayout, ranks: ArrayLike<number>): Placement {
   const { counts, displs, unitBytes: u } = layout;
+  const segs: Uint8Array[] = [];
   let bytes = 0;
   let start = -1;
   let end = -1;
-  let contiguous = true;
   for (let i = 0; i < ranks.length; i++) {
     const r = ranks[i];
     const n = counts[r] * u;
     if (n === 0) continue;
     const at = displs[r] * u;
-    if (start < 0) start = at;
-    else if (at !== end) contiguous = false;
-    end = at + n;
+    if (start >= 0 && at === end) {
+      end += n;
+    } else {
+      if (start >= 0) segs.push(buf.subarray(start, end));
+      start = at;
+      end = at + n;
+    }
     bytes += n;
   }
-  if (start < 0) return { view: buf.subarray(0, 0), direct: true, bytes: 0, sync: noop };
-  if (contiguous) return { view: buf.subarray(start, end), direct: true, bytes, sync: noop };
-  const staging = new Uint8Array(bytes);
-  const pieces: { readonly packed: Uint8Array; readonly user: Uint8Array }[] = [];
-  let off = 0;
-  for (let i = 0; i < ranks.length; i++) {
-    const r = ranks[i];
-    const n = counts[r] * u;
-    if (n === 0) continue;
-    const at = displs[r] * u;
-    pieces.push({ packed: staging.subarray(off, off + n), user: buf.subarray(at, at + n) });
-    off += n;
-  }
-  const sync =
-    direction === 'gather'
-      ? () => {
-          for (const piece of pieces) comm.copy(piece.user, piece.packed);
-        }
-      : () => {
-          for (const piece of pieces) comm.copy(piece.packed, piece.user);
-        };
-  return { view: staging, direct: false, bytes, sync };
+  if (start < 0) return { buffer: EMPTY, bytes: 0, segments: 0 };
+  const last = buf.subarray(start, end);
+  if (segs.length === 0) return { buffer: last, bytes, segments: 1 };
+  segs.push(last);
+  return { buffer: segs, bytes, segments: segs.length };
 }
 
 /** Consecutive ranks lo..hi in rank order, as one packed message: see `sequencePlacement`. */
-export function rangePlacement(
-  comm: Communicator,
-  buf: Uint8Array,
-  layout: BlockLayout,
-  lo: number,
-  hi: number,
-  direction: 'gather' | 'scatter',
-): Placement {
+export function rangePlacement(buf: Uint8Array, layout: BlockLayout, lo: number, hi: number): Placement {
   const ranks = new Int32Array(Math.max(0, hi - lo + 1));
   for (let i = 0; i < ranks.length; i++) ranks[i] = lo + i;
-  return sequencePlacement(comm, buf, layout, ranks, direction);
+  return sequencePlacement(buf, layout, ranks);
 }

@@ -17,7 +17,8 @@
  * Buffers (no communication, O(children) views): a non-root rank's packed buffer with views
  * of its own block and of each child's message, where a leaf that does not copy (no
  * model.copyAll, seed 000 Lemma 4) uses its user block directly; the root's placement of
- * each child's message in the user's buffer (collectives/layout.ts).
+ * each child's message in the user's buffer (collectives/layout.ts: the blocks' views at
+ * their displacements, a vectored buffer when they are not contiguous — no staging).
  */
 import type { Communicator } from '../comm/communicator.js';
 import { ceilLog2 } from '../util/ceil-log.js';
@@ -147,15 +148,17 @@ export function packedBuffer(node: NodeSchedule, unitBytes: number, block: Uint8
   return { direct, buf, own, views };
 }
 
-/** The root's own block and each child's message placed in the user's buffer `buf`. */
+/**
+ * The root's own block and each child's message placed in the user's buffer `buf`: the
+ * blocks' views at their displacements, vectored when not contiguous (collectives/layout.ts).
+ */
 export function rootPlacements(
   comm: Communicator,
   buf: Uint8Array,
   input: VPlanInput,
   node: NodeSchedule,
-  direction: 'gather' | 'scatter',
 ): { readonly own: Uint8Array; readonly places: readonly Placement[] } {
   const layout = rootLayout(input);
-  const places = node.children.map((c) => sequencePlacement(comm, buf, layout, c.ranks ?? [], direction));
+  const places = node.children.map((c) => sequencePlacement(buf, layout, c.ranks ?? []));
   return { own: blockView(buf, layout, comm.rank), places };
 }

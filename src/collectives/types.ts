@@ -65,6 +65,18 @@ export interface AdaptiveVariantOptions {
   readonly rule?: 'exact' | 'lemma1';
 }
 
+export interface AutoOptions {
+  /**
+   * What each dependent communication round costs beyond the model's α (model units;
+   * default 0): a rank that must wait for a message before it can go on pays it once per
+   * round, e.g. a worker thread waking up (src/run/calibrate.ts measures it). auto adds
+   * rounds × roundLatency to every candidate's prediction (linear: 1 round; the tree
+   * algorithms: their planning rounds + tree height). 0 on the simulator, whose model already
+   * is the machine.
+   */
+  readonly roundLatency?: number;
+}
+
 export interface CollectiveOptions {
   /** Default 'auto'. */
   readonly algorithm?: VAlgorithm;
@@ -74,6 +86,8 @@ export interface CollectiveOptions {
    */
   readonly model?: CostModel;
   readonly adaptive?: AdaptiveVariantOptions;
+  /** How `auto` predicts (every rank must pass the same). */
+  readonly auto?: AutoOptions;
 }
 
 /** What one rank learns about the operation it took part in. */

@@ -10,7 +10,10 @@
  * ⌈log₂p⌉(α + βm) (binomial tree).
  *
  * Context agreement (MPI's context ids): every endpoint keeps the next context id it has never
- * used (the world communicator uses 0, so counters start at 1). A new communicator takes the
+ * used (the world communicator uses 0, so counters start at 1). A communicator with context id c
+ * uses two endpoint contexts (`endpointCtx`): 2c for user tags (< COLLECTIVE_TAG, and every
+ * ANY_TAG receive) and 2c + 1 for the tags of collectives and communicator management, so that
+ * a user's ANY_TAG receive never takes a collective's message. A new communicator takes the
  * maximum of its members' counters and each member moves its counter past it. Two
  * communicators that share a member therefore never share a context; disjoint ones may, which
  * is harmless since no rank can receive traffic of both.
@@ -84,12 +87,20 @@ export function withContext<T>(endpoint: Endpoint, agreement: (counter: ContextC
   return run;
 }
 
+/**
+ * The endpoint context of traffic with `tag` on a communicator whose context id is `ctx`:
+ * 2·ctx for user tags (and ANY_TAG, which is negative), 2·ctx + 1 for tags ≥ COLLECTIVE_TAG.
+ */
+export function endpointCtx(ctx: number, tag: number): number {
+  return tag >= COLLECTIVE_TAG ? 2 * ctx + 1 : 2 * ctx;
+}
+
 function send(m: Members, to: number, tag: number, data: Uint8Array): Request<void> {
-  return m.endpoint.isend(m.ctx, m.worldRankOf(to), tag, data);
+  return m.endpoint.isend(endpointCtx(m.ctx, tag), m.worldRankOf(to), tag, data);
 }
 
 function recv(m: Members, from: number, tag: number, into: Uint8Array): Request<Status> {
-  return m.endpoint.irecv(m.ctx, m.worldRankOf(from), tag, into);
+  return m.endpoint.irecv(endpointCtx(m.ctx, tag), m.worldRankOf(from), tag, into);
 }
 
 /**

@@ -12,9 +12,9 @@
 
 import { InvalidArgumentError } from '../errors.js';
 import { allgatherRecords, type Members, TAG_SPLIT, withContext } from './agree.js';
-import { ANY_SOURCE, ANY_TAG, BaseCommunicator, type Communicator, type Status, UNDEFINED } from './communicator.js';
+import { ANY_SOURCE, ANY_TAG, BaseCommunicator, COLLECTIVE_TAG, type Communicator, type Status, UNDEFINED } from './communicator.js';
 import type { Endpoint, VirtualClock } from './endpoint.js';
-import { mapRequest, OpRequest, type Request } from './request.js';
+import { mapRequest, OpRequest, type Request, toPromise } from './request.js';
 import { isMessageBuffer, type MessageBuffer } from './segments.js';
 
 const MAX_TAG = 0x7fffffff;
@@ -49,8 +49,13 @@ export class GroupCommunicator extends BaseCommunicator implements Members {
   readonly clock?: VirtualClock;
   /** The transport underneath (for comm/'s own constructions). */
   readonly endpoint: Endpoint;
-  /** The context id of this communicator's traffic. */
+  /**
+   * The context id of this communicator: its traffic uses endpoint context 2·ctx for user tags
+   * and 2·ctx + 1 for collective tags (comm/agree.ts `endpointCtx`).
+   */
   readonly ctx: number;
+  /** 2·ctx: the endpoint context of user tags. */
+  private readonly ctx2: number;
   /** World rank of each rank; null for the world communicator (the identity). */
   private readonly group: Int32Array | null;
   private localOf: Map<number, number> | undefined;
@@ -63,6 +68,7 @@ export class GroupCommunicator extends BaseCommunicator implements Members {
     super();
     this.endpoint = endpoint;
     this.ctx = ctx;
+    this.ctx2 = 2 * ctx;
     this.group = group === null ? null : Int32Array.from(group);
     this.size = group === null ? endpoint.worldSize : group.length;
     this.rank = rank;
@@ -103,7 +109,8 @@ export class GroupCommunicator extends BaseCommunicator implements Members {
       this.badTag(tag, false) ??
       (isMessageBuffer(data) ? undefined : new InvalidArgumentError('data', 'must be a Uint8Array or an array of them', { rank: this.rank }));
     if (bad !== undefined) return rejected(bad);
-    return this.endpoint.isend(this.ctx, this.group === null ? dest : this.group[dest], tag, data);
+    const ctx = tag >= COLLECTIVE_TAG ? this.ctx2 + 1 : this.ctx2;
+    return this.endpoint.isend(ctx, this.group === null ? dest : this.group[dest], tag, data);
   }
 
   irecv(source: number, tag: number, into: MessageBuffer): Request<Status> {
@@ -112,16 +119,23 @@ export class GroupCommunicator extends BaseCommunicator implements Members {
       this.badTag(tag, true) ??
       (isMessageBuffer(into) ? undefined : new InvalidArgumentError('into', 'must be a Uint8Array or an array of them', { rank: this.rank }));
     if (bad !== undefined) return rejected(bad);
+    const ctx = tag >= COLLECTIVE_TAG ? this.ctx2 + 1 : this.ctx2;
     const group = this.group;
-    if (group === null) return this.endpoint.irecv(this.ctx, source, tag, into);
+    if (group === null) return this.endpoint.irecv(ctx, source, tag, into);
     if (source !== ANY_SOURCE) {
-      return mapRequest(this.endpoint.irecv(this.ctx, group[source], tag, into), (st) => ({ source, tag: st.tag, bytes: st.bytes }));
+      return mapRequest(this.endpoint.irecv(ctx, group[source], tag, into), (st) => ({ source, tag: st.tag, bytes: st.bytes }));
     }
-    return mapRequest(this.endpoint.irecv(this.ctx, ANY_SOURCE, tag, into), (st) => ({
+    return mapRequest(this.endpoint.irecv(ctx, ANY_SOURCE, tag, into), (st) => ({
       source: this.rankOfWorld(st.source),
       tag: st.tag,
       bytes: st.bytes,
     }));
+  }
+
+  override send(dest: number, tag: number, data: MessageBuffer): Promise<void> {
+    const req = this.isend(dest, tag, data);
+    // A send that completed at once (the common case): one shared settled promise.
+    return completed(req) ? SENT : toPromise(req);
   }
 
   copy(dst: Uint8Array, src: Uint8Array): void {
@@ -172,9 +186,65 @@ export class GroupCommunicator extends BaseCommunicator implements Members {
 }
 
 /**
+ * The world communicator over an endpoint that checks every argument itself exactly as
+ * GroupCommunicator would (same fields, its world rank as the rank): point-to-point calls go
+ * straight to the endpoint, validated once.
+ */
+/** The promise of every blocking send that completed at once (settled promises are immutable). */
+const SENT: Promise<void> = Promise.resolve();
+
+function completed(req: Request<unknown>): boolean {
+  return req instanceof OpRequest && !req.pending && !req.failed;
+}
+
+class CheckedWorldCommunicator extends GroupCommunicator {
+  /** The last completed receive request seen by `recv` and its promise (transports reuse done requests). */
+  private lastDone: Request<Status> | null = null;
+  private lastPromise: Promise<Status> | null = null;
+
+  // Context 0 for user tags, 1 for collective tags (a bad tag is the endpoint's to reject).
+  override isend(dest: number, tag: number, data: MessageBuffer): Request<void> {
+    return this.endpoint.isend(tag >= COLLECTIVE_TAG ? 1 : 0, dest, tag, data);
+  }
+
+  override irecv(source: number, tag: number, into: MessageBuffer): Request<Status> {
+    return this.endpoint.irecv(tag >= COLLECTIVE_TAG ? 1 : 0, source, tag, into);
+  }
+
+  override send(dest: number, tag: number, data: MessageBuffer): Promise<void> {
+    const req = this.endpoint.isend(tag >= COLLECTIVE_TAG ? 1 : 0, dest, tag, data);
+    return completed(req) ? SENT : toPromise(req);
+  }
+
+  override recv(source: number, tag: number, into: MessageBuffer): Promise<Status> {
+    const req = this.endpoint.irecv(tag >= COLLECTIVE_TAG ? 1 : 0, source, tag, into);
+    if (req === this.lastDone) return this.lastPromise as Promise<Status>;
+    const promise = toPromise(req);
+    if (completed(req)) {
+      this.lastDone = req;
+      this.lastPromise = promise;
+    }
+    return promise;
+  }
+}
+
+export interface WorldOptions {
+  /**
+   * The endpoint rejects a bad destination or source (field `dest`/`source`: not an integer in
+   * [0, worldSize), nor ANY_SOURCE for a receive), tag (`tag`: not an integer in [0, 2³¹ − 1],
+   * nor ANY_TAG for a receive) and buffer (`data`/`into`: not a MessageBuffer) with an
+   * InvalidArgumentError naming that field and its world rank, in that order of checks: then
+   * the world communicator skips its own checks (the threads transport's endpoint does this).
+   */
+  readonly endpointChecks?: boolean;
+}
+
+/**
  * The world communicator of an endpoint (context 0, rank = world rank). Every transport builds
  * each rank's communicator with this; sub-communicators come from `split`.
  */
-export function createWorldCommunicator(endpoint: Endpoint): GroupCommunicator {
-  return new GroupCommunicator(endpoint, 0, null, endpoint.worldRank);
+export function createWorldCommunicator(endpoint: Endpoint, options: WorldOptions = {}): GroupCommunicator {
+  return options.endpointChecks === true
+    ? new CheckedWorldCommunicator(endpoint, 0, null, endpoint.worldRank)
+    : new GroupCommunicator(endpoint, 0, null, endpoint.worldRank);
 }

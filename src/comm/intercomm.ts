@@ -18,7 +18,7 @@
  */
 
 import { InvalidArgumentError } from '../errors.js';
-import { allgatherRecords, bcastBytes, MANAGEMENT_TAG, withContext } from './agree.js';
+import { allgatherRecords, bcastBytes, endpointCtx, MANAGEMENT_TAG, withContext } from './agree.js';
 import { ANY_SOURCE, PointToPointBase, type Communicator, type Status } from './communicator.js';
 import type { Endpoint, VirtualClock } from './endpoint.js';
 import { handled, mapRequest, OpRequest, type Request, waitAll } from './request.js';
@@ -120,16 +120,17 @@ class GroupInterCommunicator extends PointToPointBase implements InterCommunicat
   isend(dest: number, tag: number, data: MessageBuffer): Request<void> {
     const bad = this.badRemote('dest', dest, false) ?? this.badTag(tag, false);
     if (bad !== undefined) return OpRequest.failed(bad);
-    return this.endpoint.isend(this.ctx, this.remote[dest], tag, data);
+    return this.endpoint.isend(endpointCtx(this.ctx, tag), this.remote[dest], tag, data);
   }
 
   irecv(source: number, tag: number, into: MessageBuffer): Request<Status> {
     const bad = this.badRemote('source', source, true) ?? this.badTag(tag, true);
     if (bad !== undefined) return OpRequest.failed(bad);
+    const ctx = endpointCtx(this.ctx, tag);
     if (source !== ANY_SOURCE) {
-      return mapRequest(this.endpoint.irecv(this.ctx, this.remote[source], tag, into), (st) => ({ source, tag: st.tag, bytes: st.bytes }));
+      return mapRequest(this.endpoint.irecv(ctx, this.remote[source], tag, into), (st) => ({ source, tag: st.tag, bytes: st.bytes }));
     }
-    return mapRequest(this.endpoint.irecv(this.ctx, ANY_SOURCE, tag, into), (st) => ({
+    return mapRequest(this.endpoint.irecv(ctx, ANY_SOURCE, tag, into), (st) => ({
       source: this.remoteRankOfWorld(st.source),
       tag: st.tag,
       bytes: st.bytes,
@@ -168,8 +169,8 @@ class GroupInterCommunicator extends PointToPointBase implements InterCommunicat
         const out = Float64Array.of(localHigh, localMax, bad);
         const into = new Float64Array(3);
         await waitAll<unknown>([
-          this.endpoint.isend(this.ctx, this.remote[0], TAG_MERGE_LEADER, f64bytes(out)),
-          this.endpoint.irecv(this.ctx, this.remote[0], TAG_MERGE_LEADER, f64bytes(into)),
+          this.endpoint.isend(endpointCtx(this.ctx, TAG_MERGE_LEADER), this.remote[0], TAG_MERGE_LEADER, f64bytes(out)),
+          this.endpoint.irecv(endpointCtx(this.ctx, TAG_MERGE_LEADER), this.remote[0], TAG_MERGE_LEADER, f64bytes(into)),
         ]);
         remoteInfo = f64bytes(into);
       }
@@ -194,12 +195,39 @@ class GroupInterCommunicator extends PointToPointBase implements InterCommunicat
   }
 }
 
+/** The arguments of createIntercomm whose errors a group reports (index + 1 is the code exchanged). */
+const FIELDS = ['localLeader', 'peer', 'remoteLeader', 'tag'] as const;
+/** Status codes of the leader's broadcast: 0 fine, REMOTE_BAD + i: field i bad in the remote group. */
+const REMOTE_BAD = 10;
+const NOT_DISJOINT = 20;
+
+/**
+ * What the leader sees wrong with the arguments only it uses (undefined: nothing): `peer` must be
+ * a vcoll communicator on the same transport, `remoteLeader` one of its ranks, `tag` a valid tag.
+ */
+function badPeerArgs(lc: GroupCommunicator, peer: Communicator | null, remoteLeader: number, tag: number): InvalidArgumentError | undefined {
+  const rank = lc.rank;
+  if (!(peer instanceof GroupCommunicator)) {
+    return new InvalidArgumentError('peer', 'must be a communicator built by vcoll (createWorldCommunicator or split)', { rank });
+  }
+  if (peer.endpoint !== lc.endpoint) return new InvalidArgumentError('peer', 'must live on the same transport as local', { rank });
+  return badRank('remoteLeader', remoteLeader, peer.size, false, rank) ?? badTag(tag, false, rank);
+}
+
 /**
  * MPI_Intercomm_create, collective over both groups: `local` is this group's communicator and
  * `localLeader` its leader (the same on every rank of the group); at the leader, `peer` is a
  * communicator holding both leaders, `remoteLeader` the other leader's rank in `peer` and
  * `tag` the tag of the leaders' exchange on `peer` (ignored elsewhere). The groups must be
  * disjoint.
+ *
+ * Bad arguments: every rank checks `local` and `localLeader`, the leader `peer`, `remoteLeader`
+ * and `tag`, and the group shares what it found in its first allgather, so every rank of the
+ * group rejects with an InvalidArgumentError naming the field (no rank of the group hangs).
+ * The remote group is told too (and rejects naming the field) whenever the leader can still
+ * reach the remote leader, i.e. unless the bad argument is `peer`, `remoteLeader` or `tag`
+ * itself: the remote leader then waits for a message that cannot come, as in MPI, where such a
+ * call is erroneous. A `local` that is not a vcoll communicator rejects at once on that rank.
  */
 export async function createIntercomm(
   local: Communicator,
@@ -209,47 +237,68 @@ export async function createIntercomm(
   tag: number,
 ): Promise<InterCommunicator> {
   const lc = groupOf(local, 'local');
-  if (!Number.isInteger(localLeader) || localLeader < 0 || localLeader >= lc.size) {
-    throw new InvalidArgumentError('localLeader', `rank ${localLeader} is not in [0, ${lc.size})`, { rank: lc.rank });
-  }
-  const leader = lc.rank === localLeader;
-  let pc: GroupCommunicator | undefined;
-  if (leader) {
-    pc = groupOf(peer as Communicator, 'peer', lc.rank);
-    if (pc.endpoint !== lc.endpoint) throw new InvalidArgumentError('peer', 'must live on the same transport as local', { rank: lc.rank });
-    const bad = badRank('remoteLeader', remoteLeader, pc.size, false, lc.rank) ?? badTag(tag, false, lc.rank);
-    if (bad !== undefined) throw bad;
-  }
+  const leaderOk = Number.isInteger(localLeader) && localLeader >= 0 && localLeader < lc.size;
+  const leader = leaderOk && lc.rank === localLeader;
+  const peerBad = leader ? badPeerArgs(lc, peer, remoteLeader, tag) : undefined;
   const endpoint = lc.endpoint;
-  const maxBytes = 8 * (endpoint.worldSize + 1);
+  const maxBytes = 8 * (endpoint.worldSize + 2);
   return withContext(endpoint, async (counter) => {
-    const all = await allgatherRecords(lc, TAG_INTER_GATHER, Float64Array.of(counter.next));
+    // Every member's counter, its localLeader (-1: out of range) and, at a leader, the index in
+    // FIELDS of a bad peer argument (0: none, -1: not a leader).
+    const verdict = !leader ? -1 : peerBad === undefined ? 0 : FIELDS.indexOf(peerBad.field as (typeof FIELDS)[number]);
+    const all = await allgatherRecords(lc, TAG_INTER_GATHER, Float64Array.of(counter.next, leaderOk ? localLeader : -1, verdict));
     let localMax = 0;
-    for (const c of all) localMax = Math.max(localMax, c);
+    for (let i = 0; i < lc.size; i++) localMax = Math.max(localMax, all[i * 3]);
+    // The group's leader is rank 0's choice; every rank must have made it.
+    const theLeader = all[1];
+    let error: InvalidArgumentError | undefined;
+    for (let i = 0; i < lc.size && error === undefined; i++) {
+      const l = all[i * 3 + 1];
+      if (l < 0 || l !== theLeader) {
+        const what = l < 0 ? `a leader outside [0, ${lc.size})` : `${l} while rank 0 passed ${theLeader}`;
+        error = new InvalidArgumentError('localLeader', `rank ${i} passed ${what}; every rank must pass the same leader`, { rank: lc.rank });
+      }
+    }
+    const leaderVerdict = theLeader >= 0 ? all[theLeader * 3 + 2] : -1;
+    if (error === undefined && leaderVerdict > 0) {
+      error =
+        peerBad ??
+        new InvalidArgumentError(FIELDS[leaderVerdict], `the leader (rank ${theLeader}) passed a bad ${FIELDS[leaderVerdict]}`, {
+          rank: lc.rank,
+        });
+    }
+    // The exchange of the leaders takes place whenever this group's leader can reach the other.
+    const exchanging = leaderVerdict === 0 && lc.rank === theLeader;
     let info: Uint8Array | null = null;
-    if (pc !== undefined) {
-      const out = Float64Array.from([localMax, ...lc.worldRanks()]);
+    if (exchanging) {
+      const pc = peer as GroupCommunicator;
+      const code = error === undefined ? 0 : 1 + FIELDS.indexOf(error.field as (typeof FIELDS)[number]);
+      const out = Float64Array.from([code, localMax, ...lc.worldRanks()]);
       const into = new Uint8Array(maxBytes);
       const send = handled(pc.isend(remoteLeader, tag, f64bytes(out)));
       const st = await pc.irecv(remoteLeader, tag, into);
       await send;
       const theirs = asF64(into.subarray(0, st.bytes));
-      theirs[0] = Math.max(theirs[0], localMax);
+      // [status, context, the remote group's world ranks…]
+      const remoteCode = theirs[0];
+      theirs[0] = remoteCode !== 0 ? REMOTE_BAD + remoteCode - 1 : 0;
+      theirs[1] = Math.max(theirs[1], localMax);
       const mine = new Set(lc.worldRanks());
-      for (let i = 1; i < theirs.length; i++) {
-        if (mine.has(theirs[i])) {
-          // Tell the group (a negative context) so that nobody waits forever.
-          theirs[0] = -1;
-          break;
-        }
-      }
+      for (let i = 2; i < theirs.length && theirs[0] === 0; i++) if (mine.has(theirs[i])) theirs[0] = NOT_DISJOINT;
       info = f64bytes(theirs);
     }
-    const got = asF64(await bcastBytes(lc, TAG_INTER_BCAST, localLeader, info, maxBytes));
-    const ctx = got[0];
-    if (ctx < 0) throw new InvalidArgumentError('local', 'the local and the remote group must be disjoint', { rank: lc.rank });
+    // Every rank knows of an error of its own group from the allgather: nothing more to wait for.
+    if (error !== undefined) throw error;
+    const got = asF64(await bcastBytes(lc, TAG_INTER_BCAST, theLeader, info, maxBytes));
+    const status = got[0];
+    if (status === NOT_DISJOINT) throw new InvalidArgumentError('local', 'the local and the remote group must be disjoint', { rank: lc.rank });
+    if (status !== 0) {
+      const field = FIELDS[status - REMOTE_BAD];
+      throw new InvalidArgumentError(field, `the remote group's ${field} was invalid (its ranks report which)`, { rank: lc.rank });
+    }
+    const ctx = got[1];
     counter.claim(ctx);
-    return new GroupInterCommunicator(lc, ctx, Int32Array.from(got.subarray(1)));
+    return new GroupInterCommunicator(lc, ctx, Int32Array.from(got.subarray(2)));
   });
 }
 

@@ -9,13 +9,13 @@ import { blockSizes } from '../bench/distributions.js';
 import type { VAlgorithm } from '../collectives/types.js';
 import { InvalidArgumentError } from '../errors.js';
 import { linearModel } from '../model/cost-model.js';
-import { runSim } from '../transports/sim/index.js';
+import { runSim, type SimTrace } from '../transports/sim/index.js';
 import { runThreads, type RunThreadsOptions } from '../transports/threads/index.js';
 import type { Calibration, CalibrationOptions } from './calibrate.js';
 import { predictTime } from './predict.js';
 import { VIRTUAL_TIMER, runCaseOnRank, type RankCaseResult } from './rank.js';
 import { validateCase, type RunCase, type TransportName, type VOperation } from './spec.js';
-import { calibratedModel, type ThreadsJobArgs, type ThreadsJobRankResult } from './threads-program.js';
+import { calibratedCase, type ThreadsJobArgs, type ThreadsJobRankResult } from './threads-program.js';
 
 /** The result of one case: the JSON object `vcoll run --format json` prints. */
 export interface RunReport {
@@ -47,8 +47,13 @@ export interface RunReport {
   readonly reps: number;
   /** α, β, γ per element of the model the trees were built with. */
   readonly model: RunCase['model'];
-  /** The evaluator's time for the data-phase tree in that model (its units: µs when calibrated). */
+  /**
+   * The evaluator's time for the data-phase tree in that model (its units: µs when
+   * calibrated), plus roundLatency per level of the tree when the case has one.
+   */
   readonly predicted: number;
+  /** The case's round latency (model units), when it has one (calibrated threads runs). */
+  readonly roundLatency?: number;
   /** The slowest rank's time of every timed execution. */
   readonly repTimes: number[];
   /** Persistent only: the planning call (slowest rank), and its traffic. */
@@ -93,7 +98,8 @@ export function summarize(transport: TransportName, p: number, c: RunCase, ranks
     persistent: c.persistent,
     reps: c.reps,
     model: c.model,
-    predicted: predictTime(info.algorithm, c.op, sizes, model, c.root),
+    ...(c.roundLatency !== undefined ? { roundLatency: c.roundLatency } : {}),
+    predicted: predictTime(info.algorithm, c.op, sizes, model, c.root, c.roundLatency ?? 0),
     repTimes,
     ...(c.persistent
       ? {
@@ -106,13 +112,20 @@ export function summarize(transport: TransportName, p: number, c: RunCase, ranks
   };
 }
 
+export interface SimRunOptions {
+  /** Receives the simulator's trace of the whole run (every message and copy, JSON-ready). */
+  readonly onTrace?: (trace: SimTrace) => void;
+}
+
 /** Runs one case on the virtual-time simulator with the case's model (per element of unitBytes bytes). */
-export async function runOnSim(p: number, c: RunCase): Promise<RunReport> {
+export async function runOnSim(p: number, c: RunCase, options: SimRunOptions = {}): Promise<RunReport> {
   validateCase(p, c);
   const sim = await runSim(p, (comm) => runCaseOnRank(comm, c, VIRTUAL_TIMER), {
     model: linearModel(c.model),
     unitBytes: c.unitBytes,
+    trace: options.onTrace !== undefined,
   });
+  if (options.onTrace !== undefined && sim.trace !== undefined) options.onTrace(sim.trace);
   return { ...summarize('sim', p, c, sim.results, 'model'), simTotalMessages: sim.messages, simTotalBytes: sim.bytes };
 }
 
@@ -137,14 +150,23 @@ export async function runOnThreads(p: number, cases: readonly RunCase[], options
   const ranks = await runThreads<ThreadsJobRankResult>(p, PROGRAM_URL, args, options.threads);
   const calibration = ranks[0].calibration;
   const reports = cases.map((c, i) => {
-    const run = calibration ? { ...c, model: calibratedModel(calibration, c.unitBytes) } : c;
+    const run = calibration ? calibratedCase(c, calibration) : c;
     return summarize('threads', p, run, ranks.map((r) => r.results[i]), 's');
   });
   return { calibration, reports };
 }
 
+export interface RunCaseOptions extends SimRunOptions {
+  /** Threads only: calibrate the model on the threads first (α, β, γ in µs, round latency). */
+  readonly calibrate?: CalibrationOptions;
+}
+
 /** One case on one transport. */
-export async function runCase(transport: TransportName, p: number, c: RunCase): Promise<RunReport> {
-  if (transport === 'sim') return runOnSim(p, c);
-  return (await runOnThreads(p, [c])).reports[0];
+export async function runCase(transport: TransportName, p: number, c: RunCase, options: RunCaseOptions = {}): Promise<RunReport> {
+  if (transport === 'sim') {
+    if (options.calibrate !== undefined) throw new InvalidArgumentError('calibrate', 'only on threads (the simulator runs the given model)');
+    return runOnSim(p, c, options);
+  }
+  if (options.onTrace !== undefined) throw new InvalidArgumentError('trace', 'only on the simulator');
+  return (await runOnThreads(p, [c], options.calibrate === undefined ? {} : { calibrate: options.calibrate })).reports[0];
 }

@@ -79,7 +79,7 @@ export async function runCaseOnRank(comm: Communicator, c: RunCase, timer: RankT
   const counts = blockSizes(c.dist, { p, b: c.b, rho: c.rho, seed: c.seed });
   const u = c.unitBytes;
   const counting = new CountingCommunicator(comm);
-  const options: CollectiveOptions = { algorithm: c.algorithm, model: linearModel(c.model) };
+  const options: CollectiveOptions = { algorithm: c.algorithm, model: linearModel(c.model), auto: { roundLatency: c.roundLatency ?? 0 } };
   const mine = blockOf(me, counts[me], u);
 
   let makeExecution: (persistentStart?: () => Promise<void>, info?: CollectiveInfo) => Execution;

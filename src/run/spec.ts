@@ -45,6 +45,12 @@ export interface RunCase {
   readonly unitBytes: number;
   /** α, β, γ per element: the model trees are built for (and the simulator's). */
   readonly model: LinearParamsInput;
+  /**
+   * Per dependent communication round beyond α (model units; default 0): auto's
+   * CollectiveOptions.auto.roundLatency, and added per level of the data-phase tree to the
+   * prediction. Set from the calibration on threads (src/run/calibrate.ts).
+   */
+  readonly roundLatency?: number;
   /** Plan once with *Init and time only start(). */
   readonly persistent: boolean;
   /** Timed repetitions (the reported time is the minimum over them). */
@@ -102,6 +108,7 @@ export function validateCase(p: number, c: RunCase, prefix = ''): RunCase {
   nonNegative(`${prefix}alpha`, c.model.alpha);
   nonNegative(`${prefix}beta`, c.model.beta);
   nonNegative(`${prefix}gamma`, c.model.gamma);
+  if (c.roundLatency !== undefined) nonNegative(`${prefix}round-latency`, c.roundLatency);
   integerIn(`${prefix}reps`, c.reps, 1);
   integerIn(`${prefix}warmup`, c.warmup, 0);
   return c;

@@ -2,7 +2,7 @@
  * The worker-thread rank program of `vcoll run --transport threads`, the main job and the
  * threads benchmark (loaded by runThreads; `export default async function (comm, args)`).
  * One worker start-up serves a whole list of cases: optionally a calibration first (whose
- * α, β, γ then become every case's model), then every case in order, each timed between
+ * α, β, γ then become every case's model, and whose round latency auto's), then every case in order, each timed between
  * barriers and verified on every rank.
  */
 import type { Communicator } from '../comm/communicator.js';
@@ -26,11 +26,16 @@ export function calibratedModel(cal: Calibration, unitBytes: number): RunCase['m
   return { alpha: cal.alphaUs, beta: cal.betaUs * unitBytes, gamma: cal.gammaUs * unitBytes };
 }
 
+/** A case with the calibrated model and round latency (µs). */
+export function calibratedCase(c: RunCase, cal: Calibration): RunCase {
+  return { ...c, model: calibratedModel(cal, c.unitBytes), roundLatency: cal.roundUs };
+}
+
 export default async function threadsProgram(comm: Communicator, args: ThreadsJobArgs): Promise<ThreadsJobRankResult> {
   const calibration = args.calibrate ? await calibrate(comm, args.calibrate) : undefined;
   const results: RankCaseResult[] = [];
   for (const c of args.cases) {
-    const run = calibration ? { ...c, model: calibratedModel(calibration, c.unitBytes) } : c;
+    const run = calibration ? calibratedCase(c, calibration) : c;
     results.push(await runCaseOnRank(comm, run, WALL_TIMER));
   }
   return { calibration, results };

@@ -220,7 +220,8 @@ export function adaptiveRounds(sizes: ArrayLike<number>, model: CostModel, opts?
   const tb = new TreeBuilder(p, root);
   for (const [parent, child] of edges) tb.addChild(parent, child);
   if (copyAll) for (let v = 0; v < p; v++) tb.setCopyAt(v, 0);
-  return { p, ports: k, root, time: C[root], rounds, tree: tb.build() };
+  // p = 1: the lone root still copies its block into the result (as evaluate charges).
+  return { p, ports: k, root, time: p === 1 ? copyCost[0] : C[root], rounds, tree: tb.build() };
 }
 
 /**

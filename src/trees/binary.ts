@@ -156,8 +156,8 @@ function homogeneousBinary(
   const check = rootChecker(p);
   return {
     p,
-    best: () => reconstruct(p, -1, B, f),
-    rooted: (root: number) => reconstruct(p, check(root), B, f),
+    best: () => reconstruct(p, -1, B, f, model.copy(0, m[0])),
+    rooted: (root: number) => reconstruct(p, check(root), B, f, model.copy(0, m[0])),
   };
 }
 
@@ -521,10 +521,12 @@ function reconstruct(
   fixed: number,
   B: (i: number, j: number) => number,
   f: CaseValues,
+  lonely: number,
 ): BuiltTree {
   if (p === 1) {
+    // the lone root copies its block (as evaluate charges)
     const tree = new TreeBuilder(1, 0).build();
-    return { tree, time: B(0, 0), root: 0 };
+    return { tree, time: lonely, root: 0 };
   }
   const top = topValue(p, f, fixed, B);
   const builder = new TreeBuilder(p, top.root);
@@ -599,6 +601,7 @@ function reconstructPairwise(
     root = b.w;
     time = b.v;
   }
+  if (p === 1) time = g[0]; // the lone root copies its block (as evaluate charges)
   const builder = new TreeBuilder(p, root);
   // the child root u of range [lo..hi] that, received into r after waiting until x, gives target
   const recvRoot = (x: number, lo: number, hi: number, r: number, target: number): number => {

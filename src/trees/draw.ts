@@ -97,8 +97,9 @@ export function treeSchedule(tree: Tree, sizes: ArrayLike<number>, opts?: DrawOp
   const order = postOrder(tree);
   const ports = model ? model.ports : 1;
   const comm = (from: number, to: number, units: number): number => (model ? model.comm(from, to, units) : 1);
+  // as evaluate: a node that receives copies, and so does the root (even alone), and all under copyAll
   const copyCost = (v: number, nKids: number): number =>
-    model && (nKids > 0 || model.copyAll) ? model.copy(v, m[v]) : 0;
+    model && (nKids > 0 || model.copyAll || v === tree.root) ? model.copy(v, m[v]) : 0;
 
   const S = new Float64Array(p);
   const C = new Float64Array(p);

@@ -47,7 +47,9 @@ export function evaluate(
     let s = sizes[v];
     for (const c of kids) s += S[c];
     S[v] = s;
-    const copyCost = kids.length > 0 || model.copyAll ? model.copy(v, sizes[v]) : 0;
+    // A node that receives something copies its own block; so does the root always (it assembles
+    // the result, even alone: p = 1), and every node under copyAll.
+    const copyCost = kids.length > 0 || model.copyAll || v === tree.root ? model.copy(v, sizes[v]) : 0;
     if (kids.length === 0) {
       C[v] = copyCost;
       continue;

@@ -56,7 +56,7 @@ export function prepareProblem(sizes: ArrayLike<number>, model: CostModel, opts:
 function starTime(m: Float64Array, model: CostModel, r: number, ports: PortClock): number {
   const p = m.length;
   const k = model.ports;
-  const copy = p > 1 || model.copyAll ? model.copy(r, m[r]) : 0;
+  const copy = model.copy(r, m[r]); // the root always copies its block (p = 1 too)
   if (p === 1) return copy;
   if (k === 1) {
     let t = copy;

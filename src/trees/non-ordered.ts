@@ -154,5 +154,5 @@ export function exactNonOrderedOptimal(sizes: ArrayLike<number>, model: CostMode
   };
   expand(full, r0);
   for (let v = 0; v < p; v++) b.setCopyAt(v, 0);
-  return { tree: b.build(), time: C[full * p + r0], root: r0 };
+  return { tree: b.build(), time: p === 1 ? copy[0] : C[full * p + r0], root: r0 }; // p = 1: the root's copy
 }

@@ -211,7 +211,7 @@ export function solveOrderedRanges(spec: OrderedRangeSpec): OrderedRangeSolution
       for (const c of kids) builder.addChild(r, c);
       builder.setCopyAt(r, kids.length > 0 && kids[0] < r ? 1 : 0);
     }
-    return { tree: builder.build(), time: value(0, p - 1, root), root };
+    return { tree: builder.build(), time: p === 1 ? copy[0] : value(0, p - 1, root), root }; // p = 1: the root's copy
   };
 
   return {

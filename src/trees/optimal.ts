@@ -95,7 +95,7 @@ export function optimalTree(sizes: ArrayLike<number>, model: CostModel, opts?: O
 
   if (p === 1) {
     const tree = new TreeBuilder(1, 0).build();
-    return { tree, time: input.leaf[0], root: 0 };
+    return { tree, time: input.gamma * input.m[0], root: 0 }; // the lone root copies its block
   }
   if (root === undefined) {
     const t =

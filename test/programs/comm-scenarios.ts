@@ -5,6 +5,8 @@
  * must be from the arguments alone.
  */
 import { ANY_SOURCE, ANY_TAG, type Communicator } from '../../src/comm/communicator.js';
+import { barrier } from '../../src/collectives/basic/barrier.js';
+import { bcast } from '../../src/collectives/basic/bcast.js';
 import { createIntercomm, type InterCommunicator, splitIntercomm } from '../../src/comm/intercomm.js';
 import { VcollError } from '../../src/errors.js';
 
@@ -241,6 +243,48 @@ export async function interScenario(
   return observeInter(comm, ic, args.sameHigh === true ? false : color === 1);
 }
 
+export type BadInterArg = 'peer' | 'remoteLeader' | 'tag' | 'leaderRange' | 'leaderMismatch';
+
+export interface BadInterObservation {
+  /** What createIntercomm did on this rank ('idle': the rank took no part). */
+  readonly outcome: Failure | 'resolved' | 'idle';
+  /** World ranks of the remote group seen through a correct createIntercomm afterwards (when both groups took part). */
+  readonly after: number[] | null;
+}
+
+/**
+ * createIntercomm between the ranks of color 0 and 1 (leaders: local rank 0, peer: this
+ * communicator, tag 77) where group `badGroup` passes one bad argument: at its leader (peer,
+ * remoteLeader, tag) or at its last rank (a localLeader out of range, or one that differs from
+ * rank 0's). With `remoteIdle` the other group does not call createIntercomm at all. When both
+ * groups took part, a correct createIntercomm follows and its remote group is observed.
+ */
+export async function badInterScenario(
+  comm: Communicator,
+  args: { colors: (0 | 1)[]; bad: BadInterArg; badGroup: 0 | 1; remoteIdle: boolean },
+): Promise<BadInterObservation> {
+  const color = args.colors[comm.rank];
+  const local = (await comm.split(color, comm.rank)) as Communicator;
+  const remoteLeader = args.colors.findIndex((c) => c !== color);
+  const bad = color === args.badGroup;
+  if (!bad && args.remoteIdle) return { outcome: 'idle', after: null };
+  let localLeader = 0;
+  let peer: Communicator | null = comm;
+  let rl = remoteLeader;
+  let tag = 77;
+  const last = local.rank === local.size - 1;
+  if (bad && local.rank === 0 && args.bad === 'peer') peer = null;
+  if (bad && local.rank === 0 && args.bad === 'remoteLeader') rl = comm.size + 3;
+  if (bad && local.rank === 0 && args.bad === 'tag') tag = -5;
+  if (bad && last && args.bad === 'leaderRange') localLeader = local.size;
+  if (bad && last && args.bad === 'leaderMismatch') localLeader = local.size - 1;
+  const r = await settle(createIntercomm(local, localLeader, peer, rl, tag));
+  const outcome = 'ok' in r ? ('resolved' as const) : r.error;
+  if (args.remoteIdle) return { outcome, after: null };
+  const ic = await createIntercomm(local, 0, comm, remoteLeader, 77);
+  return { outcome, after: await exchangeIds(ic, comm.rank, TAG, true) };
+}
+
 /** Bad ranks and tags on a sub-communicator: every failure observed. */
 export async function badArgsScenario(comm: Communicator): Promise<Failure[]> {
   const c = (await comm.split(comm.rank % 2, comm.rank)) as Communicator;
@@ -265,6 +309,40 @@ export async function badArgsScenario(comm: Communicator): Promise<Failure[]> {
   return out;
 }
 
+export interface AnyTagObservation {
+  /** Status of the ANY_SOURCE / ANY_TAG receive posted before the collectives. */
+  readonly status: { source: number; tag: number; bytes: number };
+  /** Rank (in the communicator) written in the payload of the message it got. */
+  readonly from: number;
+  /** Whether the broadcast delivered the root's bytes. */
+  readonly bcastOk: boolean;
+  /** Size of the communicator split off while the receive was pending. */
+  readonly splitSize: number;
+}
+
+/**
+ * A user ANY_SOURCE / ANY_TAG receive is pending while collectives (bcast, barrier) and a split
+ * run on the same communicator; only then does every rank send one user message (tag 3) to the
+ * next rank. The wildcard receive must get that message, never a collective's.
+ */
+export async function anyTagScenario(comm: Communicator): Promise<AnyTagObservation> {
+  const into = new Uint8Array(64);
+  const pending = comm.irecv(ANY_SOURCE, ANY_TAG, into);
+  const buf = new Uint8Array(40);
+  if (comm.rank === 0) buf.set(Array.from({ length: 40 }, (_, i) => (i * 7 + 1) & 255));
+  await bcast(comm, buf, 0);
+  await barrier(comm);
+  const sub = (await comm.split(0, comm.rank)) as Communicator;
+  await comm.send((comm.rank + 1) % comm.size, 3, int32s(comm.rank, 12345));
+  const st = await pending;
+  return {
+    status: { source: st.source, tag: st.tag, bytes: st.bytes },
+    from: readInt32s(into, 1)[0],
+    bcastOk: buf.every((b, i) => b === ((i * 7 + 1) & 255)),
+    splitSize: sub.size,
+  };
+}
+
 /** Rank `args.rank` throws after a split; every other rank waits on its sub-communicator. */
 export async function failureScenario(comm: Communicator, args: { rank: number }): Promise<string> {
   const c = (await comm.split(comm.rank % 2, 0)) as Communicator;
@@ -275,6 +353,8 @@ export async function failureScenario(comm: Communicator, args: { rank: number }
 
 export const scenarios = {
   failure: failureScenario,
+  anyTag: anyTagScenario,
+  badInter: badInterScenario,
   split: splitScenario,
   isolation: isolationScenario,
   concurrent: concurrentScenario,

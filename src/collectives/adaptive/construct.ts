@@ -153,7 +153,9 @@ export async function constructAdaptive(input: ConstructionInput): Promise<Adapt
   if (v !== root && parent === undefined) {
     throw new CommunicationError(`rank ${v}: the adaptive construction gave it no parent`, { rank: v });
   }
-  return { rank: v, p, root, count, children, parent, final: v === p - 1 ? record : undefined };
+  // p = 1: the lone root still copies its block into the result (as adaptiveRounds and evaluate charge)
+  const final = v === p - 1 && record !== undefined && p === 1 ? { ...record, time: ctx.model.copy(v, count) } : record;
+  return { rank: v, p, root, count, children, parent, final: v === p - 1 ? final : undefined };
 }
 
 /**

@@ -9,8 +9,8 @@
  * when that range lies to its right, after it when to its left; every rank first under
  * Lemma 4), then sends its whole range to its parent as one message; leaves send straight
  * from their block. The root receives straight into its buffer at the displacements (a
- * staged copy when the displacements are not contiguous, collectives/layout.ts). An empty
- * range sends no message.
+ * vectored receive when the range's blocks are not contiguous there, collectives/layout.ts;
+ * nothing staged). An empty range sends no message.
  *
  * Overlap (default, §3): `init` starts the construction and returns at once; the first
  * `start()` posts each receive as soon as the rank learns the join (and its previous
@@ -75,7 +75,7 @@ class GatherExecutor {
   private placement(k: number, e: RoleEvent): Placement {
     let pl = this.placements[k];
     if (pl === undefined) {
-      pl = rangePlacement(this.comm, this.input.recv as Uint8Array, rootLayout(this.input), e.lo, e.hi, 'gather');
+      pl = rangePlacement(this.input.recv as Uint8Array, rootLayout(this.input), e.lo, e.hi);
       this.placements[k] = pl;
     }
     return pl;
@@ -97,10 +97,7 @@ class GatherExecutor {
     for (let e = await source.next(); e !== undefined; e = await source.next()) {
       if (k === 0 && (this.copyAll || e.lo > this.rank)) copyOwn();
       const pl = this.placement(k++, e);
-      if (e.size > 0) {
-        await comm.recv(e.peer, this.tag, pl.view);
-        pl.sync();
-      }
+      if (e.size > 0) await comm.recv(e.peer, this.tag, pl.buffer);
       if (!copied) copyOwn();
     }
     if (!copied) copyOwn();

@@ -38,7 +38,7 @@ async function plan(comm: Communicator, args: GathervArgs, options: CollectiveOp
   const normalized = normalizeGatherv(comm, args, options);
   const { algorithm } = normalized;
   const input = persistent ? { ...normalized.input, adaptive: { ...normalized.input.adaptive, overlap: false } } : normalized.input;
-  return planVariant(input, algorithm, GATHERV_VARIANTS, 'gatherv');
+  return planVariant(input, algorithm, GATHERV_VARIANTS, 'gatherv', normalized.auto);
 }
 
 /** Gathers every rank's block to the root (MPI_Gatherv semantics, collectives/types.ts). */

@@ -4,8 +4,15 @@
  * that rank's place in recv, and waits for all; every other rank sends its block to the
  * root. No planning, no construction rounds.
  *
+ * Under model.copyAll (seed 000 Lemma 4: every processor copies its block into a
+ * communication buffer before it communicates) every other rank first copies its block
+ * (γ·m_i) and sends the copy, and the root receives in rank order with at most model.ports
+ * receives outstanding, as the evaluator runs the star (`linearTree`): with ranks ready at
+ * different times, receives posted all at once would be served in arrival order instead.
+ *
  * Cost (one-ported): Σ_{i≠r, m_i>0}(α + β·m_i) + γ·m_r at the root, i.e. (p − 1)α + βΣ_{i≠r}m_i
- * when no block is empty, the start-up term linear in p. Every rank sends, even an empty
+ * when no block is empty, the start-up term linear in p; under copyAll
+ * t = γ·m_r, then t ← max(t, γ·m_i) + α + β·m_i for i ≠ r in rank order. Every rank sends, even an empty
  * block (a 0-byte message costs nothing on the simulator), so the root sees every rank's
  * count: a message of another size than counts[i] is an InvalidArgumentError('counts[i]')
  * on the root.
@@ -41,35 +48,75 @@ export const LINEAR_GATHERV: GathervVariant = {
     const { comm, root, unitBytes: u } = input;
     const tag = nextDataTag(comm, V_TAGS.dataFirst);
     const p = comm.size;
+    const copyAll = input.model.copyAll;
     const info = { algorithm: 'linear' as const, constructionRounds: 0, height: p > 1 ? 1 : 0 };
     if (comm.rank !== root) {
-      return Promise.resolve(persistentPlan(comm, info, () => comm.send(root, tag, input.send)));
+      if (!copyAll) return Promise.resolve(persistentPlan(comm, info, () => comm.send(root, tag, input.send)));
+      // Lemma 4: the block goes through a communication buffer (charged γ·m_i first)
+      const commBuffer = new Uint8Array(input.send.length);
+      return Promise.resolve(
+        persistentPlan(comm, info, () => {
+          comm.copy(commBuffer, input.send);
+          return comm.send(root, tag, commBuffer);
+        }),
+      );
     }
     const layout = rootLayout(input);
     const recv = input.recv as Uint8Array;
     const views = Array.from({ length: p }, (_, i) => blockView(recv, layout, i));
+    const receive = (i: number): Request<void> => {
+      const field = `counts[${i}]`;
+      return mapRequest(
+        comm.irecv(i, tag, views[i]),
+        (st) => {
+          if (st.bytes !== views[i].length) {
+            throw new InvalidArgumentError(field, `rank ${i} sent ${st.bytes / u} elements, counts[${i}] is ${layout.counts[i]}`, {
+              rank: comm.rank,
+            });
+          }
+        },
+        (e: unknown) => countMismatch(comm, field, i, e),
+      );
+    };
+    const others = Array.from({ length: p }, (_, i) => i).filter((i) => i !== root);
+    const ports = input.model.ports;
     const run = async (): Promise<void> => {
       if (!input.inPlace) comm.copy(views[root], input.send);
-      const ops: Request<void>[] = [];
-      for (let i = 0; i < p; i++) {
-        if (i === root) continue;
-        const field = `counts[${i}]`;
-        ops.push(
-          mapRequest(
-            comm.irecv(i, tag, views[i]),
-            (st) => {
-              if (st.bytes !== views[i].length) {
-                throw new InvalidArgumentError(field, `rank ${i} sent ${st.bytes / u} elements, counts[${i}] is ${layout.counts[i]}`, {
-                  rank: comm.rank,
-                });
-              }
-            },
-            (e: unknown) => countMismatch(comm, field, i, e),
-          ),
-        );
-      }
-      await comm.waitAll(ops);
+      if (copyAll) await inOrder(others, ports, receive);
+      else await comm.waitAll(others.map(receive));
     };
     return Promise.resolve(persistentPlan(comm, info, run));
   },
 };
+
+/**
+ * Runs `op` on every item in order with at most `window` operations outstanding: item j
+ * starts once fewer than `window` of the earlier ones are unfinished (the evaluator's k-port
+ * rule, docs/MODEL.md "Ports"); rejects with the first failure.
+ */
+export function inOrder<T>(items: readonly T[], window: number, op: (x: T) => PromiseLike<void>): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    let next = 0;
+    let running = 0;
+    let done = 0;
+    let failed = false;
+    const launch = (): void => {
+      while (!failed && running < window && next < items.length) {
+        running++;
+        op(items[next++]).then(
+          () => {
+            running--;
+            if (++done === items.length) resolve();
+            else launch();
+          },
+          (e: unknown) => {
+            failed = true;
+            reject(e);
+          },
+        );
+      }
+    };
+    if (items.length === 0) resolve();
+    else launch();
+  });
+}

@@ -14,10 +14,10 @@
  * receives (a rank with children copies its block into its packed buffer; a leaf sends
  * straight from its send buffer, or copies first under model.copyAll, seed 000 Lemma 4),
  * then sends its packed buffer to its parent. Empty subtrees send nothing. The root
- * receives each child's message straight into recv when its blocks are contiguous there,
- * otherwise into a staging buffer it copies out (charged γ; two-block trees and permuted
- * displacements). Cost on the simulator: evaluate(tree, counts, model).time, plus γ per
- * staged element at the root.
+ * receives each child's message straight into recv: one view when its blocks are
+ * contiguous there, else the blocks' views as one vectored receive (two-block trees, gaps,
+ * permuted displacements; collectives/layout.ts), so nothing is staged or copied. Cost on
+ * the simulator: exactly evaluate(tree, counts, model).time, whatever the displacements.
  */
 import { expectStatus, type NodeSchedule } from '../schedule.js';
 import { packedBuffer, rootPlacements, treeVariant } from '../tree-exec.js';
@@ -46,14 +46,13 @@ function rootGather(input: GathervPlanInput, node: NodeSchedule, tag: number): (
   const { comm } = input;
   const kids = node.children;
   const k = kids.length;
-  const { own, places } = rootPlacements(comm, input.recv as Uint8Array, input, node, 'gather');
+  const { own, places } = rootPlacements(comm, input.recv as Uint8Array, input, node);
   return async () => {
     for (let j = 0; j <= k; j++) {
       if (j === node.copyAt && !input.inPlace) comm.copy(own, input.send);
       if (j < k && kids[j].size > 0) {
-        const st = await comm.recv(kids[j].rank, tag, places[j].view);
+        const st = await comm.recv(kids[j].rank, tag, places[j].buffer);
         expectStatus(comm, st, places[j].bytes, 'gatherv data');
-        places[j].sync();
       }
     }
   };

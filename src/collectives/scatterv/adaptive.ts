@@ -4,8 +4,8 @@
  * Construction first (adaptive/construct.ts, Lemma 3 with the MPI root fixed as in Lemma 2):
  * the tree equals `adaptiveBinomialTree(sizes, model, { root, rule })`, the gather tree run
  * backwards. Then the data top-down, each gather root sending to its children in the reverse
- * of the order it joined them: the root straight from its send buffer (a staged copy when the
- * displacements of a range are not contiguous, collectives/layout.ts); an inner rank receives
+ * of the order it joined them: the root straight from its send buffer (a vectored send when
+ * the displacements of a range are not contiguous, collectives/layout.ts); an inner rank receives
  * its whole range into an intermediate buffer in rank order, sends the sub-ranges on and
  * copies its own block out at the position the gather copy convention mirrors; a leaf
  * receives straight into its buffer (under Lemma 4 every rank goes through the buffer). An
@@ -16,7 +16,8 @@
  * ⌈log₂p⌉ rounds of constant-size messages; data phase exactly the evaluator's scatter time
  * of the tree, ⌈log₂p⌉α + βΣ_{i≠r} m_i for the Lemma 1 free root with γ = 0, p = 2^d.
  */
-import { blockView, rangePlacement, rootLayout, type Placement } from '../layout.js';
+import type { MessageBuffer } from '../../comm/segments.js';
+import { blockView, rangePlacement, rootLayout } from '../layout.js';
 import { persistentPlan } from '../schedule.js';
 import type { PersistentCollective } from '../types.js';
 import type { ScattervPlanInput, ScattervVariant } from '../variant.js';
@@ -27,8 +28,8 @@ import { nextPlanTags } from '../adaptive/tags.js';
 interface Outgoing {
   readonly peer: number;
   readonly bytes: number;
-  /** Where the range comes from (root: its placement). */
-  readonly view: () => Uint8Array;
+  /** Where the range comes from (root: its placement in the send buffer). */
+  readonly buffer: MessageBuffer;
 }
 
 async function initAdaptiveScatterv(input: ScattervPlanInput): Promise<PersistentCollective> {
@@ -48,17 +49,7 @@ async function initAdaptiveScatterv(input: ScattervPlanInput): Promise<Persisten
   if (me === root) {
     const layout = rootLayout(input);
     const send = input.send as Uint8Array;
-    const placements: Placement[] = kids.map((c) => rangePlacement(comm, send, layout, c.lo, c.hi, 'scatter'));
-    kids.forEach((c, k) =>
-      out.push({
-        peer: c.peer,
-        bytes: c.size * u,
-        view: () => {
-          placements[k].sync();
-          return placements[k].view;
-        },
-      }),
-    );
+    for (const c of kids) out.push({ peer: c.peer, bytes: c.size * u, buffer: rangePlacement(send, layout, c.lo, c.hi).buffer });
     copyOwn = () => {
       if (!input.inPlace) comm.copy(input.recv, blockView(send, layout, me));
     };
@@ -73,8 +64,7 @@ async function initAdaptiveScatterv(input: ScattervPlanInput): Promise<Persisten
     const l = bufferLayout(role, u);
     const buf = new Uint8Array(l.total);
     kids.forEach((c, k) => {
-      const seg = buf.subarray(l.children[k], l.children[k] + c.size * u);
-      out.push({ peer: c.peer, bytes: c.size * u, view: () => seg });
+      out.push({ peer: c.peer, bytes: c.size * u, buffer: buf.subarray(l.children[k], l.children[k] + c.size * u) });
     });
     receive = async () => {
       if (l.total > 0) await comm.recv(parent.peer, tag, buf);
@@ -89,7 +79,7 @@ async function initAdaptiveScatterv(input: ScattervPlanInput): Promise<Persisten
     if (at === out.length) copyOwn();
     for (let j = out.length - 1; j >= 0; j--) {
       const o = out[j];
-      if (o.bytes > 0) await comm.send(o.peer, tag, o.view());
+      if (o.bytes > 0) await comm.send(o.peer, tag, o.buffer);
       if (j === at) copyOwn();
     }
   });

@@ -28,8 +28,8 @@ export const SCATTERV_VARIANTS: readonly ScattervVariant[] = [
 
 /** Plans a scatterv (collective): validation, then the algorithm's planning phase. */
 export async function scattervInit(comm: Communicator, args: ScattervArgs, options?: CollectiveOptions): Promise<PersistentCollective> {
-  const { input, algorithm } = normalizeScatterv(comm, args, options);
-  return planVariant(input, algorithm, SCATTERV_VARIANTS, 'scatterv');
+  const { input, algorithm, auto } = normalizeScatterv(comm, args, options);
+  return planVariant(input, algorithm, SCATTERV_VARIANTS, 'scatterv', auto);
 }
 
 /** Scatters the root's blocks to every rank (MPI_Scatterv semantics, collectives/types.ts). */

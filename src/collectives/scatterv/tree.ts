@@ -13,10 +13,10 @@
  * into recv, or into a buffer it copies from under model.copyAll), then runs its operations
  * in reverse gather order: it sends each child its part (one at a time, last child first)
  * and copies its own block out where the gather would have copied it in. Empty subtrees
- * receive nothing. The root sends each child's message straight from `send` when its blocks
- * are contiguous there, otherwise it first copies them into a staging buffer (charged γ).
- * Cost on the simulator: evaluate(tree, counts, model, 'scatter').time, plus γ per staged
- * element at the root.
+ * receive nothing. The root sends each child's message straight from `send`: one view when
+ * its blocks are contiguous there, else the blocks' views as one vectored send
+ * (collectives/layout.ts), so a persistent plan sends the current contents and nothing is
+ * staged. Cost on the simulator: exactly evaluate(tree, counts, model, 'scatter').time.
  */
 import { expectStatus, type NodeSchedule } from '../schedule.js';
 import { packedBuffer, rootPlacements, treeVariant } from '../tree-exec.js';
@@ -47,17 +47,14 @@ function rootScatter(input: ScattervPlanInput, node: NodeSchedule, tag: number):
   const { comm } = input;
   const kids = node.children;
   const k = kids.length;
-  const { own, places } = rootPlacements(comm, input.send as Uint8Array, input, node, 'scatter');
+  const { own, places } = rootPlacements(comm, input.send as Uint8Array, input, node);
   const copyOwn = (): void => {
     if (!input.inPlace) comm.copy(input.recv, own);
   };
   return async () => {
     if (node.copyAt === k) copyOwn();
     for (let j = k - 1; j >= 0; j--) {
-      if (kids[j].size > 0) {
-        places[j].sync();
-        await comm.send(kids[j].rank, tag, places[j].view);
-      }
+      if (kids[j].size > 0) await comm.send(kids[j].rank, tag, places[j].buffer);
       if (j === node.copyAt) copyOwn();
     }
   };

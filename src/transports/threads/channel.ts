@@ -13,7 +13,10 @@
  * the payload sits in the ring aligned like the sender's data modulo 8: V8 copies between shared
  * and ordinary memory word by word only if both are aligned alike (else byte by byte, ~8x
  * slower), and a reader whose buffer is aligned otherwise copies through an aligned bounce
- * buffer. A message is published in pieces of at most
+ * buffer. Buffers may be vectored (comm/segments.ts): a vectored send writes its segments back
+ * to back as one message (the payload aligned like its longest segment), a vectored receive
+ * copies the message out into its segments in order; neither stages a contiguous copy.
+ * A message is published in pieces of at most
  * `PIECE_BYTES`, so the reader copies one piece out while the writer copies the next in, and
  * payloads longer than the ring stream through it. The reader copies payloads straight into
  * the caller's buffer.
@@ -31,6 +34,7 @@
  * pending operation fails with a CommunicationError naming the failed rank.
  */
 
+import { byteLength, type MessageBuffer } from '../../comm/segments.js';
 import { CommunicationError, InvalidArgumentError } from '../../errors.js';
 
 // Control words: the writer's line, the reader's line, then state and the own bell, each on
@@ -136,7 +140,12 @@ export class Channel {
   // reader's tail.
   private sTag = 0;
   private sCtx = 0;
-  private sData: Uint8Array | null = null;
+  private sData: MessageBuffer | null = null;
+  /** Payload bytes of the current message. */
+  private sLen = 0;
+  /** Vectored sends: the segment holding the next payload byte and its payload offset. */
+  private sSeg = 0;
+  private sSegStart = 0;
   private sOff = -1;
   private sSkip = 0;
   private sBody = 0;
@@ -152,6 +161,10 @@ export class Channel {
   private rSkip = 0;
   private rBody = 0;
   private rOff = 0;
+  /** Vectored receives: the buffer the cursor belongs to, its segment and that segment's offset. */
+  private rSegOf: readonly Uint8Array[] | null = null;
+  private rSeg = 0;
+  private rSegStart = 0;
   /** Lazily allocated bounce buffer for copies out of the ring into a misaligned destination. */
   private bounce: Uint8Array | null = null;
   private rTail: number;
@@ -203,10 +216,10 @@ export class Channel {
   }
 
   /**
-   * Starts a message in context `ctx`; push it with `writeSome`. The data must not change
-   * until it completes.
+   * Starts a message in context `ctx`; push it with `writeSome`. The data (and, if vectored,
+   * the list of segments) must not change until it completes.
    */
-  beginSend(ctx: number, tag: number, data: Uint8Array): void {
+  beginSend(ctx: number, tag: number, data: MessageBuffer): void {
     if (this.sData !== null) throw new CommunicationError('channel: a send is already in progress');
     this.sCtx = ctx;
     this.sTag = tag;
@@ -214,8 +227,30 @@ export class Channel {
     this.sOff = -1;
     // Put the payload where the ring is aligned like the data (mod 8): V8 copies between
     // shared and ordinary memory word by word only when both sides are, else byte by byte.
-    this.sSkip = data.byteOffset & 7;
-    this.sBody = (this.sSkip + data.length + 7) & ~7;
+    let skip: number;
+    let n: number;
+    if (data instanceof Uint8Array) {
+      n = data.length;
+      skip = data.byteOffset & 7;
+    } else {
+      // Vectored: aligned like the longest segment.
+      n = 0;
+      skip = 0;
+      let longest = -1;
+      for (let i = 0; i < data.length; i++) {
+        const seg = data[i];
+        if (seg.length > longest) {
+          longest = seg.length;
+          skip = (seg.byteOffset - n) & 7;
+        }
+        n += seg.length;
+      }
+      this.sSeg = 0;
+      this.sSegStart = 0;
+    }
+    this.sLen = n;
+    this.sSkip = skip;
+    this.sBody = (skip + n + 7) & ~7;
   }
 
   /**
@@ -258,7 +293,7 @@ export class Channel {
         const r32 = this.ring32;
         r32[w] = this.sTag;
         r32[(w + 1) & m] = this.sCtx;
-        r32[(w + 2) & m] = data.length;
+        r32[(w + 2) & m] = this.sLen;
         r32[(w + 3) & m] = skip;
         head = (head + HEADER_BYTES) | 0;
         free -= HEADER_BYTES;
@@ -271,8 +306,11 @@ export class Channel {
       if (n > 0) {
         // The payload bytes of body range [sOff, sOff + n).
         const from = Math.max(this.sOff, skip);
-        const to = Math.min(this.sOff + n, skip + data.length);
-        if (to > from) this.copyIn(data, from - skip, (head + from - this.sOff) | 0, to - from);
+        const to = Math.min(this.sOff + n, skip + this.sLen);
+        if (to > from) {
+          if (data instanceof Uint8Array) this.copyIn(data, from - skip, (head + from - this.sOff) | 0, to - from);
+          else this.copyInSegments(data, from - skip, (head + from - this.sOff) | 0, to - from);
+        }
         head = (head + n) | 0;
         this.sOff += n;
         moved += n;
@@ -293,11 +331,63 @@ export class Channel {
   }
 
   /**
+   * Sends a whole contiguous message at once if the ring has room for it and it is at most one
+   * piece (the common case of short messages: one publication, no per-message writer state);
+   * returns false, having done nothing, otherwise. Only while no send is in progress.
+   */
+  trySend(ctx: number, tag: number, data: Uint8Array): boolean {
+    const n = data.length;
+    const skip = data.byteOffset & 7;
+    const need = HEADER_BYTES + ((skip + n + 7) & ~7);
+    if (need > PIECE_BYTES || this.sData !== null) return false;
+    const head = this.sHead;
+    if (this.capacity - ((head - this.sTail) | 0) < need) {
+      this.sTail = Atomics.load(this.ctl, TAIL);
+      if (this.capacity - ((head - this.sTail) | 0) < need) return false;
+    }
+    const w = (head & this.mask) >> 2;
+    const m = this.mask32;
+    const r32 = this.ring32;
+    r32[w] = tag;
+    r32[(w + 1) & m] = ctx;
+    r32[(w + 2) & m] = n;
+    r32[(w + 3) & m] = skip;
+    if (n > 0) this.copyIn(data, 0, (head + HEADER_BYTES + skip) | 0, n);
+    const next = (head + need) | 0;
+    this.sHead = next;
+    Atomics.store(this.ctl, HEAD, next);
+    ringBell(this.readerBell);
+    return true;
+  }
+
+  /**
    * While a send waits for space: whether the reader released some since `writeSome` last
    * looked (one load of the reader's index; lets a waiting writer spin without the bell).
    */
   get spaceFreed(): boolean {
     return this.sData !== null && Atomics.load(this.ctl, TAIL) !== this.sTail;
+  }
+
+  /** Copies payload bytes [off, off + n) of a vectored send to the ring at `head` (n > 0). */
+  private copyInSegments(segs: readonly Uint8Array[], off: number, head: number, n: number): void {
+    let i = this.sSeg;
+    let start = this.sSegStart;
+    while (start + segs[i].length <= off) start += segs[i++].length;
+    while (n > 0) {
+      const seg = segs[i];
+      const o = off - start;
+      const k = seg.length - o < n ? seg.length - o : n;
+      this.copyIn(seg, o, head, k);
+      head = (head + k) | 0;
+      off += k;
+      n -= k;
+      if (o + k === seg.length) {
+        start += seg.length;
+        i++;
+      }
+    }
+    this.sSeg = i;
+    this.sSegStart = start;
   }
 
   private copyIn(src: Uint8Array, srcOff: number, head: number, n: number): void {
@@ -371,6 +461,7 @@ export class Channel {
     this.rSkip = r32[(w + 3) & m] & 7;
     this.rBody = (this.rSkip + this.rLen + 7) & ~7;
     this.rOff = 0;
+    this.rSegOf = null;
     this.rTail = (tail + HEADER_BYTES) | 0;
     return true;
   }
@@ -384,12 +475,49 @@ export class Channel {
   }
 
   /**
+   * Copies the whole current message into `dst` (contiguous, at least `messageLength` bytes)
+   * and completes it, if it is entirely in the ring, untouched so far and at most one piece;
+   * returns false, having done nothing, otherwise (then use `readSome`). The space is released
+   * to the writer lazily, once a quarter of the ring is waiting for it (saving the shared
+   * store and the load of the writer's flag on every short message): the caller must `publish`
+   * while `unpublished` before it waits for anything, or the writer may wait for that space.
+   */
+  readWhole(dst: Uint8Array): boolean {
+    const body = this.rBody;
+    if (this.rOff !== 0 || body > PIECE_BYTES || this.rLen < 0) return false;
+    const tail = this.rTail;
+    if (((this.rHead - tail) | 0) < body) {
+      this.rHead = Atomics.load(this.ctl, HEAD);
+      if (((this.rHead - tail) | 0) < body) return false;
+    }
+    const n = this.rLen;
+    if (n > 0) this.copyOut(dst, 0, (tail + this.rSkip) | 0, n);
+    this.rOff = body;
+    this.rLen = -1;
+    const next = (tail + body) | 0;
+    this.rTail = next;
+    if (((next - this.rReleased) | 0) >= this.capacity >> 2) this.release(next);
+    return true;
+  }
+
+  /** Whether consumed space has not been released to the writer yet (see `readWhole`). */
+  get unpublished(): boolean {
+    return this.rTail !== this.rReleased && this.rLen < 0;
+  }
+
+  /** Releases the space of every message consumed so far to the writer (see `readWhole`). */
+  publish(): void {
+    if (this.rLen < 0) this.release(this.rTail);
+  }
+
+  /**
    * Copies the available payload of the current message into `dst` at the message's current
-   * offset (`dst` null: discards it), releasing space piece by piece (and keeps reading while
+   * offset (`dst` null: discards it; vectored: into its segments in order; `dst` may hold
+   * fewer bytes than the message only if the rest is discarded by later calls with null), releasing space piece by piece (and keeps reading while
    * the writer publishes more). Returns the payload bytes consumed; `receiving` turns false
    * once the message is complete.
    */
-  readSome(dst: Uint8Array | null): number {
+  readSome(dst: MessageBuffer | null): number {
     if (this.rLen < 0) return 0;
     const ctl = this.ctl;
     const body = this.rBody;
@@ -415,7 +543,10 @@ export class Channel {
       if (dst !== null) {
         const from = Math.max(this.rOff, skip);
         const to = Math.min(this.rOff + n, skip + len);
-        if (to > from) this.copyOut(dst, from - skip, (tail + from - this.rOff) | 0, to - from);
+        if (to > from) {
+          if (dst instanceof Uint8Array) this.copyOut(dst, from - skip, (tail + from - this.rOff) | 0, to - from);
+          else this.copyOutSegments(dst, from - skip, (tail + from - this.rOff) | 0, to - from);
+        }
       }
       tail = (tail + n) | 0;
       this.rOff += n;
@@ -434,6 +565,33 @@ export class Channel {
     this.rReleased = tail;
     Atomics.store(this.ctl, TAIL, tail);
     if (Atomics.load(this.ctl, WRITER_WAITING) !== 0) ringBell(this.writerBell);
+  }
+
+  /** Copies n > 0 bytes at ring position `tail` into payload bytes [off, off + n) of a vectored receive. */
+  private copyOutSegments(segs: readonly Uint8Array[], off: number, tail: number, n: number): void {
+    let i = 0;
+    let start = 0;
+    if (this.rSegOf === segs && this.rSegStart <= off) {
+      i = this.rSeg;
+      start = this.rSegStart;
+    }
+    while (start + segs[i].length <= off) start += segs[i++].length;
+    while (n > 0) {
+      const seg = segs[i];
+      const o = off - start;
+      const k = seg.length - o < n ? seg.length - o : n;
+      this.copyOut(seg, o, tail, k);
+      tail = (tail + k) | 0;
+      off += k;
+      n -= k;
+      if (o + k === seg.length) {
+        start += seg.length;
+        i++;
+      }
+    }
+    this.rSegOf = segs;
+    this.rSeg = i;
+    this.rSegStart = start;
   }
 
   private copyOut(dst: Uint8Array, dstOff: number, tail: number, n: number): void {
@@ -464,7 +622,7 @@ export class Channel {
    * Sends one message (context `ctx`, default 0); resolves once it is entirely in the ring
    * (the data may be reused).
    */
-  async send(tag: number, data: Uint8Array, ctx = 0): Promise<void> {
+  async send(tag: number, data: MessageBuffer, ctx = 0): Promise<void> {
     this.beginSend(ctx, tag, data);
     for (;;) {
       const seen = Atomics.load(this.writerBell.words, this.writerBell.index);
@@ -484,21 +642,22 @@ export class Channel {
    * message longer than `into` is consumed and discarded, and the call fails with a
    * CommunicationError.
    */
-  async recv(into: Uint8Array): Promise<{ tag: number; ctx: number; bytes: number }> {
+  async recv(into: MessageBuffer): Promise<{ tag: number; ctx: number; bytes: number }> {
+    const cap = into instanceof Uint8Array ? into.length : byteLength(into);
     let truncated = false;
     for (;;) {
       const seen = Atomics.load(this.readerBell.words, this.readerBell.index);
       const failed = this.failure();
       if (failed !== undefined) throw failed;
       if (this.peek()) {
-        if (this.rOff === 0 && this.rLen > into.length) truncated = true;
+        if (this.rOff === 0 && this.rLen > cap) truncated = true;
         const tag = this.rTag;
         const ctx = this.rCtx;
         const len = this.rLen;
         this.readSome(truncated ? null : into);
         if (this.rLen < 0) {
           if (truncated) {
-            throw new CommunicationError(`message of ${len} bytes (tag ${tag}) exceeds the receive buffer of ${into.length}`);
+            throw new CommunicationError(`message of ${len} bytes (tag ${tag}) exceeds the receive buffer of ${cap}`);
           }
           return { tag, ctx, bytes: len };
         }

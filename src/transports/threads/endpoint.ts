@@ -4,28 +4,41 @@
  * engine that sleeps on the rank's doorbell with `Atomics.waitAsync` (never blocking the
  * thread). Communicators (world and split) are built on it by comm/group.ts.
  *
+ * Operations return requests (comm/request.ts `OpRequest`): a promise exists only if somebody
+ * awaits one, and `waitAll` over them needs one promise in all. Buffers may be vectored
+ * (comm/segments.ts): a vectored send goes into the ring segment after segment as one message,
+ * a vectored receive is filled segment after segment; no contiguous staging copy.
+ *
  * Hot path (no structured clone; the data is copied into the ring and out of it, nothing else):
  * - `isend` writes the message into the ring at once when nothing is queued before it; if it
- *   fits, it returns one shared already-resolved promise (no allocation).
+ *   fits, it returns one shared, already completed request (no allocation).
  * - `irecv` takes a message already in the ring straight into the receive buffer and returns
- *   an already-resolved promise, cached per source while tag and size repeat (no allocation);
+ *   an already completed request, cached per source while tag and size repeat (no allocation);
  *   otherwise it looks at the unexpected queue, posts, and polls.
- * - Only operations that must wait allocate: the promise they return. Their records (send and
- *   receive ops, unexpected messages and their buffers, by power-of-two size) come from pools;
- *   queues are rings and linked lists (no `shift`/`splice`); promise executors are bound once.
- *   Copies longer than 64 bytes make a typed-array view (`subarray`) for `TypedArray.set`.
+ * - An operation that must wait allocates its request (the caller may keep it, so it cannot be
+ *   pooled) and, if awaited, the request's promise. Everything else comes from pools (send and
+ *   receive ops, unexpected messages and their buffers, by power-of-two size); queues are rings
+ *   and linked lists (no `shift`/`splice`). Copies longer than 64 bytes make a typed-array view
+ *   (`subarray`) for `TypedArray.set`.
  * - `poll` pumps the channels of the peers that rang the doorbell bitmap (clearing their bits)
  *   and those of the focus peer (the peer of the latest operation that had to wait, whose bit
- *   stays set while the rank is awake, so its writes cost it one load); the loop spins on the
- *   doorbell and the focus channel's indices for a bounded number of loads (`spinLoads`,
- *   default VCOLL_THREADS_SPIN or DEFAULT_SPIN_LOADS) before it collects the whole doorbell
- *   and sleeps; peers call `Atomics.notify` only for a sleeping rank.
+ *   stays set while the rank is awake, so its writes cost it one load). The progress loop runs
+ *   as a microtask after the operation that started it (so a program posts all it can before the
+ *   loop spins); it yields to the program whenever it completed a request somebody awaits,
+ *   spins on the doorbell and the focus channel's indices for a bounded number of loads
+ *   (`spinLoads`, default VCOLL_THREADS_SPIN or DEFAULT_SPIN_LOADS), then collects the whole
+ *   doorbell and sleeps; peers call `Atomics.notify` only for a sleeping rank. With nothing
+ *   pending it lingers a few microtask turns before it ends, so that a program posting its next
+ *   operation right after a completion does not start a new loop.
  * A rank that fails records itself in the run's failure word and rings everyone: every
  * pending and later operation fails with a CommunicationError naming it.
  */
 
 import { ANY_SOURCE, ANY_TAG, type Status } from '../../comm/communicator.js';
 import type { Endpoint } from '../../comm/endpoint.js';
+import { OpRequest, type Request } from '../../comm/request.js';
+import { byteLength, copyBytes, isMessageBuffer, type MessageBuffer } from '../../comm/segments.js';
+import { badRank, badTag } from '../../comm/group.js';
 import { CommunicationError, InvalidArgumentError } from '../../errors.js';
 import { type Bell, Channel, waitAsync } from './channel.js';
 
@@ -40,6 +53,14 @@ export function defaultSpinLoads(): number {
 }
 const EMPTY = new Uint8Array(0);
 const RESOLVED: Promise<void> = Promise.resolve();
+/** The request of every send that completed at once (done requests are immutable: shared). */
+const SENT: OpRequest<void> = OpRequest.done(undefined);
+// What `spin` saw.
+const NO_NEWS = 0;
+const FOCUS_NEWS = 1;
+const BELL_NEWS = 2;
+/** Microtask turns the progress loop waits, with nothing pending, for the program's next operation. */
+const LINGER_TURNS = 3;
 /** Unexpected-message buffers up to 2^POOL_MAX_CLASS bytes are pooled, POOL_PER_CLASS of each size. */
 const POOL_MAX_CLASS = 20;
 const POOL_PER_CLASS = 4;
@@ -53,24 +74,25 @@ const SINK_DISCARD = 3;
 class SendOp {
   ctx = 0;
   tag = 0;
-  data: Uint8Array = EMPTY;
-  resolve: (() => void) | null = null;
-  reject: ((e: Error) => void) | null = null;
+  data: MessageBuffer = EMPTY;
+  req: OpRequest<void> | null = null;
 }
 
 class RecvOp {
   ctx = 0;
   source = 0;
   tag = 0;
-  into: Uint8Array = EMPTY;
-  /** Set when the op completes before a promise exists (inside `irecv`). */
+  into: MessageBuffer = EMPTY;
+  /** Bytes `into` holds. */
+  cap = 0;
+  /** Its request; null while `irecv` runs (then completion only records the outcome). */
+  req: OpRequest<Status> | null = null;
+  /** Set when the op completes before it has a request (inside `irecv`). */
   done = false;
   error: Error | null = null;
   stSource = 0;
   stTag = 0;
   stBytes = 0;
-  resolve: ((s: Status) => void) | null = null;
-  reject: ((e: Error) => void) | null = null;
   prev: RecvOp | null = null;
   next: RecvOp | null = null;
 }
@@ -127,10 +149,6 @@ function truncation(source: number, tag: number, len: number, cap: number): Comm
   );
 }
 
-function isInt32(x: number, min: number): boolean {
-  return (x | 0) === x && x >= min;
-}
-
 /** log2 of the smallest power of two ≥ n (n ≥ 1). */
 function sizeClass(n: number): number {
   return n <= 1 ? 0 : 32 - Math.clz32(n - 1);
@@ -184,9 +202,9 @@ export class ThreadsEndpoint implements Endpoint {
   private readonly sinkTag: Int32Array;
   private readonly sinkLen: Float64Array;
 
-  // The last status per source and its resolved promise, reused while tag and size repeat.
+  // The last status per source and its completed request, reused while tag and size repeat.
   private readonly lastStatus: (Status | null)[];
-  private readonly lastResolved: (Promise<Status> | null)[];
+  private readonly lastDone: (OpRequest<Status> | null)[];
 
   private readonly sendPool: SendOp[] = [];
   private readonly recvPool: RecvOp[] = [];
@@ -206,25 +224,20 @@ export class ThreadsEndpoint implements Endpoint {
 
   private pending = 0;
   private looping = false;
+  /**
+   * Sources whose channel holds consumed space not yet released to the writer (short messages
+   * release lazily, see Channel.readWhole): released by the loop's next turn — after the program
+   * has reacted to the message — and before the loop sleeps or ends, and by `drain`. Never more
+   * than a quarter of a ring waits so: a writer waiting for that space has a receive posted for
+   * its message (then the loop runs), or its send completes once this rank drains.
+   */
+  private readonly unpublished: Int32Array;
+  private unpublishedCount = 0;
+  private readonly isUnpublished: Uint8Array;
+  /** Whether a completion since the loop last looked scheduled program code (a continuation). */
+  private woke = false;
   private failure: CommunicationError | undefined;
   private readonly drainWaiters: (() => void)[] = [];
-
-  // Promise executors bound once (no closure per operation); `capture*` names the op.
-  private captureSend: SendOp | null = null;
-  private captureRecv: RecvOp | null = null;
-  private readonly sendExecutor = (resolve: () => void, reject: (e: Error) => void): void => {
-    const op = this.captureSend as SendOp;
-    op.resolve = resolve;
-    op.reject = reject;
-  };
-  private readonly recvExecutor = (resolve: (s: Status) => void, reject: (e: Error) => void): void => {
-    const op = this.captureRecv as RecvOp;
-    op.resolve = resolve;
-    op.reject = reject;
-  };
-  private readonly woke = (): void => {
-    Atomics.store(this.bellWords, this.sleepIndex, 0);
-  };
 
   constructor(init: ThreadsEndpointInit) {
     this.rank = this.worldRank = init.rank;
@@ -250,7 +263,9 @@ export class ThreadsEndpoint implements Endpoint {
     this.sinkTag = new Int32Array(p);
     this.sinkLen = new Float64Array(p);
     this.lastStatus = new Array<Status | null>(p).fill(null);
-    this.lastResolved = new Array<Promise<Status> | null>(p).fill(null);
+    this.lastDone = new Array<OpRequest<Status> | null>(p).fill(null);
+    this.unpublished = new Int32Array(p);
+    this.isUnpublished = new Uint8Array(p);
   }
 
   /** The failure that stopped this endpoint, if any. */
@@ -258,19 +273,22 @@ export class ThreadsEndpoint implements Endpoint {
     return this.failure;
   }
 
-  private badRank(field: string, r: number, wildcard: boolean): InvalidArgumentError | undefined {
-    if ((r | 0) === r && r < this.size && (r >= 0 || (wildcard && r === ANY_SOURCE))) return undefined;
-    return new InvalidArgumentError(field, `rank ${r} is not in [0, ${this.size})`, { rank: this.rank });
-  }
-
-  private badTag(t: number, wildcard: boolean): InvalidArgumentError | undefined {
-    if (isInt32(t, 0) || (wildcard && t === ANY_TAG)) return undefined;
-    return new InvalidArgumentError('tag', `must be a non-negative int32, got ${t}`, { rank: this.rank });
-  }
-
-  private badCtx(ctx: number): InvalidArgumentError | undefined {
-    if (isInt32(ctx, 0)) return undefined;
-    return new InvalidArgumentError('ctx', `must be a non-negative int32, got ${ctx}`, { rank: this.rank });
+  /**
+   * What is wrong with the arguments of an operation (undefined: nothing). Errors name the
+   * field and this rank, as the world communicator's own checks would (comm/group.ts), so that
+   * it can leave the checks to the endpoint.
+   */
+  private badArgs(ctx: number, peerField: string, peer: number, tag: number, bufField: string, buf: MessageBuffer, wildcards: boolean): Error | undefined {
+    const size = this.size;
+    if (!((peer | 0) === peer && peer < size && (peer >= 0 || (wildcards && peer === ANY_SOURCE)))) {
+      return badRank(peerField, peer, size, wildcards, this.rank);
+    }
+    if (!((tag | 0) === tag && (tag >= 0 || (wildcards && tag === ANY_TAG)))) return badTag(tag, wildcards, this.rank);
+    if (!((ctx | 0) === ctx && ctx >= 0)) {
+      return new InvalidArgumentError('ctx', `must be a non-negative int32, got ${ctx}`, { rank: this.rank });
+    }
+    if (!isMessageBuffer(buf)) return new InvalidArgumentError(bufField, 'must be a Uint8Array or an array of them', { rank: this.rank });
+    return undefined;
   }
 
   /** Whether the run failed (then fails this endpoint); reads the shared failure word. */
@@ -284,40 +302,59 @@ export class ThreadsEndpoint implements Endpoint {
     return true;
   }
 
-  isend(ctx: number, dest: number, tag: number, data: Uint8Array): Promise<void> {
-    const bad = this.badCtx(ctx) ?? this.badRank('dest', dest, false) ?? this.badTag(tag, false);
-    if (bad !== undefined) return Promise.reject(bad);
-    if (this.checkFailed()) return Promise.reject(this.failure);
+  isend(ctx: number, dest: number, tag: number, data: MessageBuffer): Request<void> {
+    if (
+      !(data instanceof Uint8Array && (dest | 0) === dest && dest >= 0 && dest < this.size && (tag | 0) === tag && tag >= 0 && (ctx | 0) === ctx && ctx >= 0)
+    ) {
+      const bad = this.badArgs(ctx, 'dest', dest, tag, 'data', data, false);
+      if (bad !== undefined) return OpRequest.failed(bad);
+    }
+    if (this.checkFailed()) return OpRequest.failed(this.failure);
     if (dest === this.rank) {
       this.deliverLocal(ctx, tag, data);
-      return RESOLVED;
+      return SENT;
     }
     const q = this.sendQueues[dest];
     if (q.length === 0) {
       const ch = this.outgoing[dest] as Channel;
+      if (data instanceof Uint8Array && ch.trySend(ctx, tag, data)) return SENT;
       ch.beginSend(ctx, tag, data);
       ch.writeSome();
-      if (!ch.sending) return RESOLVED;
+      if (!ch.sending) return SENT;
     }
     const op = this.sendPool.pop() ?? new SendOp();
     op.ctx = ctx;
     op.tag = tag;
     op.data = data;
-    this.captureSend = op;
-    const promise = new Promise<void>(this.sendExecutor);
-    this.captureSend = null;
+    const req = (op.req = new OpRequest<void>());
     q.push(op);
     this.pending++;
     this.setFocus(dest);
-    this.kick();
-    return promise;
+    this.startLoop();
+    return req;
   }
 
-  irecv(ctx: number, source: number, tag: number, into: Uint8Array): Promise<Status> {
-    const bad = this.badCtx(ctx) ?? this.badRank('source', source, true) ?? this.badTag(tag, true);
-    if (bad !== undefined) return Promise.reject(bad);
-    if (this.checkFailed()) return Promise.reject(this.failure);
-    if (source >= 0 && this.postedHead === null && this.unexpectedHead === null && source !== this.rank) {
+  irecv(ctx: number, source: number, tag: number, into: MessageBuffer): Request<Status> {
+    let cap: number;
+    if (
+      into instanceof Uint8Array &&
+      (source | 0) === source &&
+      source < this.size &&
+      (source >= 0 || source === ANY_SOURCE) &&
+      (tag | 0) === tag &&
+      (tag >= 0 || tag === ANY_TAG) &&
+      (ctx | 0) === ctx &&
+      ctx >= 0
+    ) {
+      cap = into.length;
+    } else {
+      const bad = this.badArgs(ctx, 'source', source, tag, 'into', into, true);
+      if (bad !== undefined) return OpRequest.failed(bad);
+      cap = byteLength(into);
+    }
+    if (this.checkFailed()) return OpRequest.failed(this.failure);
+    const direct = source >= 0 && this.postedHead === null && this.unexpectedHead === null && source !== this.rank;
+    if (direct) {
       // Nothing can match before this receive: take a message that is already in the ring.
       const ch = this.incoming[source] as Channel;
       if (
@@ -325,13 +362,19 @@ export class ThreadsEndpoint implements Endpoint {
         ch.peek() &&
         ch.messageCtx === ctx &&
         (tag === ANY_TAG || ch.messageTag === tag) &&
-        ch.messageLength <= into.length &&
-        ch.messageReady()
+        ch.messageLength <= cap
       ) {
         const t = ch.messageTag;
         const len = ch.messageLength;
-        ch.readSome(into);
-        return this.resolvedStatus(source, t, len);
+        if (into instanceof Uint8Array) {
+          if (ch.readWhole(into)) {
+            this.noteUnpublished(source, ch);
+            return this.doneRequest(source, t, len);
+          }
+        } else if (ch.messageReady()) {
+          ch.readSome(into);
+          return this.doneRequest(source, t, len);
+        }
       }
     }
     const op = this.recvPool.pop() ?? new RecvOp();
@@ -339,6 +382,8 @@ export class ThreadsEndpoint implements Endpoint {
     op.source = source;
     op.tag = tag;
     op.into = into;
+    op.cap = cap;
+    op.req = null;
     op.done = false;
     op.error = null;
     this.pending++;
@@ -352,18 +397,17 @@ export class ThreadsEndpoint implements Endpoint {
       break;
     }
     if (posted) this.linkPosted(op);
-    if (!op.done) this.poll();
+    // Unless the ring of the only possible source was just looked at, move what has arrived.
+    if (!op.done && !direct) this.poll();
     if (op.done) {
-      const result = op.error !== null ? Promise.reject(op.error) : this.resolvedStatus(op.stSource, op.stTag, op.stBytes);
+      const result = op.error !== null ? OpRequest.failed<Status>(op.error) : this.doneRequest(op.stSource, op.stTag, op.stBytes);
       this.releaseRecv(op);
       return result;
     }
-    this.captureRecv = op;
-    const promise = new Promise<Status>(this.recvExecutor);
-    this.captureRecv = null;
+    const req = (op.req = new OpRequest<Status>());
     if (source !== ANY_SOURCE && source !== this.rank) this.setFocus(source);
     this.startLoop();
-    return promise;
+    return req;
   }
 
   copy(dst: Uint8Array, src: Uint8Array): void {
@@ -372,15 +416,16 @@ export class ThreadsEndpoint implements Endpoint {
 
   /** The node of `worldRank`: 0 (all threads share one machine) unless the run assigned nodes. */
   nodeOf(worldRank: number): number {
-    const bad = this.badRank('worldRank', worldRank, false);
+    const bad = badRank('worldRank', worldRank, this.size, false, this.rank);
     if (bad !== undefined) throw bad;
     return this.nodes === undefined ? 0 : this.nodes[worldRank];
   }
 
   /** Resolves once no operation of this rank is pending (or the endpoint failed). */
   drain(): Promise<void> {
+    this.publishAll();
     if (this.pending === 0 || this.failure !== undefined) return RESOLVED;
-    this.kick();
+    this.startLoop();
     return new Promise<void>((resolve) => this.drainWaiters.push(resolve));
   }
 
@@ -452,14 +497,14 @@ export class ThreadsEndpoint implements Endpoint {
 
   private releaseRecv(op: RecvOp): void {
     op.into = EMPTY;
-    op.resolve = op.reject = null;
+    op.req = null;
     op.error = null;
     this.recvPool.push(op);
   }
 
   private releaseSend(op: SendOp): void {
     op.data = EMPTY;
-    op.resolve = op.reject = null;
+    op.req = null;
     this.sendPool.push(op);
   }
 
@@ -471,22 +516,24 @@ export class ThreadsEndpoint implements Endpoint {
     if (last !== null && last.tag === tag && last.bytes === bytes) return last;
     const st: Status = Object.freeze({ source, tag, bytes });
     this.lastStatus[source] = st;
-    this.lastResolved[source] = null;
+    this.lastDone[source] = null;
     return st;
   }
 
-  private resolvedStatus(source: number, tag: number, bytes: number): Promise<Status> {
+  /** A completed receive's request: shared while a source's tag and size repeat. */
+  private doneRequest(source: number, tag: number, bytes: number): OpRequest<Status> {
     const st = this.statusOf(source, tag, bytes);
-    let p = this.lastResolved[source];
-    if (p === null) this.lastResolved[source] = p = Promise.resolve(st);
-    return p;
+    let r = this.lastDone[source];
+    if (r === null) this.lastDone[source] = r = OpRequest.done(st);
+    return r;
   }
 
   private completeRecv(op: RecvOp, source: number, tag: number, bytes: number): void {
     this.pending--;
-    if (op.resolve !== null) {
-      op.resolve(this.statusOf(source, tag, bytes));
+    const req = op.req;
+    if (req !== null) {
       this.releaseRecv(op);
+      if (req.resolve(this.statusOf(source, tag, bytes))) this.woke = true;
     } else {
       op.done = true;
       op.stSource = source;
@@ -497,38 +544,41 @@ export class ThreadsEndpoint implements Endpoint {
 
   private failRecv(op: RecvOp, err: Error): void {
     this.pending--;
-    if (op.reject !== null) {
-      op.reject(err);
+    const req = op.req;
+    if (req !== null) {
       this.releaseRecv(op);
+      if (req.reject(err)) this.woke = true;
     } else {
       op.done = true;
       op.error = err;
     }
   }
 
-  private deliverLocal(ctx: number, tag: number, data: Uint8Array): void {
+  private deliverLocal(ctx: number, tag: number, data: MessageBuffer): void {
+    const len = data instanceof Uint8Array ? data.length : byteLength(data);
     for (let op = this.postedHead; op !== null; op = op.next) {
       if (!matches(op, ctx, this.rank, tag)) continue;
       this.unlinkPosted(op);
-      if (data.length > op.into.length) this.failRecv(op, truncation(this.rank, tag, data.length, op.into.length));
+      if (len > op.cap) this.failRecv(op, truncation(this.rank, tag, len, op.cap));
       else {
-        op.into.set(data);
-        this.completeRecv(op, this.rank, tag, data.length);
+        copyBytes(op.into, data, len);
+        this.completeRecv(op, this.rank, tag, len);
       }
       return;
     }
-    const u = this.newUnexpected(ctx, this.rank, tag, data.length);
-    u.buf.set(data);
+    const u = this.newUnexpected(ctx, this.rank, tag, len);
+    copyBytes(u.buf, data, len);
     u.complete = true;
   }
 
   /** Completes `op` from a fully arrived unexpected message (already unlinked). */
   private finishFromUnexpected(op: RecvOp, u: Unexpected): void {
-    if (u.len > op.into.length) this.failRecv(op, truncation(u.source, u.tag, u.len, op.into.length));
+    if (u.len > op.cap) this.failRecv(op, truncation(u.source, u.tag, u.len, op.cap));
     else {
       const n = u.len;
-      if (n <= 64) for (let i = 0; i < n; i++) op.into[i] = u.buf[i];
-      else op.into.set(n === u.buf.length ? u.buf : u.buf.subarray(0, n));
+      const into = op.into;
+      if (n <= 64 && into instanceof Uint8Array) for (let i = 0; i < n; i++) into[i] = u.buf[i];
+      else copyBytes(into, u.buf, n);
       this.completeRecv(op, u.source, u.tag, n);
     }
     this.releaseUnexpected(u);
@@ -540,10 +590,10 @@ export class ThreadsEndpoint implements Endpoint {
    */
   private adoptArriving(op: RecvOp, u: Unexpected): void {
     const s = u.source;
-    if (u.len > op.into.length) this.sinkKind[s] = SINK_DISCARD;
+    if (u.len > op.cap) this.sinkKind[s] = SINK_DISCARD;
     else {
       const got = (this.incoming[s] as Channel).messageOffset;
-      if (got > 0) op.into.set(u.buf.subarray(0, got));
+      if (got > 0) copyBytes(op.into, u.buf, got);
       this.sinkKind[s] = SINK_RECV;
     }
     this.sinkOp[s] = op;
@@ -553,19 +603,33 @@ export class ThreadsEndpoint implements Endpoint {
 
   // ---- progress ------------------------------------------------------------------------
 
+  private noteUnpublished(source: number, ch: Channel): void {
+    if (this.isUnpublished[source] === 0 && ch.unpublished) {
+      this.isUnpublished[source] = 1;
+      this.unpublished[this.unpublishedCount++] = source;
+    }
+  }
+
+  /** Releases the ring space of every consumed message to its writer. */
+  private publishAll(): void {
+    const n = this.unpublishedCount;
+    if (n === 0) return;
+    for (let i = 0; i < n; i++) {
+      const s = this.unpublished[i];
+      this.isUnpublished[s] = 0;
+      (this.incoming[s] as Channel).publish();
+    }
+    this.unpublishedCount = 0;
+  }
+
   private setFocus(peer: number): void {
     if (peer === this.focus || this.size > 32) return;
     this.focus = peer;
     this.focusBit = 1 << peer;
   }
 
-  private kick(): void {
-    this.poll();
-    this.startLoop();
-  }
-
   private startLoop(): void {
-    if (this.pending > 0 && !this.looping && this.failure === undefined) {
+    if (!this.looping && this.failure === undefined) {
       this.looping = true;
       void this.loop();
     }
@@ -573,26 +637,45 @@ export class ThreadsEndpoint implements Endpoint {
 
   private async loop(): Promise<void> {
     try {
-      while (this.pending > 0 && this.failure === undefined) {
+      // First let the program post whatever else it can (e.g. the send after an irecv).
+      await RESOLVED;
+      let idle = 0;
+      while (this.failure === undefined) {
+        this.publishAll();
+        if (this.pending === 0) {
+          if (idle++ === LINGER_TURNS) break;
+          await RESOLVED;
+          continue;
+        }
+        idle = 0;
+        this.woke = false;
         if (this.poll()) {
           // Let the program react to completed operations before polling again.
-          await RESOLVED;
+          if (this.woke) await RESOLVED;
           continue;
         }
-        if (this.spin()) continue;
+        const news = this.spin();
+        if (news === FOCUS_NEWS) {
+          // Only the focus peer's channel moved: take its message, and yield at once if that
+          // completed an operation somebody awaits (the doorbell is looked at afterwards).
+          if (this.takeFocus() && this.woke) await RESOLVED;
+          continue;
+        }
+        if (news === BELL_NEWS) continue;
         if (this.collect()) {
-          await RESOLVED;
+          if (this.woke) await RESOLVED;
           continue;
         }
-        if (this.pending === 0 || this.failure !== undefined) break;
+        if (this.pending === 0 || this.failure !== undefined) continue;
         Atomics.store(this.bellWords, this.sleepIndex, 1);
         const r = waitAsync(this.bellWords, this.bellIndex, 0);
-        if (r.async) await r.value.then(this.woke);
-        else this.woke();
+        if (r.async) await r.value;
+        Atomics.store(this.bellWords, this.sleepIndex, 0);
       }
     } finally {
+      this.publishAll();
       this.looping = false;
-      if (this.pending === 0 || this.failure !== undefined) this.wakeDrainers();
+      if (this.drainWaiters.length > 0 && (this.pending === 0 || this.failure !== undefined)) this.wakeDrainers();
     }
   }
 
@@ -603,25 +686,27 @@ export class ThreadsEndpoint implements Endpoint {
   /**
    * Watches the doorbell (and the focus peer's channel indices) for a bounded number of loads
    * before the loop sleeps: a peer that answers within a few microseconds is seen without an
-   * event-loop wake-up. Returns whether something changed.
+   * event-loop wake-up. Returns what changed: FOCUS_NEWS (the focus peer's channels), BELL_NEWS
+   * (the doorbell) or NO_NEWS.
    */
-  private spin(): boolean {
+  private spin(): number {
     const words = this.bellWords;
     const i = this.bellIndex;
     const expected = this.bellExpected;
     const budget = this.spinLoads;
     const f = this.focus;
     if (f < 0) {
-      for (let k = 0; k < budget; k++) if (Atomics.load(words, i) !== expected) return true;
-      return false;
+      for (let k = 0; k < budget; k++) if (Atomics.load(words, i) !== expected) return BELL_NEWS;
+      return NO_NEWS;
     }
     const inc = this.incoming[f] as Channel;
     const out = this.outgoing[f] as Channel;
     const watchOut = out.sending;
     for (let k = 0; k < budget; k += 2) {
-      if (Atomics.load(words, i) !== expected || inc.hasNews || (watchOut && out.spaceFreed)) return true;
+      if (inc.hasNews || (watchOut && out.spaceFreed)) return FOCUS_NEWS;
+      if (Atomics.load(words, i) !== expected) return BELL_NEWS;
     }
-    return false;
+    return NO_NEWS;
   }
 
   /**
@@ -650,6 +735,7 @@ export class ThreadsEndpoint implements Endpoint {
    */
   private collect(): boolean {
     if (this.checkFailed()) return false;
+    this.publishAll();
     const bits = Atomics.exchange(this.bellWords, this.bellIndex, 0);
     this.bellExpected = 0;
     let progressed = this.focus >= 0 && this.pumpPeer(this.focus);
@@ -667,6 +753,30 @@ export class ThreadsEndpoint implements Endpoint {
       }
     }
     return progressed;
+  }
+
+  /**
+   * After the focus peer's channel moved: the common case — a short message that completes the
+   * first posted receive — straight away; anything else by `pumpPeer`.
+   */
+  private takeFocus(): boolean {
+    const s = this.focus;
+    const op = this.postedHead;
+    if (op !== null && this.sinkKind[s] === SINK_NONE) {
+      const ch = this.incoming[s] as Channel;
+      const into = op.into;
+      if (ch.peek(false) && into instanceof Uint8Array) {
+        const tag = ch.messageTag;
+        const len = ch.messageLength;
+        if (matches(op, ch.messageCtx, s, tag) && len <= op.cap && ch.readWhole(into)) {
+          this.unlinkPosted(op);
+          this.noteUnpublished(s, ch);
+          this.completeRecv(op, s, tag, len);
+          return true;
+        }
+      }
+    }
+    return this.pumpPeer(s);
   }
 
   private pumpPeer(peer: number): boolean {
@@ -688,8 +798,9 @@ export class ThreadsEndpoint implements Endpoint {
       if (ch.sending) break;
       const op = q.shift();
       this.pending--;
-      (op.resolve as () => void)();
+      const req = op.req as OpRequest<void>;
       this.releaseSend(op);
+      if (req.resolve(undefined)) this.woke = true;
     }
     return progressed;
   }
@@ -706,12 +817,16 @@ export class ThreadsEndpoint implements Endpoint {
         progressed = true;
         kind = this.openSink(source, ch.messageCtx, ch.messageTag, ch.messageLength);
       }
-      const dst =
-        kind === SINK_RECV
-          ? (this.sinkOp[source] as RecvOp).into
-          : kind === SINK_UNEXPECTED
-            ? (this.sinkEntry[source] as Unexpected).buf
-            : null;
+      let dst: MessageBuffer | null = null;
+      if (kind === SINK_RECV) {
+        dst = (this.sinkOp[source] as RecvOp).into;
+        if (dst instanceof Uint8Array && ch.readWhole(dst)) {
+          this.noteUnpublished(source, ch);
+          this.closeSink(source);
+          progressed = true;
+          continue;
+        }
+      } else if (kind === SINK_UNEXPECTED) dst = (this.sinkEntry[source] as Unexpected).buf;
       if (ch.readSome(dst) > 0) progressed = true;
       if (ch.receiving) break;
       this.closeSink(source);
@@ -727,7 +842,7 @@ export class ThreadsEndpoint implements Endpoint {
       if (!matches(op, ctx, source, tag)) continue;
       this.unlinkPosted(op);
       this.sinkOp[source] = op;
-      return (this.sinkKind[source] = len > op.into.length ? SINK_DISCARD : SINK_RECV);
+      return (this.sinkKind[source] = len > op.cap ? SINK_DISCARD : SINK_RECV);
     }
     this.sinkEntry[source] = this.newUnexpected(ctx, source, tag, len);
     return (this.sinkKind[source] = SINK_UNEXPECTED);
@@ -745,7 +860,7 @@ export class ThreadsEndpoint implements Endpoint {
     if (kind === SINK_RECV) this.completeRecv(op as RecvOp, source, tag, len);
     else if (kind === SINK_DISCARD) {
       const r = op as RecvOp;
-      this.failRecv(r, truncation(source, tag, len, r.into.length));
+      this.failRecv(r, truncation(source, tag, len, r.cap));
     } else (entry as Unexpected).complete = true;
   }
 
@@ -756,8 +871,7 @@ export class ThreadsEndpoint implements Endpoint {
     this.failure = err;
     for (const q of this.sendQueues) {
       while (q.length > 0) {
-        const op = q.shift();
-        op.reject?.(err);
+        q.shift().req?.reject(err);
       }
     }
     for (let op = this.postedHead; op !== null; op = op.next) this.rejectOp(op, err);
@@ -772,7 +886,7 @@ export class ThreadsEndpoint implements Endpoint {
   }
 
   private rejectOp(op: RecvOp, err: Error): void {
-    if (op.reject !== null) op.reject(err);
+    if (op.req !== null) op.req.reject(err);
     else {
       op.done = true;
       op.error = err;

@@ -51,7 +51,8 @@ async function main(): Promise<void> {
     nodes: init.nodes,
     spinLoads: init.spinLoads,
   });
-  const comm = createWorldCommunicator(endpoint);
+  // The endpoint checks every argument as the world communicator would: validated once.
+  const comm = createWorldCommunicator(endpoint, { endpointChecks: true });
   // A pending Atomics.waitAsync does not keep a thread alive: hold the event loop open
   // while the program runs.
   const keepAlive = setInterval(() => undefined, 1 << 30);
