@@ -1,7 +1,8 @@
 /**
  * Communicators on the worker-threads transport: context ids travel in the channel header, so
- * split / nested split / intercommunicator traffic with identical tags never mixes; the same
- * scenarios as the in-memory and simulator tests, p ≤ 8.
+ * split / nested split / intercommunicator traffic with identical tags never mixes, and a user
+ * ANY_TAG receive never takes a collective's message; bad createIntercomm arguments reject
+ * without hanging; the same scenarios as the in-memory and simulator tests, p ≤ 8.
  */
 import { describe, expect, it } from 'vitest';
 import { UNDEFINED } from '../src/comm/communicator.js';
@@ -10,6 +11,7 @@ import { runThreads } from '../src/transports/threads/run.js';
 import {
   expectAnyTag,
   expectBadArgs,
+  expectBadInter,
   expectBadSplit,
   expectByNode,
   expectConcurrent,
@@ -19,6 +21,7 @@ import {
 } from './comm-expect.js';
 import type {
   AnyTagObservation,
+  BadInterObservation,
   Failure,
   InterObservation,
   IsolationObservation,
@@ -57,6 +60,8 @@ describe('communicators on threads', () => {
         { scenario: 'inter', args: { colors: two, how: 'split' } },
         { scenario: 'inter', args: { colors: two, how: 'create', sameHigh: true } },
         { scenario: 'anyTag' },
+        { scenario: 'badInter', args: { colors: two, bad: 'remoteLeader', badGroup: 0, remoteIdle: true } },
+        { scenario: 'badInter', args: { colors: two, bad: 'leaderMismatch', badGroup: 1, remoteIdle: false } },
       ],
       nodes,
     );
@@ -69,6 +74,8 @@ describe('communicators on threads', () => {
     expectInter(two, res[6] as InterObservation[], false);
     expectInter(two, res[7] as InterObservation[], true);
     expectAnyTag(p, res[8] as AnyTagObservation[]);
+    expectBadInter(two, 'remoteLeader', 0, true, res[9] as BadInterObservation[]);
+    expectBadInter(two, 'leaderMismatch', 1, false, res[10] as BadInterObservation[]);
   });
 
   it('p = 1 and p = 8: split and isolation', async () => {

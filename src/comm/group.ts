@@ -1,8 +1,11 @@
 /**
- * The one Communicator implementation of vcoll: a group of world ranks inside one context of
- * a transport's Endpoint. Rank i of the communicator is world rank group[i]; destinations,
+ * The one Communicator implementation of vcoll: a group of world ranks inside one context id
+ * of a transport's Endpoint. Rank i of the communicator is world rank group[i]; destinations,
  * sources and Status.source are translated between the two (the world communicator is the
- * identity and adds nothing to the transport's promises). `split` is MPI_Comm_split.
+ * identity and adds nothing to the transport's requests; over an endpoint that checks the
+ * arguments itself it does not check them again). `split` is MPI_Comm_split. Context id c uses
+ * endpoint context 2c for user tags and 2c + 1 for collective tags (comm/agree.ts), so that a
+ * user's ANY_TAG receive never takes a collective's message.
  *
  * Cost of `split` in the α+βm model (p ranks of the parent): one Bruck allgather of a 32-byte
  * record per rank, ⌈log₂p⌉α + 32(p−1)β, then O(p log p) local work (the sort by key). The

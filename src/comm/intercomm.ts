@@ -14,7 +14,8 @@
  *   `high` = false first; same cost shape as createIntercomm with constant-size messages.
  *
  * Context agreement covers both groups, so the new context differs from every context any
- * member of either group uses (see src/comm/agree.ts).
+ * member of either group uses (see src/comm/agree.ts); user and collective tags travel in the
+ * context's two endpoint contexts (`endpointCtx`), as on intra-communicators.
  */
 
 import { InvalidArgumentError } from '../errors.js';

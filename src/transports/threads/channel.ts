@@ -7,7 +7,7 @@
  * publishes them with `Atomics.store(head)`; the reader consumes and releases space with
  * `Atomics.store(tail)`. `head` and `tail` live on different cache lines, and each side keeps
  * its own index locally and caches the other's, reloading it only when the ring looks full
- * (writer) or empty (reader). Every message is a 12-byte header (tag: int32, context id: int32,
+ * (writer) or empty (reader). Every message is a 16-byte header (tag: int32, context id: int32,
  * length: uint32, skip: int32, as four ring words), `skip` < 8 bytes, the payload and padding
  * to a multiple of 8 bytes. Every message starts 8-byte aligned, and the writer picks `skip` so
  * the payload sits in the ring aligned like the sender's data modulo 8: V8 copies between shared
@@ -16,10 +16,11 @@
  * buffer. Buffers may be vectored (comm/segments.ts): a vectored send writes its segments back
  * to back as one message (the payload aligned like its longest segment), a vectored receive
  * copies the message out into its segments in order; neither stages a contiguous copy.
- * A message is published in pieces of at most
- * `PIECE_BYTES`, so the reader copies one piece out while the writer copies the next in, and
- * payloads longer than the ring stream through it. The reader copies payloads straight into
- * the caller's buffer.
+ * A message is published in pieces of at most `PIECE_BYTES`, so the reader copies one piece out
+ * while the writer copies the next in, and payloads longer than the ring stream through it. The
+ * reader copies payloads straight into the caller's buffer. Short messages have one-call paths
+ * (`trySend`, `readWhole`: a whole message written or read at once) and release their ring
+ * space lazily (`publish`), so that the reply to a message is not delayed by that release.
  *
  * Waiting never blocks a thread: a side that cannot progress awaits `Atomics.waitAsync` on a
  * bell (see `Bell`) that its peer rings after a change. The writer always rings the reader's
