@@ -14,8 +14,9 @@
  * Every communicator has its own communication context: traffic of two communicators never
  * mixes, whatever the tags (MPI's context ids). Tags are integers in [0, 2³¹ − 1]; user code
  * should keep its tags ≤ TAG_UB, since tags from COLLECTIVE_TAG on are reserved for vcoll's
- * collectives and communicator management (an ANY_TAG receive posted while a collective runs
- * on the same communicator could otherwise match the collective's messages).
+ * collectives and communicator management. Those travel in a second endpoint context of the
+ * communicator (context c uses endpoint contexts 2c for user tags and 2c + 1 for collective
+ * tags, comm/agree.ts), so an ANY_TAG receive never takes a collective's message.
  */
 
 import type { VirtualClock } from './endpoint.js';

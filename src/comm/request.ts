@@ -108,7 +108,7 @@ export class OpRequest<T> implements PromiseLike<T> {
 
   /** The request as a promise (one per request while pending; a new settled one after). */
   asPromise(): Promise<T> {
-    if (this.state === DONE) return Promise.resolve(this.out as T);
+    if (this.state === DONE) return (this.out === undefined ? SETTLED_UNDEFINED : Promise.resolve(this.out)) as Promise<T>;
     if (this.state === FAILED) return Promise.reject(this.out);
     const w = this.waiter;
     if (w instanceof PromiseWaiter) return w.promise as Promise<T>;
@@ -124,6 +124,9 @@ export class OpRequest<T> implements PromiseLike<T> {
     return this.asPromise().then(onfulfilled, onrejected);
   }
 }
+
+/** One settled promise for every completed request without a value (sends): no allocation. */
+const SETTLED_UNDEFINED: Promise<undefined> = Promise.resolve(undefined);
 
 /** The promise of a pending request that somebody awaited, before any earlier waiter. */
 class PromiseWaiter implements Waiter {

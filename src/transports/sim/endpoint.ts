@@ -3,7 +3,8 @@
  * the shared Simulation, plus the rank's virtual clock. Communicators (world and split) are
  * built on it by comm/group.ts.
  */
-import { ANY_SOURCE, ANY_TAG, type Status } from '../../comm/communicator.js';
+import type { Status } from '../../comm/communicator.js';
+import { badRank, badTag } from '../../comm/group.js';
 import { OpRequest, type Request } from '../../comm/request.js';
 import { byteLength, isMessageBuffer, type MessageBuffer } from '../../comm/segments.js';
 import type { Endpoint, VirtualClock } from '../../comm/endpoint.js';
@@ -46,10 +47,11 @@ export class SimEndpoint implements Endpoint {
     return OpRequest.failed(new InvalidArgumentError(field, message, { rank: this.worldRank }));
   }
 
+  // Checks in the order and with the errors of GroupCommunicator (dest/source, tag, buffer):
+  // the world communicator trusts them (createWorldCommunicator's endpointChecks).
   isend(ctx: number, dest: number, tag: number, data: MessageBuffer): Request<void> {
-    const p = this.worldSize;
-    if (!(isCount(dest) && dest < p)) return this.bad('dest', `${dest} outside [0, ${p - 1}]`);
-    if (!isCount(tag)) return this.bad('tag', `must be an integer >= 0, got ${tag}`);
+    const bad = badRank('dest', dest, this.worldSize, false, this.worldRank) ?? badTag(tag, false, this.worldRank);
+    if (bad !== undefined) return OpRequest.failed(bad);
     if (!isCount(ctx)) return this.bad('ctx', `must be an integer >= 0, got ${ctx}`);
     if (data instanceof Uint8Array) return this.sim.post(SEND, this.worldRank, ctx, dest, tag, data, data.length) as OpRequest<void>;
     if (!isMessageBuffer(data)) return this.bad('data', 'must be a Uint8Array or an array of them');
@@ -57,11 +59,8 @@ export class SimEndpoint implements Endpoint {
   }
 
   irecv(ctx: number, source: number, tag: number, into: MessageBuffer): Request<Status> {
-    const p = this.worldSize;
-    if (!(source === ANY_SOURCE || (isCount(source) && source < p))) {
-      return this.bad('source', `${source} outside [0, ${p - 1}] and not ANY_SOURCE`);
-    }
-    if (!(tag === ANY_TAG || isCount(tag))) return this.bad('tag', `must be an integer >= 0 or ANY_TAG, got ${tag}`);
+    const bad = badRank('source', source, this.worldSize, true, this.worldRank) ?? badTag(tag, true, this.worldRank);
+    if (bad !== undefined) return OpRequest.failed(bad);
     if (!isCount(ctx)) return this.bad('ctx', `must be an integer >= 0, got ${ctx}`);
     if (into instanceof Uint8Array) return this.sim.post(RECV, this.worldRank, ctx, source, tag, into, into.length) as OpRequest<Status>;
     if (!isMessageBuffer(into)) return this.bad('into', 'must be a Uint8Array or an array of them');

@@ -19,5 +19,5 @@ export function runSim<T>(p: number, program: RankProgram<T>, options: SimOption
   } catch (e) {
     return Promise.reject(e);
   }
-  return sim.run((rank) => program(createWorldCommunicator(new SimEndpoint(sim, rank))));
+  return sim.run((rank) => program(createWorldCommunicator(new SimEndpoint(sim, rank), { endpointChecks: true })));
 }
