@@ -82,6 +82,38 @@ describe('simulator: vectored sends and receives', () => {
     }
   });
 
+  it('any typed array or DataView, contiguous or in segments, travels as its bytes (world and split communicators)', async () => {
+    const res = await runSim(
+      3,
+      async (comm: Communicator) => {
+        const sub = (await comm.split(0, -comm.rank)) as Communicator; // reversed ranks
+        for (const c of [comm, sub]) {
+          const right = (c.rank + 1) % c.size;
+          const left = (c.rank + c.size - 1) % c.size;
+          const f64 = Float64Array.of(c.rank + 0.5, -c.rank);
+          const i16 = Int16Array.of(c.rank, 7, -3);
+          const into64 = new Float64Array(2);
+          const intoParts = [new Int16Array(1), new DataView(new ArrayBuffer(4))];
+          const sends = [c.isend(right, 1, f64), c.isend(right, 2, [i16.subarray(0, 1), i16.subarray(1)])];
+          const st = await c.recv(left, 1, into64);
+          const st2 = await c.recv(left, 2, intoParts);
+          await c.waitAll(sends);
+          expect(st.bytes).toBe(16);
+          expect(Array.from(into64)).toEqual([left + 0.5, -left]);
+          expect(st2.bytes).toBe(6);
+          expect(intoParts[0] instanceof Int16Array ? intoParts[0][0] : NaN).toBe(left);
+          const dv = intoParts[1] as DataView;
+          expect([dv.getInt16(0, true), dv.getInt16(2, true)]).toEqual([7, -3]);
+        }
+        return [await rejection(comm.isend(0, 0, 'text' as unknown as Uint8Array)), await rejection(comm.irecv(0, 0, [new Uint8Array(1), 5] as unknown as Uint8Array[]))];
+      },
+      { model },
+    );
+    for (const errs of res.results) {
+      expect(errs.map((e) => (e as InvalidArgumentError).field)).toEqual(['data', 'into']);
+    }
+  });
+
   it('truncation counts every segment; bad segments are typed errors', async () => {
     const e = await rejection(
       runSim(
@@ -99,7 +131,7 @@ describe('simulator: vectored sends and receives', () => {
     const res = await runSim(
       1,
       async (comm: Communicator) => {
-        const bad = [new Uint8Array(1), new Float64Array(1)] as unknown as Uint8Array[];
+        const bad = [new Uint8Array(1), 'not bytes'] as unknown as Uint8Array[];
         return [await rejection(comm.isend(0, 0, bad)), await rejection(comm.irecv(0, 0, bad))];
       },
       { model },

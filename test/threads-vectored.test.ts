@@ -257,11 +257,17 @@ describe('vectored buffers on the threads endpoint', () => {
     const comm = createWorldCommunicator(eps[1], { endpointChecks: true });
     const bad: unknown[] = [[new Uint8Array(1), 'x'], new Uint16Array(2), null, [[1, 2]]];
     for (const b of bad) {
+      // a Uint16Array is bytes to a communicator (converted), not to the endpoint
+      const viaComm = !(b instanceof Uint16Array);
       for (const [field, f] of [
         ['data', () => eps[1].isend(0, 0, 0, b as MessageBuffer)],
         ['into', () => eps[1].irecv(0, 0, 0, b as MessageBuffer)],
-        ['data', () => comm.isend(0, 0, b as MessageBuffer)],
-        ['into', () => comm.irecv(0, 0, b as MessageBuffer)],
+        ...(viaComm
+          ? ([
+              ['data', () => comm.isend(0, 0, b as MessageBuffer)],
+              ['into', () => comm.irecv(0, 0, b as MessageBuffer)],
+            ] as const)
+          : []),
       ] as const) {
         const e = await rejection(f());
         expect(e).toBeInstanceOf(InvalidArgumentError);

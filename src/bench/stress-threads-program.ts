@@ -10,7 +10,7 @@
 import type { Communicator, Status } from '../comm/communicator.js';
 import { ForwardingCommunicator } from '../comm/forwarding.js';
 import { mapRequest, type Request } from '../comm/request.js';
-import { byteLength, type MessageBuffer } from '../comm/segments.js';
+import { byteLength, type MessageData } from '../comm/segments.js';
 import { WALL_TIMER, runCaseOnRank, type RankCaseResult, type RankTimer } from '../run/rank.js';
 import type { RunCase } from '../run/spec.js';
 
@@ -179,11 +179,11 @@ class TracingCommunicator extends ForwardingCommunicator {
     );
   }
 
-  override isend(dest: number, tag: number, data: MessageBuffer): Request<void> {
+  override isend(dest: number, tag: number, data: MessageData): Request<void> {
     return this.track(KIND_SEND, dest, tag, byteLength(data), this.inner.isend(dest, tag, data));
   }
 
-  override irecv(source: number, tag: number, into: MessageBuffer): Request<Status> {
+  override irecv(source: number, tag: number, into: MessageData): Request<Status> {
     return this.track(KIND_RECV, source, tag, byteLength(into), this.inner.irecv(source, tag, into));
   }
 }

@@ -21,9 +21,9 @@
 
 import type { VirtualClock } from './endpoint.js';
 import { type Request, toPromise, waitAll } from './request.js';
-import type { MessageBuffer } from './segments.js';
+import type { MessageData } from './segments.js';
 
-export type { MessageBuffer } from './segments.js';
+export type { MessageBuffer, MessageData } from './segments.js';
 
 export type { Request } from './request.js';
 
@@ -46,16 +46,17 @@ export interface Communicator {
   readonly size: number;
   /**
    * Starts sending `data` to `dest`; the request settles when the send buffer may be reused.
-   * `data` may be vectored (segments sent back to back as one message, comm/segments.ts).
+   * `data` is any typed array or DataView (its bytes), or segments of them sent back to back
+   * as one message (a vectored send, comm/segments.ts).
    */
-  isend(dest: number, tag: number, data: MessageBuffer): Request<void>;
+  isend(dest: number, tag: number, data: MessageData): Request<void>;
   /**
    * Starts receiving into `into`; the request settles with the status once the data is there.
    * `into` may be vectored (segments filled in order; Status.bytes counts them all).
    */
-  irecv(source: number, tag: number, into: MessageBuffer): Request<Status>;
-  send(dest: number, tag: number, data: MessageBuffer): Promise<void>;
-  recv(source: number, tag: number, into: MessageBuffer): Promise<Status>;
+  irecv(source: number, tag: number, into: MessageData): Request<Status>;
+  send(dest: number, tag: number, data: MessageData): Promise<void>;
+  recv(source: number, tag: number, into: MessageData): Promise<Status>;
   /** Waits for all requests (any PromiseLike too); resolves with their values in order, rejects as soon as one fails. */
   waitAll<T>(ops: readonly Request<T>[]): Promise<T[]>;
   /**
@@ -88,14 +89,14 @@ export function bytesOf(view: ArrayBufferView): Uint8Array {
  * non-blocking ones awaited, and waitAll fails as soon as one operation fails.
  */
 export abstract class PointToPointBase {
-  abstract isend(dest: number, tag: number, data: MessageBuffer): Request<void>;
-  abstract irecv(source: number, tag: number, into: MessageBuffer): Request<Status>;
+  abstract isend(dest: number, tag: number, data: MessageData): Request<void>;
+  abstract irecv(source: number, tag: number, into: MessageData): Request<Status>;
 
-  send(dest: number, tag: number, data: MessageBuffer): Promise<void> {
+  send(dest: number, tag: number, data: MessageData): Promise<void> {
     return toPromise(this.isend(dest, tag, data));
   }
 
-  recv(source: number, tag: number, into: MessageBuffer): Promise<Status> {
+  recv(source: number, tag: number, into: MessageData): Promise<Status> {
     return toPromise(this.irecv(source, tag, into));
   }
 

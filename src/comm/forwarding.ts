@@ -6,7 +6,7 @@
  */
 import { BaseCommunicator, type Communicator, type Status } from './communicator.js';
 import type { Request } from './request.js';
-import type { MessageBuffer } from './segments.js';
+import type { MessageData } from './segments.js';
 
 export abstract class ForwardingCommunicator extends BaseCommunicator {
   constructor(readonly inner: Communicator) {
@@ -28,11 +28,11 @@ export abstract class ForwardingCommunicator extends BaseCommunicator {
     return this.inner.clock;
   }
 
-  isend(dest: number, tag: number, data: MessageBuffer): Request<void> {
+  isend(dest: number, tag: number, data: MessageData): Request<void> {
     return this.inner.isend(dest, tag, data);
   }
 
-  irecv(source: number, tag: number, into: MessageBuffer): Request<Status> {
+  irecv(source: number, tag: number, into: MessageData): Request<Status> {
     return this.inner.irecv(source, tag, into);
   }
 

@@ -18,10 +18,12 @@ import { allgatherRecords, type Members, TAG_SPLIT, withContext } from './agree.
 import { ANY_SOURCE, ANY_TAG, BaseCommunicator, COLLECTIVE_TAG, type Communicator, type Status, UNDEFINED } from './communicator.js';
 import type { Endpoint, VirtualClock } from './endpoint.js';
 import { mapRequest, OpRequest, type Request, toPromise } from './request.js';
-import { isMessageBuffer, type MessageBuffer } from './segments.js';
+import { isMessageBuffer, type MessageData, toBytes } from './segments.js';
 
 const MAX_TAG = 0x7fffffff;
 const INT32_MIN = -0x80000000;
+
+const BAD_BUFFER = 'must be a typed array or DataView, or an array of them';
 
 function rejected<T>(e: Error): Request<T> {
   return OpRequest.failed(e);
@@ -106,21 +108,23 @@ export class GroupCommunicator extends BaseCommunicator implements Members {
     return badTag(t, wildcard, this.rank);
   }
 
-  isend(dest: number, tag: number, data: MessageBuffer): Request<void> {
+  isend(dest: number, tag: number, data: MessageData): Request<void> {
+    const bytes = toBytes(data);
     const bad =
       this.badRank('dest', dest, false) ??
       this.badTag(tag, false) ??
-      (isMessageBuffer(data) ? undefined : new InvalidArgumentError('data', 'must be a Uint8Array or an array of them', { rank: this.rank }));
+      (isMessageBuffer(bytes) ? undefined : new InvalidArgumentError('data', BAD_BUFFER, { rank: this.rank }));
     if (bad !== undefined) return rejected(bad);
     const ctx = tag >= COLLECTIVE_TAG ? this.ctx2 + 1 : this.ctx2;
-    return this.endpoint.isend(ctx, this.group === null ? dest : this.group[dest], tag, data);
+    return this.endpoint.isend(ctx, this.group === null ? dest : this.group[dest], tag, bytes);
   }
 
-  irecv(source: number, tag: number, into: MessageBuffer): Request<Status> {
+  irecv(source: number, tag: number, data: MessageData): Request<Status> {
+    const into = toBytes(data);
     const bad =
       this.badRank('source', source, true) ??
       this.badTag(tag, true) ??
-      (isMessageBuffer(into) ? undefined : new InvalidArgumentError('into', 'must be a Uint8Array or an array of them', { rank: this.rank }));
+      (isMessageBuffer(into) ? undefined : new InvalidArgumentError('into', BAD_BUFFER, { rank: this.rank }));
     if (bad !== undefined) return rejected(bad);
     const ctx = tag >= COLLECTIVE_TAG ? this.ctx2 + 1 : this.ctx2;
     const group = this.group;
@@ -135,7 +139,7 @@ export class GroupCommunicator extends BaseCommunicator implements Members {
     }));
   }
 
-  override send(dest: number, tag: number, data: MessageBuffer): Promise<void> {
+  override send(dest: number, tag: number, data: MessageData): Promise<void> {
     const req = this.isend(dest, tag, data);
     // A send that completed at once (the common case): one shared settled promise.
     return completed(req) ? SENT : toPromise(req);
@@ -206,21 +210,21 @@ class CheckedWorldCommunicator extends GroupCommunicator {
   private lastPromise: Promise<Status> | null = null;
 
   // Context 0 for user tags, 1 for collective tags (a bad tag is the endpoint's to reject).
-  override isend(dest: number, tag: number, data: MessageBuffer): Request<void> {
-    return this.endpoint.isend(tag >= COLLECTIVE_TAG ? 1 : 0, dest, tag, data);
+  override isend(dest: number, tag: number, data: MessageData): Request<void> {
+    return this.endpoint.isend(tag >= COLLECTIVE_TAG ? 1 : 0, dest, tag, data instanceof Uint8Array ? data : toBytes(data));
   }
 
-  override irecv(source: number, tag: number, into: MessageBuffer): Request<Status> {
-    return this.endpoint.irecv(tag >= COLLECTIVE_TAG ? 1 : 0, source, tag, into);
+  override irecv(source: number, tag: number, into: MessageData): Request<Status> {
+    return this.endpoint.irecv(tag >= COLLECTIVE_TAG ? 1 : 0, source, tag, into instanceof Uint8Array ? into : toBytes(into));
   }
 
-  override send(dest: number, tag: number, data: MessageBuffer): Promise<void> {
-    const req = this.endpoint.isend(tag >= COLLECTIVE_TAG ? 1 : 0, dest, tag, data);
+  override send(dest: number, tag: number, data: MessageData): Promise<void> {
+    const req = this.endpoint.isend(tag >= COLLECTIVE_TAG ? 1 : 0, dest, tag, data instanceof Uint8Array ? data : toBytes(data));
     return completed(req) ? SENT : toPromise(req);
   }
 
-  override recv(source: number, tag: number, into: MessageBuffer): Promise<Status> {
-    const req = this.endpoint.irecv(tag >= COLLECTIVE_TAG ? 1 : 0, source, tag, into);
+  override recv(source: number, tag: number, into: MessageData): Promise<Status> {
+    const req = this.endpoint.irecv(tag >= COLLECTIVE_TAG ? 1 : 0, source, tag, into instanceof Uint8Array ? into : toBytes(into));
     if (req === this.lastDone) return this.lastPromise as Promise<Status>;
     const promise = toPromise(req);
     if (completed(req)) {

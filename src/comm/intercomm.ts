@@ -23,7 +23,7 @@ import { allgatherRecords, bcastBytes, endpointCtx, MANAGEMENT_TAG, withContext 
 import { ANY_SOURCE, PointToPointBase, type Communicator, type Status } from './communicator.js';
 import type { Endpoint, VirtualClock } from './endpoint.js';
 import { handled, mapRequest, OpRequest, type Request, waitAll } from './request.js';
-import type { MessageBuffer } from './segments.js';
+import { type MessageData, toBytes } from './segments.js';
 import { badRank, badTag, GroupCommunicator } from './group.js';
 
 const TAG_INTER_GATHER = MANAGEMENT_TAG + 3;
@@ -43,11 +43,11 @@ export interface InterCommunicator {
   readonly local: Communicator;
   readonly clock?: VirtualClock;
   /** Sends to rank `dest` of the REMOTE group. */
-  isend(dest: number, tag: number, data: MessageBuffer): Request<void>;
+  isend(dest: number, tag: number, data: MessageData): Request<void>;
   /** Receives from rank `source` of the REMOTE group (or ANY_SOURCE); Status.source is a remote rank. */
-  irecv(source: number, tag: number, into: MessageBuffer): Request<Status>;
-  send(dest: number, tag: number, data: MessageBuffer): Promise<void>;
-  recv(source: number, tag: number, into: MessageBuffer): Promise<Status>;
+  irecv(source: number, tag: number, into: MessageData): Request<Status>;
+  send(dest: number, tag: number, data: MessageData): Promise<void>;
+  recv(source: number, tag: number, into: MessageData): Promise<Status>;
   waitAll<T>(ops: readonly Request<T>[]): Promise<T[]>;
   copy(dst: Uint8Array, src: Uint8Array): void;
   /** The node of local rank `rank`. */
@@ -118,20 +118,20 @@ class GroupInterCommunicator extends PointToPointBase implements InterCommunicat
     return this.remoteOf.get(world) ?? -1;
   }
 
-  isend(dest: number, tag: number, data: MessageBuffer): Request<void> {
+  isend(dest: number, tag: number, data: MessageData): Request<void> {
     const bad = this.badRemote('dest', dest, false) ?? this.badTag(tag, false);
     if (bad !== undefined) return OpRequest.failed(bad);
-    return this.endpoint.isend(endpointCtx(this.ctx, tag), this.remote[dest], tag, data);
+    return this.endpoint.isend(endpointCtx(this.ctx, tag), this.remote[dest], tag, toBytes(data));
   }
 
-  irecv(source: number, tag: number, into: MessageBuffer): Request<Status> {
+  irecv(source: number, tag: number, into: MessageData): Request<Status> {
     const bad = this.badRemote('source', source, true) ?? this.badTag(tag, true);
     if (bad !== undefined) return OpRequest.failed(bad);
     const ctx = endpointCtx(this.ctx, tag);
     if (source !== ANY_SOURCE) {
-      return mapRequest(this.endpoint.irecv(ctx, this.remote[source], tag, into), (st) => ({ source, tag: st.tag, bytes: st.bytes }));
+      return mapRequest(this.endpoint.irecv(ctx, this.remote[source], tag, toBytes(into)), (st) => ({ source, tag: st.tag, bytes: st.bytes }));
     }
-    return mapRequest(this.endpoint.irecv(ctx, ANY_SOURCE, tag, into), (st) => ({
+    return mapRequest(this.endpoint.irecv(ctx, ANY_SOURCE, tag, toBytes(into)), (st) => ({
       source: this.remoteRankOfWorld(st.source),
       tag: st.tag,
       bytes: st.bytes,

@@ -8,8 +8,34 @@
  * Cost: O(segments) per operation besides the bytes themselves.
  */
 
-/** One contiguous view, or segments filled / sent in order. */
+/** One contiguous view, or segments filled / sent in order (what transports handle). */
 export type MessageBuffer = Uint8Array | readonly Uint8Array[];
+
+/**
+ * What communicators accept: any typed array or DataView (its bytes), or segments of them.
+ * `toBytes` turns it into a MessageBuffer without copying data.
+ */
+export type MessageData = ArrayBufferView | readonly ArrayBufferView[];
+
+/** The byte view of one view (no copy). */
+function viewBytes(v: ArrayBufferView): Uint8Array {
+  return v instanceof Uint8Array ? v : new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
+}
+
+/**
+ * The bytes of `data` as a MessageBuffer: itself when it already is one (no allocation),
+ * else byte views of the same memory. Anything that is not MessageData is returned as it is,
+ * for the transport's validation to reject.
+ */
+export function toBytes(data: MessageData): MessageBuffer {
+  if (data instanceof Uint8Array) return data;
+  if (ArrayBuffer.isView(data)) return viewBytes(data);
+  if (!Array.isArray(data)) return data as unknown as MessageBuffer;
+  let plain = true;
+  for (const s of data) if (!(s instanceof Uint8Array)) plain = false;
+  if (plain) return data as readonly Uint8Array[];
+  return (data as readonly unknown[]).map((s) => (ArrayBuffer.isView(s) ? viewBytes(s) : s)) as Uint8Array[];
+}
 
 /** Whether `x` is a MessageBuffer (a Uint8Array, or an array of Uint8Arrays). */
 export function isMessageBuffer(x: unknown): x is MessageBuffer {
@@ -20,10 +46,10 @@ export function isMessageBuffer(x: unknown): x is MessageBuffer {
 }
 
 /** Total bytes of a buffer. */
-export function byteLength(buf: MessageBuffer): number {
-  if (buf instanceof Uint8Array) return buf.length;
+export function byteLength(buf: MessageData): number {
+  if (ArrayBuffer.isView(buf)) return buf.byteLength;
   let n = 0;
-  for (let i = 0; i < buf.length; i++) n += buf[i].length;
+  for (let i = 0; i < buf.length; i++) n += buf[i].byteLength;
   return n;
 }
 

@@ -7,7 +7,7 @@
 import type { Communicator } from '../comm/communicator.js';
 import { ForwardingCommunicator } from '../comm/forwarding.js';
 import type { Request } from '../comm/request.js';
-import { byteLength, type MessageBuffer } from '../comm/segments.js';
+import { byteLength, type MessageData } from '../comm/segments.js';
 
 /** Messages and bytes sent by one rank. */
 export interface TrafficCounter {
@@ -33,7 +33,7 @@ export class CountingCommunicator extends ForwardingCommunicator {
     this.counter.bytes = 0;
   }
 
-  override isend(dest: number, tag: number, data: MessageBuffer): Request<void> {
+  override isend(dest: number, tag: number, data: MessageData): Request<void> {
     this.counter.messages++;
     this.counter.bytes += byteLength(data);
     return this.inner.isend(dest, tag, data);

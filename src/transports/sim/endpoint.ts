@@ -54,7 +54,7 @@ export class SimEndpoint implements Endpoint {
     if (bad !== undefined) return OpRequest.failed(bad);
     if (!isCount(ctx)) return this.bad('ctx', `must be an integer >= 0, got ${ctx}`);
     if (data instanceof Uint8Array) return this.sim.post(SEND, this.worldRank, ctx, dest, tag, data, data.length) as OpRequest<void>;
-    if (!isMessageBuffer(data)) return this.bad('data', 'must be a Uint8Array or an array of them');
+    if (!isMessageBuffer(data)) return this.bad('data', 'must be a Uint8Array or an array of them (communicators take any typed array or DataView)');
     return this.sim.post(SEND, this.worldRank, ctx, dest, tag, data, byteLength(data)) as OpRequest<void>;
   }
 
@@ -63,7 +63,7 @@ export class SimEndpoint implements Endpoint {
     if (bad !== undefined) return OpRequest.failed(bad);
     if (!isCount(ctx)) return this.bad('ctx', `must be an integer >= 0, got ${ctx}`);
     if (into instanceof Uint8Array) return this.sim.post(RECV, this.worldRank, ctx, source, tag, into, into.length) as OpRequest<Status>;
-    if (!isMessageBuffer(into)) return this.bad('into', 'must be a Uint8Array or an array of them');
+    if (!isMessageBuffer(into)) return this.bad('into', 'must be a Uint8Array or an array of them (communicators take any typed array or DataView)');
     return this.sim.post(RECV, this.worldRank, ctx, source, tag, into, byteLength(into)) as OpRequest<Status>;
   }
 

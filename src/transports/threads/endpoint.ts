@@ -287,7 +287,7 @@ export class ThreadsEndpoint implements Endpoint {
     if (!((ctx | 0) === ctx && ctx >= 0)) {
       return new InvalidArgumentError('ctx', `must be a non-negative int32, got ${ctx}`, { rank: this.rank });
     }
-    if (!isMessageBuffer(buf)) return new InvalidArgumentError(bufField, 'must be a Uint8Array or an array of them', { rank: this.rank });
+    if (!isMessageBuffer(buf)) return new InvalidArgumentError(bufField, 'must be a Uint8Array or an array of them (communicators take any typed array or DataView)', { rank: this.rank });
     return undefined;
   }
 
