@@ -222,7 +222,7 @@ class WaitGroup<T> implements Waiter {
   readonly promise: Promise<T[]>;
 
   constructor(
-    private readonly reqs: readonly Request<T>[],
+    private readonly reqs: Request<T>[],
     left: number,
   ) {
     this.left = left;
@@ -259,13 +259,15 @@ class WaitGroup<T> implements Waiter {
 // PromiseLike whose value was recorded by `waitAll`'s fallback).
 let fallbackValues: WeakMap<object, unknown> | undefined;
 
-function valuesOf<T>(reqs: readonly Request<T>[]): T[] {
-  const out = new Array<T>(reqs.length);
+// `reqs` is waitAll's own copy of the caller's array: its entries are replaced by the values
+// in place (no second array per waitAll).
+function valuesOf<T>(reqs: Request<T>[]): T[] {
+  const out = reqs as unknown[];
   for (let i = 0; i < reqs.length; i++) {
     const r = reqs[i];
-    out[i] = (r instanceof OpRequest ? r.value : fallbackValues?.get(r)) as T;
+    out[i] = r instanceof OpRequest ? r.value : fallbackValues?.get(r);
   }
-  return out;
+  return out as T[];
 }
 
 /**
