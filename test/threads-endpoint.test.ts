@@ -10,27 +10,8 @@ import { describe, expect, it } from 'vitest';
 import { ANY_SOURCE, ANY_TAG, type Status } from '../src/comm/communicator.js';
 import { CommunicationError } from '../src/errors.js';
 import { Channel, createChannelBuffer } from '../src/transports/threads/channel.js';
-import { ThreadsEndpoint } from '../src/transports/threads/endpoint.js';
-import { bellOf, channelOf, createLayout, failRun, failureWordOf } from '../src/transports/threads/layout.js';
+import { threadsWorld as world } from './helpers/threads-world.js';
 import { int, rng } from './helpers/random.js';
-
-function world(p: number, ring: number): { eps: ThreadsEndpoint[]; fail: (rank: number) => void } {
-  const layout = createLayout(p, ring);
-  const words = new Int32Array(layout.bells);
-  const eps = Array.from(
-    { length: p },
-    (_, rank) =>
-      new ThreadsEndpoint({
-        rank,
-        size: p,
-        outgoing: Array.from({ length: p }, (_, d) => channelOf(layout, rank, d, words)),
-        incoming: Array.from({ length: p }, (_, s) => channelOf(layout, s, rank, words)),
-        bell: bellOf(layout, rank, undefined, words),
-        failure: failureWordOf(layout, words),
-      }),
-  );
-  return { eps, fail: (rank) => failRun(layout, rank) };
-}
 
 /** Deterministic content of message `k` from `s` to `d`. */
 function payload(len: number, s: number, d: number, k: number): Uint8Array {

@@ -21,26 +21,11 @@ import type { MessageBuffer } from '../src/comm/segments.js';
 import { CommunicationError, InvalidArgumentError } from '../src/errors.js';
 import { PIECE_BYTES } from '../src/transports/threads/channel.js';
 import { ThreadsEndpoint } from '../src/transports/threads/endpoint.js';
-import { bellOf, channelOf, createLayout, failureWordOf } from '../src/transports/threads/layout.js';
+import { threadsWorld } from './helpers/threads-world.js';
 import { runThreads } from '../src/transports/threads/run.js';
 import { rejection } from './helpers/errors.js';
 
-function world(p: number, ring: number): ThreadsEndpoint[] {
-  const layout = createLayout(p, ring);
-  const words = new Int32Array(layout.bells);
-  return Array.from(
-    { length: p },
-    (_, rank) =>
-      new ThreadsEndpoint({
-        rank,
-        size: p,
-        outgoing: Array.from({ length: p }, (_, d) => channelOf(layout, rank, d, words)),
-        incoming: Array.from({ length: p }, (_, s) => channelOf(layout, s, rank, words)),
-        bell: bellOf(layout, rank, undefined, words),
-        failure: failureWordOf(layout, words),
-      }),
-  );
-}
+const world = (p: number, ring: number): ThreadsEndpoint[] => threadsWorld(p, ring).eps;
 
 /** Deterministic bytes of message `k`. */
 function payload(len: number, k: number): Uint8Array {

@@ -14,8 +14,8 @@
  */
 
 import { InvalidArgumentError } from '../errors.js';
-import { allgatherRecords, type Members, TAG_SPLIT, withContext } from './agree.js';
-import { ANY_SOURCE, ANY_TAG, BaseCommunicator, COLLECTIVE_TAG, type Communicator, type Status, UNDEFINED } from './communicator.js';
+import { allgatherRecords, endpointCtx, type Members, TAG_SPLIT, withContext } from './agree.js';
+import { ANY_SOURCE, ANY_TAG, BaseCommunicator, type Communicator, type Status, UNDEFINED } from './communicator.js';
 import type { Endpoint, VirtualClock } from './endpoint.js';
 import { mapRequest, OpRequest, type Request, toPromise } from './request.js';
 import { isMessageBuffer, type MessageData, toBytes } from './segments.js';
@@ -59,8 +59,6 @@ export class GroupCommunicator extends BaseCommunicator implements Members {
    * and 2·ctx + 1 for collective tags (comm/agree.ts `endpointCtx`).
    */
   readonly ctx: number;
-  /** 2·ctx: the endpoint context of user tags. */
-  private readonly ctx2: number;
   /** World rank of each rank; null for the world communicator (the identity). */
   private readonly group: Int32Array | null;
   private localOf: Map<number, number> | undefined;
@@ -73,7 +71,6 @@ export class GroupCommunicator extends BaseCommunicator implements Members {
     super();
     this.endpoint = endpoint;
     this.ctx = ctx;
-    this.ctx2 = 2 * ctx;
     this.group = group === null ? null : Int32Array.from(group);
     this.size = group === null ? endpoint.worldSize : group.length;
     this.rank = rank;
@@ -115,7 +112,7 @@ export class GroupCommunicator extends BaseCommunicator implements Members {
       this.badTag(tag, false) ??
       (isMessageBuffer(bytes) ? undefined : new InvalidArgumentError('data', BAD_BUFFER, { rank: this.rank }));
     if (bad !== undefined) return rejected(bad);
-    const ctx = tag >= COLLECTIVE_TAG ? this.ctx2 + 1 : this.ctx2;
+    const ctx = endpointCtx(this.ctx, tag);
     return this.endpoint.isend(ctx, this.group === null ? dest : this.group[dest], tag, bytes);
   }
 
@@ -126,7 +123,7 @@ export class GroupCommunicator extends BaseCommunicator implements Members {
       this.badTag(tag, true) ??
       (isMessageBuffer(into) ? undefined : new InvalidArgumentError('into', BAD_BUFFER, { rank: this.rank }));
     if (bad !== undefined) return rejected(bad);
-    const ctx = tag >= COLLECTIVE_TAG ? this.ctx2 + 1 : this.ctx2;
+    const ctx = endpointCtx(this.ctx, tag);
     const group = this.group;
     if (group === null) return this.endpoint.irecv(ctx, source, tag, into);
     if (source !== ANY_SOURCE) {
@@ -209,22 +206,22 @@ class CheckedWorldCommunicator extends GroupCommunicator {
   private lastDone: Request<Status> | null = null;
   private lastPromise: Promise<Status> | null = null;
 
-  // Context 0 for user tags, 1 for collective tags (a bad tag is the endpoint's to reject).
+  // The world's context id is 0 (endpoint contexts 0 and 1); a bad tag is the endpoint's to reject.
   override isend(dest: number, tag: number, data: MessageData): Request<void> {
-    return this.endpoint.isend(tag >= COLLECTIVE_TAG ? 1 : 0, dest, tag, data instanceof Uint8Array ? data : toBytes(data));
+    return this.endpoint.isend(endpointCtx(0, tag), dest, tag, data instanceof Uint8Array ? data : toBytes(data));
   }
 
   override irecv(source: number, tag: number, into: MessageData): Request<Status> {
-    return this.endpoint.irecv(tag >= COLLECTIVE_TAG ? 1 : 0, source, tag, into instanceof Uint8Array ? into : toBytes(into));
+    return this.endpoint.irecv(endpointCtx(0, tag), source, tag, into instanceof Uint8Array ? into : toBytes(into));
   }
 
   override send(dest: number, tag: number, data: MessageData): Promise<void> {
-    const req = this.endpoint.isend(tag >= COLLECTIVE_TAG ? 1 : 0, dest, tag, data instanceof Uint8Array ? data : toBytes(data));
+    const req = this.endpoint.isend(endpointCtx(0, tag), dest, tag, data instanceof Uint8Array ? data : toBytes(data));
     return completed(req) ? SENT : toPromise(req);
   }
 
   override recv(source: number, tag: number, into: MessageData): Promise<Status> {
-    const req = this.endpoint.irecv(tag >= COLLECTIVE_TAG ? 1 : 0, source, tag, into instanceof Uint8Array ? into : toBytes(into));
+    const req = this.endpoint.irecv(endpointCtx(0, tag), source, tag, into instanceof Uint8Array ? into : toBytes(into));
     if (req === this.lastDone) return this.lastPromise as Promise<Status>;
     const promise = toPromise(req);
     if (completed(req)) {

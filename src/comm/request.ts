@@ -86,20 +86,18 @@ export class OpRequest<T> implements PromiseLike<T> {
 
   /** Completes the request; returns whether a continuation was scheduled. */
   resolve(value: T): boolean {
-    if (this.state !== PENDING) return false;
-    this.state = DONE;
-    this.out = value;
-    const w = this.waiter;
-    if (w === null) return false;
-    this.waiter = null;
-    return w.settled(this as OpRequest<unknown>);
+    return this.settle(DONE, value);
   }
 
   /** Fails the request; returns whether a continuation was scheduled. */
   reject(error: unknown): boolean {
+    return this.settle(FAILED, error);
+  }
+
+  private settle(state: number, out: unknown): boolean {
     if (this.state !== PENDING) return false;
-    this.state = FAILED;
-    this.out = error;
+    this.state = state;
+    this.out = out;
     const w = this.waiter;
     if (w === null) return false;
     this.waiter = null;
