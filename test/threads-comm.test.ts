@@ -22,6 +22,7 @@ import {
 import type {
   AnyTagObservation,
   BadInterObservation,
+  BlockingRecvObservation,
   Failure,
   InterObservation,
   IsolationObservation,
@@ -86,6 +87,33 @@ describe('communicators on threads', () => {
       expectSplit(colors, keys, res[0] as (SplitObservation | null)[]);
       expectIsolation(p, res[1] as IsolationObservation[]);
     }
+  });
+
+  it('blocking recv (watched before it posts): recv-before-send rings, out-of-order tags, world and split', async () => {
+    const sizes = [0, 1, 8, 63, 64, 65, 200, 1500, 5000, 8];
+    for (const p of [2, 5]) {
+      const res = await batch(p, [
+        { scenario: 'blockingRecv', args: { sizes } },
+        { scenario: 'blockingRecv', args: { sizes, split: true } },
+      ]);
+      for (const step of res) {
+        for (const o of step as BlockingRecvObservation[]) {
+          const left = (o.rank - 1 + o.size) % o.size;
+          expect(o.ring).toEqual(sizes.map(() => true));
+          expect(o.outOfOrder).toEqual([true, true]);
+          expect(o.statuses).toEqual([
+            { source: left, tag: 2, bytes: 9 },
+            { source: left, tag: 1, bytes: 70 },
+          ]);
+        }
+      }
+    }
+  });
+
+  it('a blocking recv watching its channel leaves a message with another tag to a later receive', async () => {
+    const flag = new SharedArrayBuffer(4);
+    const wrong = await runThreads<number>(2, new URL('./programs/recv-watch.ts', import.meta.url), { flag, rounds: 300 });
+    expect(wrong).toEqual([0, 0]);
   });
 
   it('a rank failing after a split fails every rank fast, naming it', async () => {

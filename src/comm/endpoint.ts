@@ -34,6 +34,13 @@ export interface Endpoint {
    * names the *world* rank of the sender. Buffers may be vectored (comm/segments.ts).
    */
   irecv(ctx: number, source: number, tag: number, into: MessageBuffer): Request<Status>;
+  /**
+   * Optional: an `irecv` whose caller waits for it at once (a blocking `recv`). The transport
+   * may look for the message for a short, bounded time before it returns (the progress an
+   * MPI_Recv makes inside the call), so that a reply a few hundred nanoseconds away completes
+   * without a trip through the event loop. Same arguments, checks and result as `irecv`.
+   */
+  irecvAwaited?(ctx: number, source: number, tag: number, into: MessageBuffer): Request<Status>;
   /** A local copy charged γ per unit on the simulator. */
   copy(dst: Uint8Array, src: Uint8Array): void;
   /** The node (shared-memory machine) a world rank runs on. */

@@ -18,7 +18,7 @@ import { allgatherRecords, endpointCtx, type Members, TAG_SPLIT, withContext } f
 import { ANY_SOURCE, ANY_TAG, BaseCommunicator, type Communicator, type Status, UNDEFINED } from './communicator.js';
 import type { Endpoint, VirtualClock } from './endpoint.js';
 import { mapRequest, OpRequest, type Request, toPromise } from './request.js';
-import { isMessageBuffer, type MessageData, toBytes } from './segments.js';
+import { isMessageBuffer, type MessageBuffer, type MessageData, toBytes } from './segments.js';
 
 const MAX_TAG = 0x7fffffff;
 const INT32_MIN = -0x80000000;
@@ -117,6 +117,15 @@ export class GroupCommunicator extends BaseCommunicator implements Members {
   }
 
   irecv(source: number, tag: number, data: MessageData): Request<Status> {
+    return this.postRecv(source, tag, data, false);
+  }
+
+  override recv(source: number, tag: number, data: MessageData): Promise<Status> {
+    return toPromise(this.postRecv(source, tag, data, true));
+  }
+
+  /** A receive; `awaited`: the caller waits for it at once (the endpoint may poll briefly). */
+  private postRecv(source: number, tag: number, data: MessageData, awaited: boolean): Request<Status> {
     const into = toBytes(data);
     const bad =
       this.badRank('source', source, true) ??
@@ -125,11 +134,11 @@ export class GroupCommunicator extends BaseCommunicator implements Members {
     if (bad !== undefined) return rejected(bad);
     const ctx = endpointCtx(this.ctx, tag);
     const group = this.group;
-    if (group === null) return this.endpoint.irecv(ctx, source, tag, into);
+    if (group === null) return endpointRecv(this.endpoint, awaited, ctx, source, tag, into);
     if (source !== ANY_SOURCE) {
-      return mapRequest(this.endpoint.irecv(ctx, group[source], tag, into), (st) => ({ source, tag: st.tag, bytes: st.bytes }));
+      return mapRequest(endpointRecv(this.endpoint, awaited, ctx, group[source], tag, into), (st) => ({ source, tag: st.tag, bytes: st.bytes }));
     }
-    return mapRequest(this.endpoint.irecv(ctx, ANY_SOURCE, tag, into), (st) => ({
+    return mapRequest(endpointRecv(this.endpoint, awaited, ctx, ANY_SOURCE, tag, into), (st) => ({
       source: this.rankOfWorld(st.source),
       tag: st.tag,
       bytes: st.bytes,
@@ -189,11 +198,11 @@ export class GroupCommunicator extends BaseCommunicator implements Members {
   }
 }
 
-/**
- * The world communicator over an endpoint that checks every argument itself exactly as
- * GroupCommunicator would (same fields, its world rank as the rank): point-to-point calls go
- * straight to the endpoint, validated once.
- */
+/** The endpoint's receive, the awaited form when the caller waits at once and the endpoint has one. */
+function endpointRecv(ep: Endpoint, awaited: boolean, ctx: number, source: number, tag: number, into: MessageBuffer): Request<Status> {
+  return awaited && ep.irecvAwaited !== undefined ? ep.irecvAwaited(ctx, source, tag, into) : ep.irecv(ctx, source, tag, into);
+}
+
 /** The promise of every blocking send that completed at once (settled promises are immutable). */
 const SENT: Promise<void> = Promise.resolve();
 
@@ -201,6 +210,11 @@ function completed(req: Request<unknown>): boolean {
   return req instanceof OpRequest && !req.pending && !req.failed;
 }
 
+/**
+ * The world communicator over an endpoint that checks every argument itself exactly as
+ * GroupCommunicator would (same fields, its world rank as the rank): point-to-point calls go
+ * straight to the endpoint, validated once.
+ */
 class CheckedWorldCommunicator extends GroupCommunicator {
   /** The last completed receive request seen by `recv` and its promise (transports reuse done requests). */
   private lastDone: Request<Status> | null = null;
@@ -221,7 +235,10 @@ class CheckedWorldCommunicator extends GroupCommunicator {
   }
 
   override recv(source: number, tag: number, into: MessageData): Promise<Status> {
-    const req = this.endpoint.irecv(endpointCtx(0, tag), source, tag, into instanceof Uint8Array ? into : toBytes(into));
+    const ep = this.endpoint;
+    const bytes = into instanceof Uint8Array ? into : toBytes(into);
+    const ctx = endpointCtx(0, tag);
+    const req = ep.irecvAwaited !== undefined ? ep.irecvAwaited(ctx, source, tag, bytes) : ep.irecv(ctx, source, tag, bytes);
     if (req === this.lastDone) return this.lastPromise as Promise<Status>;
     const promise = toPromise(req);
     if (completed(req)) {

@@ -351,7 +351,72 @@ export async function failureScenario(comm: Communicator, args: { rank: number }
   return 'unreachable';
 }
 
+/** What `blockingRecvScenario` saw. */
+export interface BlockingRecvObservation {
+  /** Rank and size in the communicator the scenario ran on. */
+  readonly rank: number;
+  readonly size: number;
+  /** Per round of the ring: whether the bytes from the left neighbour were the expected ones. */
+  readonly ring: boolean[];
+  /** Tags out of order: whether each of the two messages was right, and the two statuses. */
+  readonly outOfOrder: boolean[];
+  readonly statuses: { source: number; tag: number; bytes: number }[];
+}
+
+/** The byte `i` of the message rank `from` sends in round `round`. */
+const patternByte = (from: number, round: number, i: number): number => (from * 31 + round * 7 + i) & 255;
+
+function pattern(from: number, round: number, n: number, offset = 0): Uint8Array {
+  const out = new Uint8Array(offset + n).subarray(offset);
+  for (let i = 0; i < n; i++) out[i] = patternByte(from, round, i);
+  return out;
+}
+
+function isPattern(buf: Uint8Array, from: number, round: number, n: number): boolean {
+  for (let i = 0; i < n; i++) if (buf[i] !== patternByte(from, round, i)) return false;
+  return true;
+}
+
+/**
+ * Blocking receives (`recv`, which a transport may serve by watching the channel before it
+ * posts): (1) a ring where every rank calls `recv` from the left *before* it sends to the
+ * right in the same Promise.all — the receive must not hold up the send for good; sizes from
+ * 0 to past a small ring, misaligned; (2) two messages from the left with tags 1 then 2,
+ * received tag 2 first. Runs on whatever communicator it is given (world or split).
+ */
+export async function blockingRecvScenario(
+  world: Communicator,
+  args: { sizes: number[]; split?: boolean },
+): Promise<BlockingRecvObservation> {
+  // Split: two halves by parity, ranked in reverse (local ranks and statuses differ from the world's).
+  const comm = args.split === true ? ((await world.split(world.rank % 2, -world.rank)) as Communicator) : world;
+  const p = comm.size;
+  const right = (comm.rank + 1) % p;
+  const left = (comm.rank - 1 + p) % p;
+  const ring: boolean[] = [];
+  for (let round = 0; round < args.sizes.length; round++) {
+    const n = args.sizes[round];
+    const into = new Uint8Array(n + 3).subarray(round % 3);
+    const [st] = await Promise.all([comm.recv(left, TAG, into), comm.send(right, TAG, pattern(comm.rank, round, n, round % 5))]);
+    ring.push(st.source === left && st.tag === TAG && st.bytes === n && isPattern(into, left, round, n));
+  }
+  const a = new Uint8Array(100);
+  const b = new Uint8Array(100);
+  await comm.send(right, 1, pattern(comm.rank, 1001, 70));
+  await comm.send(right, 2, pattern(comm.rank, 1002, 9));
+  const s2 = await comm.recv(left, 2, b);
+  const s1 = await comm.recv(left, 1, a);
+  return {
+    rank: comm.rank,
+    size: p,
+    ring,
+    outOfOrder: [isPattern(a, left, 1001, 70), isPattern(b, left, 1002, 9)],
+    statuses: [s2, s1].map((st) => ({ source: st.source, tag: st.tag, bytes: st.bytes })),
+  };
+}
+
 export const scenarios = {
+  blockingRecv: blockingRecvScenario,
   failure: failureScenario,
   anyTag: anyTagScenario,
   badInter: badInterScenario,

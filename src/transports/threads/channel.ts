@@ -61,6 +61,9 @@ export const PIECE_BYTES = 16 * 1024;
  */
 const MID_MESSAGE_SPIN = 256;
 
+/** Copies of at most this many bytes go byte by byte (no typed-array view, alignment irrelevant). */
+const SHORT_COPY = 64;
+
 /**
  * A word a side rings to wake whoever waits on it. A counter bell (`bit` absent or 0) is
  * incremented; a doorbell (`bit` ≠ 0) has that bit ORed in, so the sleeper learns which
@@ -130,6 +133,11 @@ export class Channel {
   readonly capacity: number;
   readonly readerBell: Bell;
   readonly writerBell: Bell;
+  // readerBell's fields (trySend rings it inline).
+  private readonly rbWords: Int32Array;
+  private readonly rbIndex: number;
+  private readonly rbBit: number;
+  private readonly rbSleep: number;
   private readonly ctl: Int32Array;
   private readonly ring: Uint8Array;
   private readonly mask: number;
@@ -184,6 +192,10 @@ export class Channel {
     this.mask32 = (this.capacity >> 2) - 1;
     const own: Bell = { words: this.ctl, index: BELL };
     this.readerBell = options.readerBell ?? own;
+    this.rbWords = this.readerBell.words;
+    this.rbIndex = this.readerBell.index;
+    this.rbBit = this.readerBell.bit ?? 0;
+    this.rbSleep = this.readerBell.sleepIndex ?? -1;
     this.writerBell = options.writerBell ?? own;
     this.sHead = this.rHead = Atomics.load(this.ctl, HEAD);
     this.sTail = this.rTail = this.rReleased = Atomics.load(this.ctl, TAIL);
@@ -338,7 +350,8 @@ export class Channel {
    */
   trySend(ctx: number, tag: number, data: Uint8Array): boolean {
     const n = data.length;
-    const skip = data.byteOffset & 7;
+    // Short payloads are copied byte by byte: their alignment does not matter.
+    const skip = n <= SHORT_COPY ? 0 : data.byteOffset & 7;
     const need = HEADER_BYTES + ((skip + n + 7) & ~7);
     if (need > PIECE_BYTES || this.sData !== null) return false;
     const head = this.sHead;
@@ -357,7 +370,13 @@ export class Channel {
     const next = (head + need) | 0;
     this.sHead = next;
     Atomics.store(this.ctl, HEAD, next);
-    ringBell(this.readerBell);
+    // ringBell(this.readerBell), with the bell's fields cached on the channel.
+    const words = this.rbWords;
+    const bit = this.rbBit;
+    if (bit === 0) Atomics.add(words, this.rbIndex, 1);
+    else if ((Atomics.load(words, this.rbIndex) & bit) !== 0) return true;
+    else Atomics.or(words, this.rbIndex, bit);
+    if (this.rbSleep < 0 || Atomics.load(words, this.rbSleep) !== 0) Atomics.notify(words, this.rbIndex);
     return true;
   }
 
@@ -395,7 +414,7 @@ export class Channel {
     const pos = head & this.mask;
     const first = Math.min(n, this.capacity - pos);
     const ring = this.ring;
-    if (n <= 64) {
+    if (n <= SHORT_COPY) {
       for (let i = 0; i < first; i++) ring[pos + i] = src[srcOff + i];
       for (let i = first; i < n; i++) ring[i - first] = src[srcOff + i];
       return;
@@ -599,7 +618,7 @@ export class Channel {
     const pos = tail & this.mask;
     const first = Math.min(n, this.capacity - pos);
     const ring = this.ring;
-    if (n <= 64) {
+    if (n <= SHORT_COPY) {
       for (let i = 0; i < first; i++) dst[dstOff + i] = ring[pos + i];
       for (let i = first; i < n; i++) dst[dstOff + i] = ring[i - first];
       return;

@@ -3,7 +3,7 @@
  * communicator over SPSC SharedArrayBuffer channels) against bare SharedArrayBuffer + Atomics
  * ping-pongs between two worker threads, all measured in the same process.
  *
- *   npx tsx bench/pingpong.ts [--quick] [--runs N] [--rounds N] [--iterations N] [--ring BYTES]
+ *   npm run bench:pingpong -- [--quick] [--runs N] [--rounds N] [--iterations N] [--ring BYTES]
  *                             [--spin LOADS] [--sizes 8,65536,4194304]
  *
  * One-way time = round trip / 2; every figure is the minimum over `rounds` timed rounds inside a
@@ -30,9 +30,10 @@
  */
 
 import { isMainThread, Worker } from 'node:worker_threads';
-import type { Communicator } from '../src/comm/communicator.js';
-import { defaultSpinLoads } from '../src/transports/threads/endpoint.js';
-import { runThreads } from '../src/transports/threads/run.js';
+import type { Communicator } from '../comm/communicator.js';
+import { waitAsync } from '../transports/threads/channel.js';
+import { defaultSpinLoads } from '../transports/threads/endpoint.js';
+import { runThreads } from '../transports/threads/run.js';
 
 interface Case {
   readonly bytes: number;
@@ -43,30 +44,109 @@ interface Case {
 interface PingArgs {
   readonly cases: readonly Case[];
   readonly rounds: number;
+  /**
+   * Shared memory of the interleaved bare ping-pong (flag word at 0, data from byte 64),
+   * absent for runs that time the channel alone.
+   */
+  readonly bare?: { readonly sab: SharedArrayBuffer; readonly spin: number };
 }
 
-/** Rank program: rank 0 pings rank 1; returns per case the minimum mean round trip in ns. */
-export default async function pingpong(comm: Communicator, args: PingArgs): Promise<number[]> {
+/** Per case: the minimum mean round trip in ns through the channel, and of the bare loop. */
+interface PingResult {
+  readonly channel: number[];
+  readonly bare: number[];
+}
+
+/**
+ * The bare loop run by the same two threads between channel rounds: copy the message into the
+ * shared area, bump the flag and notify; wait for the reply spinning `spin` loads, then in
+ * Atomics.waitAsync (the waiting discipline of the transport); copy the reply out.
+ */
+class BarePing {
+  private readonly flag: Int32Array;
+  private seq = 0;
+
+  constructor(
+    private readonly sab: SharedArrayBuffer,
+    private readonly spin: number,
+  ) {
+    this.flag = new Int32Array(sab, 0, 1);
+  }
+
+  private async waitFor(target: number): Promise<void> {
+    const flag = this.flag;
+    for (let i = 0; i < this.spin; i++) if (Atomics.load(flag, 0) === target) return;
+    let v: number;
+    while ((v = Atomics.load(flag, 0)) !== target) {
+      const r = waitAsync(flag, 0, v);
+      if (r.async) await r.value;
+    }
+  }
+
+  private post(value: number): void {
+    Atomics.store(this.flag, 0, value);
+    Atomics.notify(this.flag, 0);
+  }
+
+  /** One timed round of the bare loop; returns the mean round trip in ns. */
+  async round(side: number, c: Case): Promise<number> {
+    const shared = new Uint8Array(this.sab, 64, Math.max(c.bytes, 1)).subarray(0, c.bytes);
+    const local = new Uint8Array(c.bytes).fill(side + 1);
+    let t0 = 0n;
+    for (let i = 0; i < c.warmup + c.iterations; i++) {
+      if (i === c.warmup) t0 = process.hrtime.bigint();
+      if (side === 0) {
+        shared.set(local);
+        this.post(++this.seq);
+        await this.waitFor(++this.seq);
+        local.set(shared);
+      } else {
+        await this.waitFor(++this.seq);
+        local.set(shared);
+        shared.set(local);
+        this.post(++this.seq);
+      }
+    }
+    return Number(process.hrtime.bigint() - t0) / c.iterations;
+  }
+}
+
+/** One timed round through the communicator; returns the mean round trip in ns. */
+async function channelRound(comm: Communicator, c: Case, buf: Uint8Array): Promise<number> {
   const peer = 1 - comm.rank;
-  const out: number[] = [];
+  let t0 = 0n;
+  for (let i = 0; i < c.warmup + c.iterations; i++) {
+    if (i === c.warmup) t0 = process.hrtime.bigint();
+    if (comm.rank === 0) {
+      await comm.send(peer, 0, buf);
+      await comm.recv(peer, 0, buf);
+    } else {
+      await comm.recv(peer, 0, buf);
+      await comm.send(peer, 0, buf);
+    }
+  }
+  return Number(process.hrtime.bigint() - t0) / c.iterations;
+}
+
+/**
+ * Rank program: rank 0 pings rank 1. With `args.bare`, every round times the channel and the
+ * bare loop back to back in these same two threads (alternating which goes first), so both
+ * see the same cores, placement and machine load.
+ */
+export default async function pingpong(comm: Communicator, args: PingArgs): Promise<PingResult> {
+  const bare = args.bare === undefined ? undefined : new BarePing(args.bare.sab, args.bare.spin);
+  const out: PingResult = { channel: [], bare: [] };
   for (const c of args.cases) {
     const buf = new Uint8Array(c.bytes).fill(comm.rank + 1);
-    let best = Infinity;
+    let bestChannel = Infinity;
+    let bestBare = Infinity;
     for (let round = 0; round < args.rounds; round++) {
-      let t0 = 0n;
-      for (let i = 0; i < c.warmup + c.iterations; i++) {
-        if (i === c.warmup) t0 = process.hrtime.bigint();
-        if (comm.rank === 0) {
-          await comm.send(peer, 0, buf);
-          await comm.recv(peer, 0, buf);
-        } else {
-          await comm.recv(peer, 0, buf);
-          await comm.send(peer, 0, buf);
-        }
-      }
-      best = Math.min(best, Number(process.hrtime.bigint() - t0) / c.iterations);
+      if (bare !== undefined && round % 2 === 1) bestBare = Math.min(bestBare, await bare.round(comm.rank, c));
+      bestChannel = Math.min(bestChannel, await channelRound(comm, c, buf));
+      if (bare !== undefined && round % 2 === 0) bestBare = Math.min(bestBare, await bare.round(comm.rank, c));
     }
-    out.push(best);
+    out.channel.push(bestChannel);
+    out.bare.push(bestBare);
   }
   return out;
 }
@@ -144,9 +224,9 @@ async function bare(mode: BareMode, args: PingArgs, spin: number): Promise<numbe
   return ns;
 }
 
-async function channel(args: PingArgs, channelBytes: number, spinLoads: number): Promise<number[]> {
-  const [ns] = await runThreads<number[]>(2, new URL(import.meta.url), args, { channelBytes, spinLoads });
-  return ns;
+async function channel(args: PingArgs, channelBytes: number, spinLoads: number): Promise<PingResult> {
+  const [res] = await runThreads<PingResult>(2, new URL(import.meta.url), args, { channelBytes, spinLoads });
+  return res;
 }
 
 function option(name: string, dflt: number): number {
@@ -173,26 +253,45 @@ async function main(): Promise<void> {
     return { bytes, iterations, warmup: Math.max(3, iterations >> 3) };
   });
   const args: PingArgs = { cases, rounds };
+  const max = Math.max(1, ...sizes);
+  // 'channel' and 'bare, same threads' come from one run: rounds of each alternate in the same
+  // two worker threads (the fair comparison: same cores, same moment, same load).
+  let interleaved: PingResult | undefined;
   const variants: [string, () => Promise<number[]>][] = [
     ['bare spin', () => bare('spin', args, spin)],
     ['bare spin+wait', () => bare('spin+wait', args, spin)],
     ['bare spin+waitAsync', () => bare('spin+waitAsync', args, spin)],
-    ['channel', () => channel(args, channelBytes, spin)],
-    ['channel, no sleep', () => channel(args, channelBytes, Infinity)],
+    [
+      'channel',
+      async () => {
+        interleaved = await channel({ ...args, bare: { sab: new SharedArrayBuffer(64 + max), spin } }, channelBytes, spin);
+        return interleaved.channel;
+      },
+    ],
+    ['bare, same threads', () => Promise.resolve((interleaved as PingResult).bare)],
+    ['channel, no sleep', async () => (await channel(args, channelBytes, Infinity)).channel],
   ];
   const best = variants.map(() => cases.map(() => Infinity));
   for (let r = 0; r < runs; r++) {
-    const order = r % 2 === 0 ? variants.map((_, i) => i) : variants.map((_, i) => variants.length - 1 - i);
+    const order = variants.map((_, i) => i);
+    if (r % 2 === 1) {
+      // Reverse the order of the runs, keeping 'bare, same threads' right after 'channel'.
+      order.reverse();
+      const at = order.indexOf(idxOf('channel'));
+      order.splice(at - 1, 2, idxOf('channel'), idxOf('bare, same threads'));
+    }
     for (const v of order) {
       const ns = await variants[v][1]();
       ns.forEach((t, c) => (best[v][c] = Math.min(best[v][c], t / 2)));
     }
   }
+  function idxOf(name: string): number {
+    return variants.findIndex(([n]) => n === name);
+  }
   console.log(
     `ping-pong, one-way time = round trip / 2, minimum over ${runs} run(s) x ${rounds} round(s) of ${perRound} round trips (8 B); ` +
       `ring ${channelBytes} B; spin budget ${spin} loads`,
   );
-  const idx = (name: string): number => variants.findIndex(([n]) => n === name);
   for (let c = 0; c < cases.length; c++) {
     console.log(`\n${label(cases[c].bytes)} (${cases[c].iterations} iterations per round)`);
     console.log('  variant               one-way µs      GB/s');
@@ -202,9 +301,10 @@ async function main(): Promise<void> {
         `  ${variants[v][0].padEnd(20)} ${(ns / 1000).toFixed(3).padStart(11)} ${(cases[c].bytes / ns).toFixed(3).padStart(9)}`,
       );
     }
-    const ratio = (a: string, b: string): string => (best[idx(a)][c] / best[idx(b)][c]).toFixed(2);
+    const ratio = (a: string, b: string): string => (best[idxOf(a)][c] / best[idxOf(b)][c]).toFixed(2);
     console.log(
-      `  ratios: channel / bare spin+waitAsync = ${ratio('channel', 'bare spin+waitAsync')} (same discipline; goal <= 1.5)` +
+      `  ratios: channel / bare (spin+waitAsync, same threads) = ${ratio('channel', 'bare, same threads')} (goal <= 1.5)` +
+        `; channel / bare spin+waitAsync (own threads) = ${ratio('channel', 'bare spin+waitAsync')}` +
         `, channel / bare spin+wait = ${ratio('channel', 'bare spin+wait')}` +
         `, channel no sleep / bare spin = ${ratio('channel, no sleep', 'bare spin')}`,
     );
