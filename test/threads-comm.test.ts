@@ -112,7 +112,7 @@ describe('communicators on threads', () => {
 
   it('a blocking recv watching its channel leaves a message with another tag to a later receive', async () => {
     const flag = new SharedArrayBuffer(4);
-    const wrong = await runThreads<number>(2, new URL('./programs/recv-watch.ts', import.meta.url), { flag, rounds: 300 });
+    const wrong = await runThreads<number>(2, new URL('./programs/recv-watch.ts', import.meta.url), { flag, rounds: 300 }, { channelBytes: 1024 });
     expect(wrong).toEqual([0, 0]);
   });
 

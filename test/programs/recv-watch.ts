@@ -3,7 +3,8 @@
  * posted (ThreadsEndpoint.irecvAwaited): rank 0 raises a flag in shared memory and at once
  * calls `recv(1, tag 2)`; rank 1, spinning on that flag, then sends a message with tag 1 and
  * one with tag 2 — so the tag-1 message usually lands *while* rank 0 watches the channel, and
- * must not be taken by the tag-2 receive. Every round checks both messages byte for byte;
+ * must not be taken by the tag-2 receive; every third tag-2 message is longer than the ring (taken
+ * piece by piece by the blocking receive). Every round checks both messages byte for byte;
  * returns the number of rounds whose data or statuses were wrong (rank 0) or 0 (rank 1).
  */
 import type { Communicator } from '../../src/comm/communicator.js';
@@ -24,9 +25,10 @@ export default async function recvWatch(comm: Communicator, args: { flag: Shared
   let wrong = 0;
   for (let round = 1; round <= args.rounds; round++) {
     const n1 = 1 + (round % 40);
-    const n2 = 1 + ((round * 7) % 90);
+    // Every third tag-2 message is longer than the test's 1 KiB ring (it arrives in pieces).
+    const n2 = round % 3 === 0 ? 3000 + round : 1 + ((round * 7) % 90);
     if (comm.rank === 0) {
-      const b = new Uint8Array(128);
+      const b = new Uint8Array(4000);
       const a = new Uint8Array(128);
       Atomics.store(flag, 0, round);
       const s2 = await comm.recv(1, 2, b);

@@ -428,6 +428,14 @@ export class ThreadsEndpoint implements Endpoint {
           break;
         }
       }
+      const req = this.irecv(ctx, source, tag, into);
+      // A long message of `source` has begun to arrive for this receive alone: move it now,
+      // piece by piece while the writer keeps up (readSome waits briefly between pieces),
+      // rather than a progress-loop turn per piece. (`irecv` changed `pending`: no narrowing.)
+      if ((this.pending as number) === 1 && this.sinkKind[source] === SINK_NONE && ch.receiving && req instanceof OpRequest && req.pending) {
+        this.pumpIn(source);
+      }
+      return req;
     }
     return this.irecv(ctx, source, tag, into);
   }
