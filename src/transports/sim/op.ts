@@ -38,6 +38,8 @@ export class Op {
   /** Bucket queue of an indexed destination (matching.ts), while unmatched. */
   bPrev: Op | null = null;
   bNext: Op | null = null;
+  /** A transfer's entry in the simulation's waiting arrays (-1: not waiting). */
+  wIndex = -1;
   /** The matched operation. */
   partner: Op | null = null;
   /** Virtual start time of the transfer. */

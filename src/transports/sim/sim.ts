@@ -82,9 +82,15 @@ export class Simulation {
   private readonly cand = new KeyHeap<Op>();
   private readonly dirty: Int32Array;
   private nDirty = 0;
-  /** Every transfer waiting for ports, in match order (links aPrev/aNext of its send). */
-  private wHead: Op | null = null;
-  private wTail: Op | null = null;
+  /**
+   * Every transfer waiting for ports, in match order: its send op and its two ranks in
+   * parallel arrays (entries [0, wLen); null: started since), so that arbitration scans
+   * typed arrays and touches an operation only when it starts it (op.wIndex: its entry).
+   */
+  private wOps: (Op | null)[] = [];
+  private wFrom = new Int32Array(64);
+  private wTo = new Int32Array(64);
+  private wLen = 0;
   private nWaiting = 0;
   private readonly dirtyFlag: Uint8Array;
   private evSeq = 0;
@@ -354,11 +360,12 @@ export class Simulation {
   private wait(send: Op): void {
     this.appendPend(send.rank, send);
     this.markDirty(send.rank);
-    send.aNext = null;
-    send.aPrev = this.wTail;
-    if (this.wTail === null) this.wHead = send;
-    else this.wTail.aNext = send;
-    this.wTail = send;
+    if (this.wLen === this.wFrom.length) this.growWaiting();
+    const i = this.wLen++;
+    this.wOps[i] = send;
+    this.wFrom[i] = send.rank;
+    this.wTo[i] = send.peer;
+    send.wIndex = i;
     this.nWaiting++;
   }
 
@@ -366,11 +373,8 @@ export class Simulation {
   private unwaitAndStart(x: Op): void {
     this.unlinkPend(x.rank, x);
     if (x.peer !== x.rank) this.unlinkPend(x.peer, x.partner as Op);
-    if (x.aPrev === null) this.wHead = x.aNext;
-    else x.aPrev.aNext = x.aNext;
-    if (x.aNext === null) this.wTail = x.aPrev;
-    else x.aNext.aPrev = x.aPrev;
-    x.aPrev = x.aNext = null;
+    this.wOps[x.wIndex] = null;
+    x.wIndex = -1;
     this.nWaiting--;
     this.startTransfer(x);
   }
@@ -443,10 +447,7 @@ export class Simulation {
 
   /** Whether the transfer (its send op) could start now. */
   private startable(tr: Op): boolean {
-    const from = tr.rank;
-    const to = tr.peer;
-    if (from !== to) return this.canSend(from) && this.canRecv(to);
-    return this.duplex ? this.busyS[from] === 0 && this.busyR[from] === 0 : this.busyS[from] + this.busyR[from] < this.k;
+    return this.portsFree(tr.rank, tr.peer);
   }
 
   /** The earliest-matched waiting transfer of rank r whose ports are all free. */
@@ -474,11 +475,7 @@ export class Simulation {
     if (this.nDirty * 4 >= this.nWaiting || this.nDirty * 8 >= this.p) {
       for (let i = 0; i < this.nDirty; i++) this.dirtyFlag[this.dirty[i]] = 0;
       this.nDirty = 0;
-      for (let x = this.wHead; x !== null; ) {
-        const next = x.aNext;
-        if (this.startable(x)) this.unwaitAndStart(x);
-        x = next;
-      }
+      this.scanWaiting();
       return;
     }
     const cand = this.cand;
@@ -495,6 +492,63 @@ export class Simulation {
       this.pushCandidate(x.rank);
       if (x.peer !== x.rank) this.pushCandidate(x.peer);
     }
+  }
+
+  /** Doubles the waiting arrays, dropping started entries first if that makes room. */
+  private growWaiting(): void {
+    if (this.nWaiting * 2 <= this.wLen) {
+      this.compactWaiting();
+      return;
+    }
+    const from = new Int32Array(this.wFrom.length * 2);
+    const to = new Int32Array(this.wTo.length * 2);
+    from.set(this.wFrom);
+    to.set(this.wTo);
+    this.wFrom = from;
+    this.wTo = to;
+  }
+
+  /** Moves the entries still waiting to the front, in order. */
+  private compactWaiting(): void {
+    const ops = this.wOps;
+    let j = 0;
+    for (let i = 0; i < this.wLen; i++) {
+      const x = ops[i];
+      if (x === null) continue;
+      if (j !== i) {
+        ops[j] = x;
+        this.wFrom[j] = this.wFrom[i];
+        this.wTo[j] = this.wTo[i];
+        x.wIndex = j;
+      }
+      j++;
+    }
+    ops.length = j;
+    this.wLen = j;
+  }
+
+  /** Whether a transfer from `from` to `to` (from = to: a copy) could start now. */
+  private portsFree(from: number, to: number): boolean {
+    if (from !== to) return this.canSend(from) && this.canRecv(to);
+    return this.duplex ? this.busyS[from] === 0 && this.busyR[from] === 0 : this.busyS[from] + this.busyR[from] < this.k;
+  }
+
+  /**
+   * Starts, in match order, every waiting transfer whose ports are free (the ranks come from
+   * the typed arrays: only transfers that start are touched), then drops started entries
+   * if they make up half of the arrays.
+   */
+  private scanWaiting(): void {
+    const ops = this.wOps;
+    const from = this.wFrom;
+    const to = this.wTo;
+    const n = this.wLen;
+    for (let i = 0; i < n; i++) {
+      if (!this.portsFree(from[i], to[i])) continue;
+      const x = ops[i];
+      if (x !== null) this.unwaitAndStart(x);
+    }
+    if (this.nWaiting * 2 <= this.wLen) this.compactWaiting();
   }
 
   private startTransfer(tr: Op): void {
@@ -550,7 +604,8 @@ export class Simulation {
       }
       this.pendHead[r] = this.pendTail[r] = null;
     }
-    this.wHead = this.wTail = null;
+    this.wOps = [];
+    this.wLen = 0;
     this.nWaiting = 0;
     for (const op of this.events.toArray()) {
       ops.push(op);
