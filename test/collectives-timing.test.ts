@@ -165,6 +165,33 @@ describe('the data phase on the simulator takes exactly evaluate(tree).time', ()
     );
   });
 
+  it.each(['binomial', 'two-block', 'linear'] as VAlgorithm[])(
+    '%s with k = 2, 3 ports: at most k operations outstanding, the copy on a port: exactly the k-ported evaluate',
+    async (algorithm) => {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.integer({ min: 2, max: 30 }),
+          fc.constantFrom(...DISTRIBUTIONS),
+          fc.integer({ min: 2, max: 3 }),
+          fc.integer({ min: 0, max: 2 ** 31 - 1 }),
+          fc.constantFrom<Op>('gatherv', 'scatterv'),
+          async (p, dist, ports, seed, op) => {
+            const rnd = rng(seed);
+            const model = linearModel({ alpha: int(rnd, 0, 100), beta: 1, gamma: int(rnd, 0, 2), ports, copyAll: rnd() < 0.2 });
+            let counts = blockSizes(dist, { p, b: int(rnd, 1, 40), seed });
+            if (rnd() < 0.3) counts = counts.map((m) => (rnd() < 0.3 ? 0 : m));
+            if (algorithm === 'two-block') counts = twoValues(counts, rnd);
+            const root = int(rnd, 0, p - 1);
+            const where = makeDispls(counts, int(rnd, 0, 2) === 0 ? 'default' : 'gaps', rnd);
+            const want = evaluate(treeOf(algorithm, counts, root, model), counts, model, op === 'gatherv' ? 'gather' : 'scatter').time;
+            expect(await dataPhase(op, algorithm, counts, root, model, where)).toEqual([want, want]);
+          },
+        ),
+        { numRuns: 30 },
+      );
+    },
+  );
+
   it('optimal under a per-pair model (seed 004 Theorem 1 trees)', async () => {
     const rnd = rng(11);
     for (let trial = 0; trial < 6; trial++) {

@@ -29,7 +29,8 @@ export interface VCase {
   readonly capacity: number;
   readonly unitBytes: number;
   readonly inPlace: boolean;
-  readonly model: { readonly alpha: number; readonly beta: number; readonly gamma: number; readonly copyAll: boolean };
+  /** ports: k > 1 only for the algorithms that run k-ported (binomial, two-block, linear, auto). */
+  readonly model: { readonly alpha: number; readonly beta: number; readonly gamma: number; readonly copyAll: boolean; readonly ports?: number };
   /** 0: one call of gatherv/scatterv; n > 0: *Init once, start() n times with fresh data. */
   readonly starts: number;
   /** Bad input: this non-root rank believes its count is `count` (not counts[rank]). */
@@ -97,10 +98,18 @@ export function makeCase(ch: CaseChoice): VCase {
     capacity,
     unitBytes: ch.unitBytes,
     inPlace: ch.inPlace,
-    model: { alpha: int(rnd, 0, 200), beta: int(rnd, 0, 3), gamma: int(rnd, 0, 2), copyAll: rnd() < 0.2 },
+    model: {
+      alpha: int(rnd, 0, 200),
+      beta: int(rnd, 0, 3),
+      gamma: int(rnd, 0, 2),
+      copyAll: rnd() < 0.2,
+      ports: K_PORTED.has(ch.algorithm) && rnd() < 0.3 ? int(rnd, 2, 3) : 1,
+    },
     starts: ch.starts,
   };
 }
+
+const K_PORTED = new Set(['binomial', 'two-block', 'linear', 'auto']);
 
 /** Byte j of rank r's block in execution round k. */
 export function blockByte(r: number, j: number, k: number): number {

@@ -17,6 +17,7 @@
  * count: a message of another size than counts[i] is an InvalidArgumentError('counts[i]')
  * on the root.
  */
+import { inOrder, selfCopy } from '../ports.js';
 import { CommunicationError, InvalidArgumentError } from '../../errors.js';
 import type { Communicator } from '../../comm/communicator.js';
 import { mapRequest, type Request } from '../../comm/request.js';
@@ -80,7 +81,12 @@ export const LINEAR_GATHERV: GathervVariant = {
     };
     const others = Array.from({ length: p }, (_, i) => i).filter((i) => i !== root);
     const ports = input.model.ports;
+    // k ports: the tree's sequence (copy first, then rank order) with at most k outstanding,
+    // the copy on a port as a message to itself (collectives/ports.ts).
+    const sequence = input.inPlace ? others : [-1, ...others];
+    const step = (i: number): PromiseLike<void> => (i < 0 ? selfCopy(comm, tag, views[root], input.send) : receive(i));
     const run = async (): Promise<void> => {
+      if (ports > 1) return inOrder(sequence, ports, step);
       if (!input.inPlace) comm.copy(views[root], input.send);
       if (copyAll) await inOrder(others, ports, receive);
       else await comm.waitAll(others.map(receive));
@@ -88,35 +94,3 @@ export const LINEAR_GATHERV: GathervVariant = {
     return Promise.resolve(persistentPlan(comm, info, run));
   },
 };
-
-/**
- * Runs `op` on every item in order with at most `window` operations outstanding: item j
- * starts once fewer than `window` of the earlier ones are unfinished (the evaluator's k-port
- * rule, docs/MODEL.md "Ports"); rejects with the first failure.
- */
-export function inOrder<T>(items: readonly T[], window: number, op: (x: T) => PromiseLike<void>): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    let next = 0;
-    let running = 0;
-    let done = 0;
-    let failed = false;
-    const launch = (): void => {
-      while (!failed && running < window && next < items.length) {
-        running++;
-        op(items[next++]).then(
-          () => {
-            running--;
-            if (++done === items.length) resolve();
-            else launch();
-          },
-          (e: unknown) => {
-            failed = true;
-            reject(e);
-          },
-        );
-      }
-    };
-    if (items.length === 0) resolve();
-    else launch();
-  });
-}

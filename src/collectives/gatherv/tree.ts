@@ -9,16 +9,19 @@
  * (schedule.ts): 2⌈log₂p⌉ rounds, about 2⌈log₂p⌉·α + 40p·β (bytes), plus the builder's time
  * at the root (O(p³) for optimal and binary). A persistent plan pays this once.
  *
- * Data phase (start): exactly the tree as `evaluate` models it, one-ported. A rank receives
+ * Data phase (start): exactly the tree as `evaluate` models it. One-ported, a rank receives
  * from its children one at a time in their order, makes its local copy after `copyAt`
  * receives (a rank with children copies its block into its packed buffer; a leaf sends
  * straight from its send buffer, or copies first under model.copyAll, seed 000 Lemma 4),
  * then sends its packed buffer to its parent. Empty subtrees send nothing. The root
  * receives each child's message straight into recv: one view when its blocks are
  * contiguous there, else the blocks' views as one vectored receive (two-block trees, gaps,
- * permuted displacements; collectives/layout.ts), so nothing is staged or copied. Cost on
- * the simulator: exactly evaluate(tree, counts, model).time, whatever the displacements.
+ * permuted displacements; collectives/layout.ts), so nothing is staged or copied. With
+ * model.ports = k > 1 the same sequence runs with at most k operations outstanding and the
+ * copy as a message to itself (collectives/ports.ts). Cost on the simulator: exactly
+ * evaluate(tree, counts, model).time, whatever the displacements and k.
  */
+import { inOrder, selfCopy } from '../ports.js';
 import { expectStatus, type NodeSchedule } from '../schedule.js';
 import { packedBuffer, rootPlacements, treeVariant } from '../tree-exec.js';
 import type { GathervPlanInput, GathervVariant } from '../variant.js';
@@ -30,6 +33,22 @@ export function gatherExecutor(input: GathervPlanInput, node: NodeSchedule, tag:
   const kids = node.children;
   const k = kids.length;
   const { direct, buf, own, views } = packedBuffer(node, input.unitBytes, input.send, input.model.copyAll);
+  const ports = input.model.ports;
+  if (ports > 1) {
+    const ops: (() => Promise<void>)[] = [];
+    for (let j = 0; j <= k; j++) {
+      if (j === node.copyAt && !direct) ops.push(() => selfCopy(comm, tag, own, input.send));
+      if (j < k && kids[j].size > 0) {
+        const view = views[j];
+        const child = kids[j].rank;
+        ops.push(() => comm.recv(child, tag, view).then((st) => expectStatus(comm, st, view.length, 'gatherv data')));
+      }
+    }
+    return async () => {
+      await inOrder(ops, ports, run);
+      if (node.total > 0) await comm.send(node.parent, tag, buf);
+    };
+  }
   return async () => {
     for (let j = 0; j <= k; j++) {
       if (j === node.copyAt && !direct) comm.copy(own, input.send);
@@ -42,11 +61,26 @@ export function gatherExecutor(input: GathervPlanInput, node: NodeSchedule, tag:
   };
 }
 
+const run = (op: () => Promise<void>): Promise<void> => op();
+
 function rootGather(input: GathervPlanInput, node: NodeSchedule, tag: number): () => Promise<void> {
   const { comm } = input;
   const kids = node.children;
   const k = kids.length;
   const { own, places } = rootPlacements(comm, input.recv as Uint8Array, input, node);
+  const ports = input.model.ports;
+  if (ports > 1) {
+    const ops: (() => Promise<void>)[] = [];
+    for (let j = 0; j <= k; j++) {
+      if (j === node.copyAt && !input.inPlace) ops.push(() => selfCopy(comm, tag, own, input.send));
+      if (j < k && kids[j].size > 0) {
+        const place = places[j];
+        const child = kids[j].rank;
+        ops.push(() => comm.recv(child, tag, place.buffer).then((st) => expectStatus(comm, st, place.bytes, 'gatherv data')));
+      }
+    }
+    return () => inOrder(ops, ports, run);
+  }
   return async () => {
     for (let j = 0; j <= k; j++) {
       if (j === node.copyAt && !input.inPlace) comm.copy(own, input.send);

@@ -16,7 +16,8 @@
 import { InvalidArgumentError } from '../../errors.js';
 import type { Request } from '../../comm/request.js';
 import { V_TAGS } from '../defaults.js';
-import { countMismatch, inOrder } from '../gatherv/linear.js';
+import { countMismatch } from '../gatherv/linear.js';
+import { inOrder, selfCopy } from '../ports.js';
 import { blockView, rootLayout } from '../layout.js';
 import { nextDataTag, persistentPlan } from '../schedule.js';
 import type { PersistentCollective } from '../types.js';
@@ -59,7 +60,12 @@ export const LINEAR_SCATTERV: ScattervVariant = {
     const reversed: number[] = [];
     for (let i = p - 1; i >= 0; i--) if (i !== root) reversed.push(i);
     const ports = input.model.ports;
+    // k ports: the gather sequence reversed (rank order backwards, then the copy) with at most
+    // k outstanding, the copy on a port as a message to itself (collectives/ports.ts).
+    const sequence = input.inPlace ? reversed : [...reversed, -1];
+    const step = (i: number): PromiseLike<void> => (i < 0 ? selfCopy(comm, tag, input.recv, views[root]) : comm.isend(i, tag, views[i]));
     const run = async (): Promise<void> => {
+      if (ports > 1) return inOrder(sequence, ports, step);
       if (copyAll) {
         await inOrder(reversed, ports, (i) => comm.isend(i, tag, views[i]));
         copyOwn();

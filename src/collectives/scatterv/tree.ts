@@ -16,8 +16,11 @@
  * receive nothing. The root sends each child's message straight from `send`: one view when
  * its blocks are contiguous there, else the blocks' views as one vectored send
  * (collectives/layout.ts), so a persistent plan sends the current contents and nothing is
- * staged. Cost on the simulator: exactly evaluate(tree, counts, model, 'scatter').time.
+ * staged. With model.ports = k > 1 the same sequence runs with at most k operations
+ * outstanding and the copy as a message to itself (collectives/ports.ts). Cost on the
+ * simulator: exactly evaluate(tree, counts, model, 'scatter').time, for any k.
  */
+import { inOrder, selfCopy } from '../ports.js';
 import { expectStatus, type NodeSchedule } from '../schedule.js';
 import { packedBuffer, rootPlacements, treeVariant } from '../tree-exec.js';
 import type { ScattervPlanInput, ScattervVariant } from '../variant.js';
@@ -29,6 +32,19 @@ export function scatterExecutor(input: ScattervPlanInput, node: NodeSchedule, ta
   const kids = node.children;
   const k = kids.length;
   const { direct, buf, own, views } = packedBuffer(node, input.unitBytes, input.recv, input.model.copyAll);
+  const ports = input.model.ports;
+  if (ports > 1) {
+    const ops = scatterSequence(k, node.copyAt, direct ? null : () => selfCopy(comm, tag, input.recv, own), (j) =>
+      kids[j].size > 0 ? () => comm.send(kids[j].rank, tag, views[j]) : null,
+    );
+    return async () => {
+      if (node.total > 0) {
+        const st = await comm.recv(node.parent, tag, buf);
+        expectStatus(comm, st, buf.length, 'scatterv data');
+      }
+      await inOrder(ops, ports, run);
+    };
+  }
   return async () => {
     if (node.total > 0) {
       const st = await comm.recv(node.parent, tag, buf);
@@ -51,6 +67,13 @@ function rootScatter(input: ScattervPlanInput, node: NodeSchedule, tag: number):
   const copyOwn = (): void => {
     if (!input.inPlace) comm.copy(input.recv, own);
   };
+  const ports = input.model.ports;
+  if (ports > 1) {
+    const ops = scatterSequence(k, node.copyAt, input.inPlace ? null : () => selfCopy(comm, tag, input.recv, own), (j) =>
+      kids[j].size > 0 ? () => comm.send(kids[j].rank, tag, places[j].buffer) : null,
+    );
+    return () => inOrder(ops, ports, run);
+  }
   return async () => {
     if (node.copyAt === k) copyOwn();
     for (let j = k - 1; j >= 0; j--) {
@@ -58,6 +81,29 @@ function rootScatter(input: ScattervPlanInput, node: NodeSchedule, tag: number):
       if (j === node.copyAt) copyOwn();
     }
   };
+}
+
+const run = (op: () => Promise<void>): Promise<void> => op();
+
+/**
+ * A scatter node's operations in order (the gather sequence reversed): the copy first if it
+ * comes after every child in the gather, then each child from the last, the copy right after
+ * the child it follows in the gather. Null entries (no copy, empty subtree) are left out.
+ */
+function scatterSequence(
+  k: number,
+  copyAt: number,
+  copy: (() => Promise<void>) | null,
+  send: (j: number) => (() => Promise<void>) | null,
+): (() => Promise<void>)[] {
+  const ops: (() => Promise<void>)[] = [];
+  if (copyAt === k && copy !== null) ops.push(copy);
+  for (let j = k - 1; j >= 0; j--) {
+    const s = send(j);
+    if (s !== null) ops.push(s);
+    if (j === copyAt && copy !== null) ops.push(copy);
+  }
+  return ops;
 }
 
 export const OPTIMAL_SCATTERV: ScattervVariant = treeVariant('optimal', 'scatterv', scatterExecutor);
