@@ -17,9 +17,9 @@ import { evaluate } from '../src/trees/evaluate.js';
 import { int, rng } from './helpers/random.js';
 import { checkGathered, gatherSetup, scrambledDispls, type AdaptiveFlags, type Instance } from './programs/adaptive-common.js';
 import { BIG } from './helpers/big.js';
+import { instanceArb } from './helpers/adaptive-arb.js';
 
 /** fast-check's default size draws arrays of at most ~12 elements whatever maxLength: ask for long ones (p up to maxP). */
-const ARRAY_SIZE = { size: BIG ? ('large' as const) : ('medium' as const) };
 
 /** One-shot gatherv of `inst` on the simulator; returns the root's mismatches and the sim result. */
 async function gatherOnce(inst: Instance, model: CostModel, flags: AdaptiveFlags, trace = false) {
@@ -67,21 +67,6 @@ function builderModel(model: CostModel, lemma4: boolean | undefined): CostModel 
   return lemma4 ? linearModel({ ...l, copyAll: true }) : model;
 }
 
-const instanceArb = (maxP: number) =>
-  fc
-    .record({
-      sizes: fc.array(fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 9 }), fc.integer({ min: 0, max: 200 })), { minLength: 1, maxLength: maxP, ...ARRAY_SIZE }),
-      rootSeed: fc.nat(),
-      unitBytes: fc.constantFrom(1, 1, 4),
-      scramble: fc.boolean(),
-      seed: fc.nat(),
-    })
-    .map(({ sizes, rootSeed, unitBytes, scramble, seed }): Instance => ({
-      sizes,
-      root: rootSeed % sizes.length,
-      unitBytes,
-      displs: scramble ? scrambledDispls(sizes, rng(seed)) : undefined,
-    }));
 
 const flagsArb = fc.record({
   lemma4: fc.boolean(),

@@ -17,9 +17,9 @@ import { evaluate } from '../src/trees/evaluate.js';
 import { int, rng } from './helpers/random.js';
 import { checkScattered, scatterSetup, scrambledDispls, SENTINEL, type AdaptiveFlags, type Instance } from './programs/adaptive-common.js';
 import { BIG } from './helpers/big.js';
+import { instanceArb } from './helpers/adaptive-arb.js';
 
 /** fast-check's default size draws arrays of at most ~12 elements whatever maxLength: ask for long ones (p up to maxP). */
-const ARRAY_SIZE = { size: BIG ? ('large' as const) : ('medium' as const) };
 
 async function scatterOnce(inst: Instance, model: CostModel, flags: AdaptiveFlags, trace = false) {
   return runSim(
@@ -55,21 +55,6 @@ async function timedDataPhase(inst: Instance, model: CostModel, flags: AdaptiveF
   return { time: Math.max(...res.results.map((r) => r.t1)) - t0, bad: res.results.flatMap((r) => r.bad) };
 }
 
-const instanceArb = (maxP: number) =>
-  fc
-    .record({
-      sizes: fc.array(fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 9 }), fc.integer({ min: 0, max: 200 })), { minLength: 1, maxLength: maxP, ...ARRAY_SIZE }),
-      rootSeed: fc.nat(),
-      unitBytes: fc.constantFrom(1, 1, 4),
-      scramble: fc.boolean(),
-      seed: fc.nat(),
-    })
-    .map(({ sizes, rootSeed, unitBytes, scramble, seed }): Instance => ({
-      sizes,
-      root: rootSeed % sizes.length,
-      unitBytes,
-      displs: scramble ? scrambledDispls(sizes, rng(seed)) : undefined,
-    }));
 
 const flagsArb = fc.record({
   lemma4: fc.boolean(),
