@@ -53,6 +53,8 @@ interface PingArgs {
 
 /** Per case: the minimum mean round trip in ns through the channel, and of the bare loop. */
 interface PingResult {
+  /** Per case, the ratio channel / bare of each round pair (empty without `args.bare`). */
+  readonly paired: number[][];
   readonly channel: number[];
   readonly bare: number[];
 }
@@ -135,18 +137,24 @@ async function channelRound(comm: Communicator, c: Case, buf: Uint8Array): Promi
  */
 export default async function pingpong(comm: Communicator, args: PingArgs): Promise<PingResult> {
   const bare = args.bare === undefined ? undefined : new BarePing(args.bare.sab, args.bare.spin);
-  const out: PingResult = { channel: [], bare: [] };
+  const out: PingResult = { paired: [], channel: [], bare: [] };
   for (const c of args.cases) {
     const buf = new Uint8Array(c.bytes).fill(comm.rank + 1);
     let bestChannel = Infinity;
     let bestBare = Infinity;
+    const paired: number[] = [];
     for (let round = 0; round < args.rounds; round++) {
-      if (bare !== undefined && round % 2 === 1) bestBare = Math.min(bestBare, await bare.round(comm.rank, c));
-      bestChannel = Math.min(bestChannel, await channelRound(comm, c, buf));
-      if (bare !== undefined && round % 2 === 0) bestBare = Math.min(bestBare, await bare.round(comm.rank, c));
+      let b = Infinity;
+      if (bare !== undefined && round % 2 === 1) b = await bare.round(comm.rank, c);
+      const ch = await channelRound(comm, c, buf);
+      if (bare !== undefined && round % 2 === 0) b = await bare.round(comm.rank, c);
+      bestChannel = Math.min(bestChannel, ch);
+      bestBare = Math.min(bestBare, b);
+      if (bare !== undefined) paired.push(ch / b);
     }
     out.channel.push(bestChannel);
     out.bare.push(bestBare);
+    out.paired.push(paired);
   }
   return out;
 }
@@ -265,6 +273,7 @@ async function main(): Promise<void> {
       'channel',
       async () => {
         interleaved = await channel({ ...args, bare: { sab: new SharedArrayBuffer(64 + max), spin } }, channelBytes, spin);
+        interleaved.paired.forEach((rs, c) => paired[c].push(...rs));
         return interleaved.channel;
       },
     ],
@@ -272,6 +281,7 @@ async function main(): Promise<void> {
     ['channel, no sleep', async () => (await channel(args, channelBytes, Infinity)).channel],
   ];
   const best = variants.map(() => cases.map(() => Infinity));
+  const paired: number[][] = cases.map(() => []);
   for (let r = 0; r < runs; r++) {
     const order = variants.map((_, i) => i);
     if (r % 2 === 1) {
@@ -302,8 +312,14 @@ async function main(): Promise<void> {
       );
     }
     const ratio = (a: string, b: string): string => (best[idxOf(a)][c] / best[idxOf(b)][c]).toFixed(2);
+    const sorted = [...paired[c]].sort((x, y) => x - y);
+    const median = sorted.length === 0 ? NaN : sorted[sorted.length >> 1];
     console.log(
-      `  ratios: channel / bare (spin+waitAsync, same threads) = ${ratio('channel', 'bare, same threads')} (goal <= 1.5)` +
+      `  paired: median over ${sorted.length} round pairs of channel round / bare round (same threads, back to back) = ` +
+        `${median.toFixed(2)} (goal <= 1.5; quartiles ${sorted[sorted.length >> 2]?.toFixed(2)}–${sorted[(3 * sorted.length) >> 2]?.toFixed(2)})`,
+    );
+    console.log(
+      `  ratios of minima: channel / bare (spin+waitAsync, same threads) = ${ratio('channel', 'bare, same threads')}` +
         `; channel / bare spin+waitAsync (own threads) = ${ratio('channel', 'bare spin+waitAsync')}` +
         `, channel / bare spin+wait = ${ratio('channel', 'bare spin+wait')}` +
         `, channel no sleep / bare spin = ${ratio('channel, no sleep', 'bare spin')}`,
