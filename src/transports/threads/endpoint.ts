@@ -15,6 +15,10 @@
  * - `irecv` takes a message already in the ring straight into the receive buffer and returns
  *   an already completed request, cached per source while tag and size repeat (no allocation);
  *   otherwise it looks at the unexpected queue, posts, and polls.
+ * - `irecvAwaited` (a blocking `recv`): with nothing else pending, first watches the source's
+ *   channel for a bounded number of loads, so a reply that lands within microseconds is taken
+ *   by `irecv`'s direct path (MPI_Recv's in-call progress); a long message already arriving
+ *   is moved piece by piece at once.
  * - An operation that must wait allocates its request (the caller may keep it, so it cannot be
  *   pooled) and, if awaited, the request's promise. Everything else comes from pools (send and
  *   receive ops, unexpected messages and their buffers, by power-of-two size); queues are rings
