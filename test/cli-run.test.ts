@@ -76,6 +76,21 @@ describe('vcoll run as a process', () => {
     expect(o.planMessages).toBeGreaterThan(0);
   });
 
+  it('--ports k: binomial runs k-ported on the simulator, at the k-ported prediction; the DPs reject it (status 2)', () => {
+    const base = ['run', '--p', '16', '--op', 'gatherv', '--dist', 'spikes', '--gamma', '1', '--persistent', '--format', 'json'];
+    const one = JSON.parse(vcoll([...base, '--algorithm', 'binomial']).stdout) as RunReport;
+    const r = vcoll([...base, '--algorithm', 'binomial', '--ports', '2']);
+    expect(r.status).toBe(0);
+    const two = JSON.parse(r.stdout) as RunReport;
+    expect(two.verified).toBe(true);
+    expect(two.model).toEqual({ alpha: 100, beta: 1, gamma: 1, ports: 2 });
+    expect(two.time).toBe(two.predicted);
+    expect(two.time).toBeLessThan(one.time);
+    const bad = vcoll([...base, '--algorithm', 'optimal', '--ports', '2']);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toMatch(/one-ported/);
+  });
+
   it('exits with status 2 and a clear message on a bad option', () => {
     const bad: [string[], RegExp][] = [
       [['--p', '4', '--root', '4'], /--root/],

@@ -74,6 +74,7 @@ export function buildProgram(): Command {
     .option('--alpha <x>', 'start-up latency per message (model units)', parseNumberOption('alpha'), 100)
     .option('--beta <x>', 'time per element', parseNumberOption('beta'), 1)
     .option('--gamma <x>', 'local copy time per element', parseNumberOption('gamma'), 0)
+    .option('--ports <k>', 'communication ports per processor (k > 1: linear, binomial, two-block only)', parseIntegerOption('ports', 1), 1)
     .option('--unit-bytes <n>', 'bytes per element', parseIntegerOption('unit-bytes', 1), 1)
     .option('--seed <n>', 'seed of the random distributions', parseIntegerOption('seed', 0), 1)
     .option('--persistent', 'plan once (gathervInit/scattervInit) and time only start()', false)

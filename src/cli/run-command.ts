@@ -24,6 +24,8 @@ export interface RunCommandOptions {
   alpha: number;
   beta: number;
   gamma: number;
+  /** Ports per processor of the model (default 1). */
+  ports?: number;
   unitBytes: number;
   seed: number;
   persistent: boolean;
@@ -47,7 +49,7 @@ export function caseFromOptions(opts: RunCommandOptions): RunCase {
     seed: opts.seed,
     root: opts.root,
     unitBytes: opts.unitBytes,
-    model: { alpha: opts.alpha, beta: opts.beta, gamma: opts.gamma },
+    model: { alpha: opts.alpha, beta: opts.beta, gamma: opts.gamma, ...(opts.ports !== undefined && opts.ports !== 1 ? { ports: opts.ports } : {}) },
     persistent: opts.persistent,
     reps: opts.reps,
     // the simulator is deterministic: no warm-up needed; threads warm up once
@@ -71,7 +73,7 @@ export function formatRunTable(r: RunReport): string {
     ['blocks', `${r.dist}, b = ${r.b}, Σ = ${r.size} elements of ${r.unitBytes} B`],
     ['verified', r.verified ? 'yes' : `NO: ${r.mismatches.join('; ')}`],
     ['time', `${formatTime(r)}${r.reps > 1 ? ` (min of ${r.reps})` : ''}`],
-    ['predicted', `${num(r.predicted)} (model: α=${num(r.model.alpha)}, β=${num(r.model.beta)}, γ=${num(r.model.gamma)} per element)`],
+    ['predicted', `${num(r.predicted)} (model: α=${num(r.model.alpha)}, β=${num(r.model.beta)}, γ=${num(r.model.gamma)} per element${r.model.ports !== undefined ? `, ${r.model.ports} ports` : ''})`],
     ['messages, bytes', `${r.messages}, ${r.bytes}`],
     ['rounds', `${r.rounds} (construction ${r.constructionRounds} + height ${r.height})`],
   ];

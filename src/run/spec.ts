@@ -30,6 +30,8 @@ export interface LinearParamsInput {
   readonly alpha: number;
   readonly beta: number;
   readonly gamma: number;
+  /** Communication ports per processor (default 1: one-ported). */
+  readonly ports?: number;
 }
 
 /** One collective call to run, time and verify (every rank evaluates the same case). */
@@ -108,6 +110,7 @@ export function validateCase(p: number, c: RunCase, prefix = ''): RunCase {
   nonNegative(`${prefix}alpha`, c.model.alpha);
   nonNegative(`${prefix}beta`, c.model.beta);
   nonNegative(`${prefix}gamma`, c.model.gamma);
+  if (c.model.ports !== undefined) integerIn(`${prefix}ports`, c.model.ports, 1, 64);
   if (c.roundLatency !== undefined) nonNegative(`${prefix}round-latency`, c.roundLatency);
   integerIn(`${prefix}reps`, c.reps, 1);
   integerIn(`${prefix}warmup`, c.warmup, 0);

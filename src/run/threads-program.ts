@@ -26,9 +26,10 @@ export function calibratedModel(cal: Calibration, unitBytes: number): RunCase['m
   return { alpha: cal.alphaUs, beta: cal.betaUs * unitBytes, gamma: cal.gammaUs * unitBytes };
 }
 
-/** A case with the calibrated model and round latency (µs). */
+/** A case with the calibrated model (its ports kept) and round latency (µs). */
 export function calibratedCase(c: RunCase, cal: Calibration): RunCase {
-  return { ...c, model: calibratedModel(cal, c.unitBytes), roundLatency: cal.roundUs };
+  const model = calibratedModel(cal, c.unitBytes);
+  return { ...c, model: c.model.ports === undefined ? model : { ...model, ports: c.model.ports }, roundLatency: cal.roundUs };
 }
 
 export default async function threadsProgram(comm: Communicator, args: ThreadsJobArgs): Promise<ThreadsJobRankResult> {
