@@ -1,0 +1,74 @@
+/**
+ * The public shapes of the intragroup allgather / allgatherv collectives (MPI semantics) and
+ * the contract their algorithm files implement (issue 4; seed 003 §3 cites the algorithms).
+ *
+ * allgather: every rank contributes `send` (m bytes, the same m on every rank); every rank
+ * receives all blocks into `recv` (p·m bytes), block i at offset i·m.
+ *
+ * allgatherv: every rank contributes `send` (counts[rank]·unitBytes bytes) and knows every
+ * rank's count (`counts`, elements, the same array on every rank, as in MPI_Allgatherv);
+ * block i lands in `recv` at displs[i]·unitBytes (default displs: prefix sums of counts).
+ *
+ * Tags: COLLECTIVE_TAG + 0x400 … + 0x41f (ALLGATHER_TAGS); one tag per algorithm.
+ */
+import { COLLECTIVE_TAG, type Communicator } from '../../comm/communicator.js';
+
+export type AllgatherAlgorithm = 'ring' | 'recursive-doubling' | 'bruck' | 'auto';
+export const ALLGATHER_ALGORITHMS: readonly AllgatherAlgorithm[] = ['ring', 'recursive-doubling', 'bruck', 'auto'];
+
+export type AllgathervAlgorithm = 'ring' | 'bruck' | 'auto';
+export const ALLGATHERV_ALGORITHMS: readonly AllgathervAlgorithm[] = ['ring', 'bruck', 'auto'];
+
+export interface AllgatherArgs {
+  /** This rank's block: m bytes, the same m on every rank. */
+  readonly send: Uint8Array;
+  /** p·m bytes; block i at i·m. */
+  readonly recv: Uint8Array;
+}
+
+export interface AllgatherOptions {
+  /** Default 'auto'. */
+  readonly algorithm?: AllgatherAlgorithm;
+}
+
+export interface AllgathervArgs {
+  /** This rank's block: counts[rank]·unitBytes bytes. */
+  readonly send: Uint8Array;
+  readonly recv: Uint8Array;
+  /** Elements of every rank (the same array on every rank). */
+  readonly counts: readonly number[];
+  /** Element offsets in `recv` (default: prefix sums of counts). */
+  readonly displs?: readonly number[];
+  /** Bytes per element (default 1). */
+  readonly unitBytes?: number;
+}
+
+export interface AllgathervOptions {
+  /** Default 'auto'. */
+  readonly algorithm?: AllgathervAlgorithm;
+}
+
+/** Validated, normalised allgatherv input as one rank sees it (byte offsets and lengths). */
+export interface AllgathervInput {
+  readonly comm: Communicator;
+  readonly send: Uint8Array;
+  readonly recv: Uint8Array;
+  /** Bytes of every rank's block. */
+  readonly bytes: readonly number[];
+  /** Byte offset of every rank's block in recv. */
+  readonly offsets: readonly number[];
+}
+
+/** One algorithm: a row of the variant table. */
+export interface AllgathervVariant {
+  readonly name: Exclude<AllgathervAlgorithm, 'auto'> | Exclude<AllgatherAlgorithm, 'auto'>;
+  readonly description: string;
+  /** Runs the collective (every rank calls it with the same bytes/offsets). */
+  run(input: AllgathervInput): Promise<void>;
+}
+
+export const ALLGATHER_TAGS = Object.freeze({
+  ring: COLLECTIVE_TAG + 0x400,
+  recursiveDoubling: COLLECTIVE_TAG + 0x401,
+  bruck: COLLECTIVE_TAG + 0x402,
+});

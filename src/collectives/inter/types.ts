@@ -1,0 +1,50 @@
+/**
+ * The public shapes of the intergroup allgather / allgatherv collectives on an
+ * intercommunicator (MPI semantics, seed 003 §2.1 and §4.1). Groups A (this side) and B (the
+ * remote side) are symmetric in the API: every rank passes its own block and receives the
+ * REMOTE group's blocks, in remote rank order.
+ *
+ * interAllgather: `send` is this rank's block (k bytes, the same k in the local group; the
+ * two groups may use different sizes); `recv` receives remoteSize·k' bytes (k' the remote
+ * group's block size, = recv.length / remoteSize), remote block i at i·k'.
+ *
+ * interAllgatherv: `send` is this rank's block (any size); `counts` are the REMOTE group's
+ * counts (elements, the same array on every rank of this group, as MPI's recvcounts);
+ * remote block i lands at displs[i]·unitBytes. A rank does not know its own group's counts
+ * (MPI does not pass them): algorithms that need them compute them (allreduce, exscan).
+ *
+ * Tags: COLLECTIVE_TAG + 0x420 … + 0x43f (INTER_TAGS).
+ */
+import { COLLECTIVE_TAG } from '../../comm/communicator.js';
+
+export type InterAllgatherAlgorithm = 'root-gathering' | 'segmented';
+export const INTER_ALLGATHER_ALGORITHMS: readonly InterAllgatherAlgorithm[] = ['root-gathering', 'segmented'];
+
+export interface InterAllgatherArgs {
+  readonly send: Uint8Array;
+  readonly recv: Uint8Array;
+}
+
+export interface InterAllgathervArgs {
+  readonly send: Uint8Array;
+  readonly recv: Uint8Array;
+  /** The remote group's counts (elements). */
+  readonly counts: readonly number[];
+  /** Element offsets in recv (default: prefix sums of counts). */
+  readonly displs?: readonly number[];
+  /** Bytes per element (default 1; the same in both groups). */
+  readonly unitBytes?: number;
+}
+
+export interface InterOptions {
+  /** 'segmented' (default): seed 003 Algorithm 1 / Algorithm 2; 'root-gathering': what MPICH and Open MPI ship. */
+  readonly algorithm?: InterAllgatherAlgorithm;
+}
+
+export const INTER_TAGS = Object.freeze({
+  rootGather: COLLECTIVE_TAG + 0x420,
+  rootExchange: COLLECTIVE_TAG + 0x421,
+  rootBcast: COLLECTIVE_TAG + 0x422,
+  exchange: COLLECTIVE_TAG + 0x423,
+  sizes: COLLECTIVE_TAG + 0x424,
+});
