@@ -1,0 +1,167 @@
+/**
+ * Argument validation of allgather / allgatherv, done once at the public boundary: turns the
+ * caller's arguments into the AllgathervInput of types.ts (byte lengths and byte offsets of
+ * every rank's block), or throws an InvalidArgumentError naming the field and this rank.
+ *
+ * Every rank checks what it can see: its buffers, unitBytes, counts and displs (the same
+ * arrays on every rank, as in MPI_Allgatherv, so a bad entry fails on every rank that holds
+ * it), the options, and its own block against counts[rank]. What no rank can see locally (a
+ * rank whose counts or, for allgather, whose m differs from the others') is caught by the
+ * algorithms: the rank that receives a message of the wrong length throws (expectBytes, or a
+ * truncation CommunicationError of the receive), so the run fails instead of hanging.
+ */
+import type { Communicator } from '../../comm/communicator.js';
+import { InvalidArgumentError } from '../../errors.js';
+import { MAX_ELEMENTS } from '../args.js';
+import {
+  ALLGATHER_ALGORITHMS,
+  ALLGATHERV_ALGORITHMS,
+  type AllgatherAlgorithm,
+  type AllgatherArgs,
+  type AllgatherOptions,
+  type AllgathervAlgorithm,
+  type AllgathervArgs,
+  type AllgathervInput,
+  type AllgathervOptions,
+} from './types.js';
+
+function fail(rank: number | undefined, field: string, message: string): never {
+  throw new InvalidArgumentError(field, message, rank === undefined ? undefined : { rank });
+}
+
+function checkComm(comm: Communicator): void {
+  if (comm === null || typeof comm !== 'object') fail(undefined, 'comm', 'must be a Communicator');
+  const { rank, size } = comm;
+  if (!Number.isInteger(size) || size < 1 || !Number.isInteger(rank) || rank < 0 || rank >= size) {
+    fail(undefined, 'comm', `must have an integer size >= 1 and a rank in [0, size), got rank ${String(rank)} of ${String(size)}`);
+  }
+}
+
+function checkArgsObject(me: number, args: unknown): void {
+  if (args === null || typeof args !== 'object') fail(me, 'args', 'must be an object');
+}
+
+function bytesField(me: number, field: string, v: unknown): Uint8Array {
+  if (!(v instanceof Uint8Array)) fail(me, field, 'must be a Uint8Array');
+  return v;
+}
+
+function algorithmOf<A extends string>(me: number, options: unknown, allowed: readonly A[]): A {
+  if (options === undefined) return 'auto' as A;
+  if (options === null || typeof options !== 'object') fail(me, 'options', 'must be an object');
+  const a: unknown = (options as { algorithm?: unknown }).algorithm ?? 'auto';
+  if (typeof a !== 'string' || !(allowed as readonly string[]).includes(a)) {
+    fail(me, 'algorithm', `must be one of ${allowed.join(', ')}, got ${String(a)}`);
+  }
+  return a as A;
+}
+
+/** An integer in [0, MAX_ELEMENTS] (a count or a displacement), or fail naming `field`. */
+function elements(me: number, field: string, v: unknown): number {
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > MAX_ELEMENTS) {
+    fail(me, field, `must be an integer in [0, ${MAX_ELEMENTS}], got ${String(v)}`);
+  }
+  return v;
+}
+
+function perRank(me: number, p: number, field: string, v: unknown): ArrayLike<unknown> {
+  if (v === null || typeof v !== 'object' || typeof (v as ArrayLike<unknown>).length !== 'number') {
+    fail(me, field, 'must be an array with one entry per rank');
+  }
+  const a = v as ArrayLike<unknown>;
+  if (a.length !== p) fail(me, field, `must have ${p} entries (one per rank), got ${a.length}`);
+  return a;
+}
+
+/**
+ * The block layout of a regular allgather (block i of m bytes at i·m), with this rank's
+ * buffers checked: send and recv Uint8Arrays, recv exactly p·m bytes (field 'recv').
+ * Shared by allgather and the building block basic/allgather.ts.
+ */
+export function allgatherInput(comm: Communicator, args: AllgatherArgs): AllgathervInput {
+  checkComm(comm);
+  const me = comm.rank;
+  const p = comm.size;
+  checkArgsObject(me, args);
+  const send = bytesField(me, 'send', args.send);
+  const recv = bytesField(me, 'recv', args.recv);
+  const m = send.length;
+  if (recv.length !== p * m) fail(me, 'recv', `holds ${recv.length} bytes, p·m = ${p}·${m} = ${p * m} needed`);
+  const bytes = new Array<number>(p).fill(m);
+  const offsets = Array.from({ length: p }, (_, i) => i * m);
+  return { comm, send, recv, bytes, offsets };
+}
+
+/** Validates allgather arguments on one rank. */
+export function normalizeAllgather(
+  comm: Communicator,
+  args: AllgatherArgs,
+  options?: AllgatherOptions,
+): { readonly input: AllgathervInput; readonly algorithm: AllgatherAlgorithm } {
+  const input = allgatherInput(comm, args);
+  return { input, algorithm: algorithmOf(comm.rank, options, ALLGATHER_ALGORITHMS) };
+}
+
+/**
+ * Validates allgatherv arguments on one rank: counts[i] and displs[i] integers in
+ * [0, MAX_ELEMENTS], every non-empty block inside recv, no two non-empty blocks overlapping,
+ * send exactly counts[rank]·unitBytes bytes.
+ */
+export function normalizeAllgatherv(
+  comm: Communicator,
+  args: AllgathervArgs,
+  options?: AllgathervOptions,
+): { readonly input: AllgathervInput; readonly algorithm: AllgathervAlgorithm } {
+  checkComm(comm);
+  const me = comm.rank;
+  const p = comm.size;
+  checkArgsObject(me, args);
+  const send = bytesField(me, 'send', args.send);
+  const recv = bytesField(me, 'recv', args.recv);
+  const unitArg: unknown = args.unitBytes ?? 1;
+  if (typeof unitArg !== 'number' || !Number.isInteger(unitArg) || unitArg < 1) {
+    fail(me, 'unitBytes', `must be an integer >= 1, got ${String(unitArg)}`);
+  }
+  const unit = unitArg;
+  const algorithm = algorithmOf(me, options, ALLGATHERV_ALGORITHMS);
+  const c = perRank(me, p, 'counts', args.counts);
+  const counts = new Array<number>(p);
+  let total = 0;
+  for (let i = 0; i < p; i++) {
+    counts[i] = elements(me, `counts[${i}]`, c[i]);
+    total += counts[i];
+  }
+  if (total > MAX_ELEMENTS) fail(me, 'counts', `total ${total} exceeds ${MAX_ELEMENTS} elements`);
+  const capacity = Math.floor(recv.length / unit);
+  const displs = new Array<number>(p);
+  if (args.displs === undefined) {
+    if (total > capacity) fail(me, 'recv', `holds ${recv.length} bytes, the ${total} elements of ${unit} bytes need ${total * unit}`);
+    let at = 0;
+    for (let i = 0; i < p; i++) {
+      displs[i] = at;
+      at += counts[i];
+    }
+  } else {
+    const d = perRank(me, p, 'displs', args.displs);
+    for (let i = 0; i < p; i++) {
+      displs[i] = elements(me, `displs[${i}]`, d[i]);
+      if (counts[i] > 0 && displs[i] + counts[i] > capacity) {
+        fail(me, `displs[${i}]`, `block ${i} (elements ${displs[i]}..${displs[i] + counts[i] - 1}) lies outside recv (${capacity} elements)`);
+      }
+    }
+    const order: number[] = [];
+    for (let i = 0; i < p; i++) if (counts[i] > 0) order.push(i);
+    order.sort((a, b) => displs[a] - displs[b] || a - b);
+    for (let j = 1; j < order.length; j++) {
+      const a = order[j - 1];
+      const b = order[j];
+      if (displs[b] < displs[a] + counts[a]) fail(me, `displs[${Math.max(a, b)}]`, `blocks ${Math.min(a, b)} and ${Math.max(a, b)} overlap`);
+    }
+  }
+  if (send.length !== counts[me] * unit) {
+    fail(me, 'send', `holds ${send.length} bytes, counts[${me}]·unitBytes = ${counts[me]}·${unit} = ${counts[me] * unit} expected`);
+  }
+  const bytes = counts.map((n) => n * unit);
+  const offsets = displs.map((x) => x * unit);
+  return { input: { comm, send, recv, bytes, offsets }, algorithm };
+}

@@ -1,0 +1,308 @@
+/**
+ * allgather / allgatherv (src/collectives/allgather/): every algorithm against a byte-for-byte
+ * reference on the simulator (random counts with zeros, unitBytes 1/3/8, default, gapped and
+ * permuted displacements, sentinels outside the blocks, full-duplex and one-ported), exact
+ * virtual times where the α+βm model determines them, bad input failing fast with typed
+ * errors, and the same cases on worker threads.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { Communicator } from '../src/comm/communicator.js';
+import {
+  ALLGATHER_ALGORITHMS,
+  ALLGATHER_TAGS,
+  ALLGATHER_VARIANTS,
+  ALLGATHERV_ALGORITHMS,
+  ALLGATHERV_VARIANTS,
+  allgather,
+  allgatherv,
+  chooseAllgather,
+  normalizeAllgather,
+} from '../src/collectives/allgather/index.js';
+import { CommunicationError, InvalidArgumentError } from '../src/errors.js';
+import { linearModel } from '../src/model/cost-model.js';
+import { runSim, type PortSetting } from '../src/transports/sim/index.js';
+import { runThreads } from '../src/transports/threads/index.js';
+import { BIG } from './helpers/big.js';
+import { int, rng } from './helpers/random.js';
+import { expectedRecv, runCaseRank, SENTINEL, type AgCase } from './programs/allgather-program.js';
+
+const P_MAX = BIG ? 64 : 32;
+const RUNS = BIG ? 150 : 30;
+const alpha = 10;
+const beta = 1;
+const model = linearModel({ alpha, beta });
+const log2ceil = (p: number): number => (p <= 1 ? 0 : Math.ceil(Math.log2(p)));
+
+/** Index of the first differing byte, -1 if equal. */
+function firstDiff(a: Uint8Array, b: Uint8Array): number {
+  if (a.length !== b.length) return Math.min(a.length, b.length);
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return i;
+  return -1;
+}
+
+type Layout = 'default' | 'gapped' | 'permuted';
+
+/** A case with the given counts laid out per `layout` (gaps and a slack tail from `seed`). */
+function makeCase(api: AgCase['api'], algorithm: string, counts: number[], unitBytes: number, layout: Layout, seed: number): AgCase {
+  const rnd = rng(seed);
+  const p = counts.length;
+  let displs: number[] | undefined;
+  let end = counts.reduce((s, n) => s + n, 0);
+  if (layout !== 'default') {
+    const order = Array.from({ length: p }, (_, i) => i);
+    if (layout === 'permuted') {
+      for (let i = p - 1; i > 0; i--) {
+        const j = int(rnd, 0, i);
+        [order[i], order[j]] = [order[j], order[i]];
+      }
+    }
+    displs = new Array<number>(p);
+    let at = int(rnd, 0, 3);
+    for (const r of order) {
+      displs[r] = at;
+      at += counts[r] + int(rnd, 0, 3);
+    }
+    end = at;
+  }
+  return { api, algorithm, counts, displs, unitBytes, recvBytes: end * unitBytes + (api === 'allgather' ? 0 : int(rnd, 0, 2)), seed };
+}
+
+/** Runs a case on the simulator and checks every rank's recv against the reference. */
+async function checkCase(c: AgCase, ports: PortSetting): Promise<void> {
+  const p = c.counts.length;
+  const res = await runSim(p, (comm) => runCaseRank(comm, c), { model, ports });
+  const want = expectedRecv(c);
+  for (let r = 0; r < p; r++) {
+    const at = firstDiff(res.results[r], want);
+    expect(at, `${c.api}/${c.algorithm} p=${p} rank ${r}: byte ${at} (${JSON.stringify(c)})`).toBe(-1);
+  }
+}
+
+const countArb = fc.oneof(fc.constant(0), fc.nat({ max: 9 }));
+const portsArb = fc.constantFrom<PortSetting>('full-duplex', 'one-ported');
+
+describe('allgatherv on the simulator: every algorithm equals the reference', () => {
+  it(`random counts (zeros included), p = 1…${P_MAX}, unitBytes 1/3/8, default/gapped/permuted displs, sentinels kept`, async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(countArb, { minLength: 1, maxLength: P_MAX, size: 'medium' }),
+        fc.constantFrom(1, 3, 8),
+        fc.constantFrom<Layout>('default', 'gapped', 'permuted'),
+        fc.nat(10_000),
+        portsArb,
+        async (counts, unitBytes, layout, seed, ports) => {
+          for (const a of ALLGATHERV_ALGORITHMS) await checkCase(makeCase('allgatherv', a, counts, unitBytes, layout, seed), ports);
+          // recursive doubling serves irregular blocks too (its variant row on the v input)
+          await checkCase(makeCase('variant', 'recursive-doubling', counts, unitBytes, layout, seed), ports);
+        },
+      ),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('every p = 1…33 with every algorithm, one large block among empty ones', async () => {
+    for (let p = 1; p <= 33; p++) {
+      const counts = Array.from({ length: p }, (_, i) => (i === p >> 1 ? 40 : 0));
+      for (const v of ALLGATHER_VARIANTS) await checkCase(makeCase('variant', v.name, counts, 3, 'permuted', p), 'full-duplex');
+    }
+  });
+});
+
+describe('allgather (equal blocks) on the simulator', () => {
+  it(`every algorithm, p = 1…${P_MAX}, m = 0…12 bytes, both port models`, async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 1, max: P_MAX }), fc.nat({ max: 12 }), fc.nat(1000), portsArb, async (p, m, seed, ports) => {
+        for (const a of ALLGATHER_ALGORITHMS) await checkCase(makeCase('allgather', a, new Array<number>(p).fill(m), 1, 'default', seed), ports);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('auto: recursive doubling for p = 2^k below 512 KiB, Bruck below 80 KiB, ring above', async () => {
+    const pick = (p: number, m: number): Promise<string[]> =>
+      runSim(p, async (comm) => chooseAllgather(normalizeAllgather(comm, { send: new Uint8Array(m), recv: new Uint8Array(p * m) }).input), {
+        model,
+      }).then((r) => r.results);
+    expect(await pick(8, 1000)).toEqual(new Array(8).fill('recursive-doubling'));
+    expect(await pick(6, 1000)).toEqual(new Array(6).fill('bruck'));
+    expect(await pick(6, 20_000)).toEqual(new Array(6).fill('ring'));
+    expect(await pick(4, 200_000)).toEqual(new Array(4).fill('ring'));
+  });
+
+  it('each algorithm sends on its own tag (the trace shows only that tag)', async () => {
+    const tags: Record<string, number> = {
+      ring: ALLGATHER_TAGS.ring,
+      'recursive-doubling': ALLGATHER_TAGS.recursiveDoubling,
+      bruck: ALLGATHER_TAGS.bruck,
+    };
+    for (const v of ALLGATHER_VARIANTS) {
+      const res = await runSim(5, (comm) => allgather(comm, { send: new Uint8Array(2), recv: new Uint8Array(10) }, { algorithm: v.name }), {
+        model,
+        trace: true,
+      });
+      const seen = new Set(res.trace?.messages.map((x) => x.tag));
+      expect([...seen], v.name).toEqual([tags[v.name]]);
+    }
+  });
+});
+
+describe('virtual times (α = 10, β = 1 per byte)', () => {
+  const time = async (p: number, m: number, algorithm: 'ring' | 'bruck' | 'recursive-doubling', ports: PortSetting, gamma = 0): Promise<number> => {
+    const res = await runSim(
+      p,
+      (comm) => allgather(comm, { send: new Uint8Array(m), recv: new Uint8Array(p * m) }, { algorithm }),
+      { model: linearModel({ alpha, beta, gamma }), ports },
+    );
+    return res.time;
+  };
+
+  it('ring, equal blocks, full duplex: exactly (p−1)(α+βm), also with γ > 0 (the own copy overlaps step 0)', async () => {
+    for (let p = 1; p <= 33; p++) {
+      for (const m of [1, 7]) {
+        expect(await time(p, m, 'ring', 'full-duplex'), `p=${p} m=${m}`).toBe((p - 1) * (alpha + beta * m));
+        expect(await time(p, m, 'ring', 'full-duplex', 1), `p=${p} m=${m} γ=1`).toBe(p === 1 ? m : (p - 1) * (alpha + beta * m));
+      }
+    }
+  });
+
+  it('ring, equal blocks, one-ported: 2(p−1)(α+βm) for p even, 2p(α+βm) for p odd ≥ 3', async () => {
+    // p even: each step's cycle of p transfers takes two rounds; p odd: the odd cycle needs a
+    // third round, which later steps absorb but for one round at the start and one at the end.
+    for (let p = 1; p <= 33; p++) {
+      const want = p === 1 ? 0 : (p % 2 === 0 ? 2 * (p - 1) : 2 * p) * (alpha + beta * 5);
+      expect(await time(p, 5, 'ring', 'one-ported'), `p=${p}`).toBe(want);
+    }
+  });
+
+  it('Bruck, equal blocks, full duplex: ⌈log₂p⌉α + β(p−1)m for every p', async () => {
+    for (let p = 1; p <= 33; p++) expect(await time(p, 3, 'bruck', 'full-duplex'), `p=${p}`).toBe(log2ceil(p) * alpha + beta * (p - 1) * 3);
+  });
+
+  it('recursive doubling: kα + β(p−1)m for p = 2^k (twice that one-ported); the folded form for other p', async () => {
+    const m = 4;
+    for (let p = 1; p <= 33; p++) {
+      const q = 2 ** Math.floor(Math.log2(p));
+      const e = p - q;
+      const k = Math.log2(q);
+      if (e === 0) {
+        expect(await time(p, m, 'recursive-doubling', 'full-duplex'), `p=${p}`).toBe(k * alpha + beta * (p - 1) * m);
+        expect(await time(p, m, 'recursive-doubling', 'one-ported'), `p=${p}`).toBe(2 * (k * alpha + beta * (p - 1) * m));
+      } else {
+        let units = 1 + (p - 1);
+        for (let d = 1; d < q; d *= 2) units += d + Math.min(d, e);
+        expect(await time(p, m, 'recursive-doubling', 'full-duplex'), `p=${p}`).toBe((k + 2) * alpha + beta * m * units);
+      }
+    }
+  });
+});
+
+/** What a sim run rejected with: the CommunicationError and the failing rank's own error. */
+async function failure(run: Promise<unknown>): Promise<{ error: CommunicationError; cause: unknown }> {
+  try {
+    await run;
+  } catch (e) {
+    expect(e).toBeInstanceOf(CommunicationError);
+    return { error: e as CommunicationError, cause: (e as CommunicationError).cause };
+  }
+  throw new Error('the run did not fail');
+}
+
+describe('bad input: a typed error on the rank that sees it, the run rejects (no hang)', () => {
+  const p = 5;
+  const counts = [2, 0, 3, 1, 4];
+  const vArgs = (comm: Communicator, over: { counts?: number[]; displs?: number[]; sendBytes?: number; recvBytes?: number }) => ({
+    send: new Uint8Array(over.sendBytes ?? Math.max(0, Math.floor((over.counts ?? counts)[comm.rank]))),
+    recv: new Uint8Array(over.recvBytes ?? 10),
+    counts: over.counts ?? counts,
+    displs: over.displs,
+  });
+
+  it('wrong send length on one rank → InvalidArgumentError("send") on that rank', async () => {
+    for (const algorithm of ALLGATHERV_ALGORITHMS) {
+      const { error, cause } = await failure(
+        runSim(p, (comm) => allgatherv(comm, vArgs(comm, comm.rank === 2 ? { sendBytes: 4 } : {}), { algorithm }), { model }),
+      );
+      expect(cause).toBeInstanceOf(InvalidArgumentError);
+      expect((cause as InvalidArgumentError).field).toBe('send');
+      expect((cause as InvalidArgumentError).rank).toBe(2);
+      expect(error.message).toMatch(/rank 2/);
+    }
+  });
+
+  it('negative or fractional count, overlapping or out-of-range displs, small recv, unknown algorithm', async () => {
+    const cases: [string, (c: Communicator) => Promise<void>][] = [
+      ['counts[3]', (c) => allgatherv(c, vArgs(c, { counts: [2, 0, 3, -1, 4] }))],
+      ['counts[1]', (c) => allgatherv(c, vArgs(c, { counts: [2, 0.5, 3, 1, 4] }))],
+      ['displs[2]', (c) => allgatherv(c, vArgs(c, { displs: [0, 0, 1, 6, 7], recvBytes: 20 }))],
+      ['displs[4]', (c) => allgatherv(c, vArgs(c, { displs: [0, 2, 2, 5, 17], recvBytes: 20 }))],
+      ['displs', (c) => allgatherv(c, vArgs(c, { displs: [0, 2, 2] }))],
+      ['recv', (c) => allgatherv(c, vArgs(c, { recvBytes: 9 }))],
+      ['unitBytes', (c) => allgatherv(c, { ...vArgs(c, {}), unitBytes: 0 })],
+      ['algorithm', (c) => allgatherv(c, vArgs(c, {}), { algorithm: 'recursive-doubling' as 'ring' })],
+      ['recv', (c) => allgather(c, { send: new Uint8Array(2), recv: new Uint8Array(9) })],
+      ['send', (c) => allgather(c, { send: [1, 2] as unknown as Uint8Array, recv: new Uint8Array(10) })],
+      ['algorithm', (c) => allgather(c, { send: new Uint8Array(2), recv: new Uint8Array(10) }, { algorithm: 'linear' as 'ring' })],
+    ];
+    for (const [field, call] of cases) {
+      const { cause } = await failure(runSim(p, call, { model }));
+      expect(cause, field).toBeInstanceOf(InvalidArgumentError);
+      expect((cause as InvalidArgumentError).field, field).toBe(field);
+      expect((cause as InvalidArgumentError).rank, field).toBe(0); // every rank sees it; rank 0 fails first
+    }
+  });
+
+  it('allgather with a different m on one rank: the receiving rank throws a typed error, for every algorithm', async () => {
+    for (const v of ALLGATHER_VARIANTS) {
+      for (const odd of [0, 3]) {
+        for (const delta of [-1, 1]) {
+          const m = (r: number): number => (r === odd ? 4 + delta : 4);
+          const what = `${v.name}, rank ${odd} ${delta}`;
+          const { cause } = await failure(
+            runSim(6, (comm) => allgather(comm, { send: new Uint8Array(m(comm.rank)), recv: new Uint8Array(6 * m(comm.rank)) }, { algorithm: v.name }), {
+              model,
+            }),
+          );
+          if (cause instanceof InvalidArgumentError) {
+            expect(cause.field, what).toBe('send');
+            expect(cause.message, what).toMatch(/differ in length/);
+          } else {
+            expect(cause, what).toBeInstanceOf(CommunicationError);
+            expect((cause as Error).message, what).toMatch(/truncated/);
+          }
+        }
+      }
+    }
+  });
+
+  it('counts that differ between ranks fail with a typed error, never a hang', async () => {
+    for (const algorithm of ALLGATHERV_ALGORITHMS) {
+      const { cause } = await failure(
+        runSim(p, (comm) => allgatherv(comm, vArgs(comm, comm.rank === 1 ? { counts: [2, 0, 1, 1, 4] } : {}), { algorithm }), { model }),
+      );
+      expect(cause instanceof InvalidArgumentError || cause instanceof CommunicationError, algorithm).toBe(true);
+    }
+  });
+});
+
+describe('on worker threads, p ∈ {1, 3, 5}', () => {
+  const program = new URL('./programs/allgather-program.ts', import.meta.url);
+  for (const p of [1, 3, 5]) {
+    it(`p = ${p}: every algorithm, regular and irregular (permuted, gapped), data checked`, async () => {
+      const counts = Array.from({ length: p }, (_, r) => (r * 5 + 2) % 7); // zeros at p ≥ 5
+      const cases: AgCase[] = [
+        ...ALLGATHER_ALGORITHMS.map((a) => makeCase('allgather', a, new Array<number>(p).fill(6), 1, 'default', p)),
+        ...ALLGATHERV_ALGORITHMS.map((a) => makeCase('allgatherv', a, counts, 3, 'permuted', p + 1)),
+        ...ALLGATHERV_VARIANTS.map((v) => makeCase('allgatherv', v.name, counts, 8, 'gapped', p + 2)),
+        makeCase('variant', 'recursive-doubling', counts, 3, 'permuted', p + 3),
+      ];
+      const out = await runThreads<number[][]>(p, program, cases);
+      cases.forEach((c, i) => {
+        const want = [...expectedRecv(c)];
+        for (let r = 0; r < p; r++) expect(out[r][i], `${c.api}/${c.algorithm} rank ${r}`).toEqual(want);
+        const blockBytes = c.counts.reduce((s, n) => s + n, 0) * c.unitBytes;
+        expect(want.filter((x) => x === SENTINEL).length).toBe(c.recvBytes - blockBytes); // the reference keeps every sentinel
+      });
+    });
+  }
+});
