@@ -1,0 +1,108 @@
+/**
+ * interAllgather / interAllgatherv by root gathering, what MPICH, MVAPICH and Open MPI ship
+ * (seed 003 §3.1, Eq. 2): (1) each group gathers its blocks at local rank 0 (binomial gather;
+ * allgatherv: the root first gathers the block sizes, then a linear gatherv, as MPICH's
+ * MPIR_Gatherv); (2) SEQUENTIAL
+ * stages: the first group's root sends its gathered data to the other root, which broadcasts
+ * it in its group; then the other root sends its group's data back and the first root
+ * broadcasts it. Broadcasts: 'scatter-allgather' from BCAST_LONG_BYTES on (the factor-two-off
+ * long-message broadcast of the production libraries), binomial below.
+ *
+ * Which group goes first: the larger one; with equal sizes the group whose local rank 0 has the
+ * lower world rank, learned by the two roots in one 8-byte message each way (no other traffic).
+ *
+ * Cost (α + βm, full duplex, K_A = p·k_A, K_B = q·k_B, long messages):
+ * max(⌈log₂p⌉α + β(K_A − k_A), ⌈log₂q⌉α + β(K_B − k_B)) + (α + βK_A) + 2⌈log₂q⌉α + 2βK_B·(q−1)/q
+ * + (α + βK_B) + 2⌈log₂p⌉α + 2βK_A·(p−1)/p ≈ βM + 3β(K_A + K_B) + O(log p)α (Eq. 2).
+ * One-ported: the same stages (they are sequential); the broadcasts' exchanges take two transfers.
+ */
+import { bcast, gather } from '../basic/index.js';
+import { gatherv } from '../gatherv/index.js';
+import type { InterCommunicator } from '../../comm/intercomm.js';
+import { GroupCommunicator } from '../../comm/group.js';
+import { checkReceive, receiveChecked } from './segmented.js';
+import { INTER_TAGS } from './types.js';
+
+/** From this many bytes on the broadcast stage uses 'scatter-allgather' (MPICH's short-message limit, 12 KiB). */
+export const BCAST_LONG_BYTES = 12288;
+
+/** The remote group's data as this rank must receive it. */
+export interface RemoteLayout {
+  /** Bytes of every remote rank's block. */
+  readonly bytes: readonly number[];
+  /** Their byte offsets in recv. */
+  readonly offsets: readonly number[];
+  /** The field a size disagreement is reported on ('recv' or 'counts'). */
+  readonly field: string;
+}
+
+export async function rootGathering(
+  inter: InterCommunicator,
+  send: Uint8Array,
+  recv: Uint8Array,
+  remote: RemoteLayout,
+  regular: boolean,
+): Promise<void> {
+  const local = inter.local;
+  const { rank, size: n } = inter;
+  // (1) Gather the local group's blocks at local rank 0.
+  let gathered: Uint8Array | undefined;
+  if (regular) {
+    gathered = rank === 0 ? new Uint8Array(n * send.length) : undefined;
+    await gather(local, { send, recv: gathered, root: 0 });
+  } else {
+    const sizes = rank === 0 ? new Float64Array(n) : undefined;
+    await gather(local, {
+      send: new Uint8Array(Float64Array.of(send.length).buffer),
+      recv: sizes === undefined ? undefined : new Uint8Array(sizes.buffer),
+      root: 0,
+    });
+    const counts = sizes === undefined ? undefined : Array.from(sizes);
+    const totalLocal = counts === undefined ? 0 : counts.reduce((a, b) => a + b, 0);
+    gathered = rank === 0 ? new Uint8Array(totalLocal) : undefined;
+    await gatherv(local, { root: 0, send, recv: gathered, counts }, { algorithm: 'linear' });
+  }
+  // (2) The remote data arrives contiguously: in recv itself when its layout is contiguous.
+  const remoteTotal = remote.bytes.reduce((a, b) => a + b, 0);
+  let contiguous = true;
+  for (let i = 0, at = 0; i < remote.bytes.length; at += remote.bytes[i], i++) {
+    if (remote.bytes[i] > 0 && remote.offsets[i] !== at) contiguous = false;
+  }
+  const incoming = contiguous ? recv.subarray(0, remoteTotal) : new Uint8Array(remoteTotal);
+  const algorithm = remoteTotal >= BCAST_LONG_BYTES ? 'scatter-allgather' : 'binomial';
+  if (rank === 0 && gathered !== undefined) {
+    const first = await localGoesFirst(inter);
+    const receive = async (): Promise<void> => {
+      const st = await receiveChecked(inter, 0, INTER_TAGS.rootExchange, incoming, remote.field);
+      checkReceive(inter, st, remoteTotal, 0, remote.field);
+    };
+    if (first) {
+      await inter.send(0, INTER_TAGS.rootExchange, gathered);
+      await receive();
+      await bcast(local, incoming, 0, { algorithm });
+    } else {
+      await receive();
+      await bcast(local, incoming, 0, { algorithm });
+      await inter.send(0, INTER_TAGS.rootExchange, gathered);
+    }
+  } else {
+    await bcast(local, incoming, 0, { algorithm });
+  }
+  if (!contiguous) {
+    for (let i = 0, at = 0; i < remote.bytes.length; at += remote.bytes[i], i++) {
+      if (remote.bytes[i] > 0) inter.copy(recv.subarray(remote.offsets[i], remote.offsets[i] + remote.bytes[i]), incoming.subarray(at, at + remote.bytes[i]));
+    }
+  }
+}
+
+/** At a root: does this group send first? The larger group; equal sizes: the lower world rank of local rank 0. */
+async function localGoesFirst(inter: InterCommunicator): Promise<boolean> {
+  if (inter.size !== inter.remoteSize) return inter.size > inter.remoteSize;
+  const mine = Float64Array.of(inter.local instanceof GroupCommunicator ? inter.local.worldRankOf(0) : Math.random());
+  const theirs = new Float64Array(1);
+  await inter.waitAll<unknown>([
+    inter.isend(0, INTER_TAGS.rootGather, new Uint8Array(mine.buffer)),
+    inter.irecv(0, INTER_TAGS.rootGather, new Uint8Array(theirs.buffer)),
+  ]);
+  return mine[0] < theirs[0];
+}

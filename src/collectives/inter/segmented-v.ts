@@ -1,0 +1,92 @@
+/**
+ * interAllgatherv by seed 003 Algorithm 2 (§4.1). (0) A size check: local rank r sends its
+ * block size to remote rank r mod q' and compares the sizes it receives with `counts` (so
+ * disagreeing counts are reported as an InvalidArgumentError, never a hang); (1) an allreduce
+ * of [size, mismatch] gives the group's byte total K and the verdict, an exscan of the sizes
+ * each rank's global byte index R; (2) the exchange: [0, K) is cut into near-equal segments,
+ * one per REMOTE rank; a sender sends the pieces of its block to their receivers in rank order
+ * (blocking sends), a receiver takes its senders in §4.1's order (the higher multi-target
+ * sender first, the senders between, the lower multi-target sender last), both directions
+ * concurrently (plan.ts: vSendPieces, vRecvPlan); (3) one intragroup allgatherv of the received
+ * segments (near-equal counts) on inter.local, in place, then a copy to `displs` if recv is
+ * not contiguous.
+ *
+ * Cost (α + βm, full duplex, K_A = Σk_A,i, K_B = Σk_B,j): size check ⌈q/p⌉(α + 8β);
+ * allreduce and exscan O(log p)(α + 16β); exchange ≤ (senders and receivers per rank)·α +
+ * β·(K_A/q + max k_A) on the A→B side (symmetrically B→A); ring allgatherv (p−1)(α + β⌈K_B/p⌉).
+ * Theorem 3: transfer time ≤ max(K_A + max k_A, K_B + max k_B) + O(log pq). One-ported: the
+ * two directions of the exchange and every ring step take two transfers.
+ */
+import { allgatherv } from '../allgather/index.js';
+import { allreduce, exscan } from '../basic/index.js';
+import type { Request } from '../../comm/communicator.js';
+import type { InterCommunicator } from '../../comm/intercomm.js';
+import { InvalidArgumentError } from '../../errors.js';
+import { prefixSums, vRecvPlan, vSendPieces } from './plan.js';
+import { checkReceive, receiveChecked } from './segmented.js';
+import { INTER_TAGS } from './types.js';
+
+/** `remoteBytes[j]`: bytes of remote rank j's block; `remoteOffsets[j]`: its byte offset in recv. */
+export async function segmentedAllgatherv(
+  inter: InterCommunicator,
+  send: Uint8Array,
+  recv: Uint8Array,
+  remoteBytes: readonly number[],
+  remoteOffsets: readonly number[],
+): Promise<void> {
+  const { rank, size: n, remoteSize: nr } = inter;
+  const local = inter.local;
+  // (0) The size check.
+  const mine = new Uint8Array(Float64Array.of(send.length).buffer);
+  const from: number[] = [];
+  for (let j = rank; j < nr; j += n) from.push(j);
+  const got = from.map(() => new Float64Array(1));
+  const ops: Request<unknown>[] = from.map((j, i) => inter.irecv(j, INTER_TAGS.sizes, new Uint8Array(got[i].buffer)));
+  ops.push(inter.isend(rank % nr, INTER_TAGS.sizes, mine));
+  await inter.waitAll(ops);
+  let bad = -1;
+  from.forEach((j, i) => {
+    if (bad < 0 && got[i][0] !== remoteBytes[j]) bad = j;
+  });
+  // (1) Total, verdict and prefix.
+  const red = new Float64Array(2);
+  await allreduce(local, { send: Float64Array.of(send.length, bad >= 0 ? 1 : 0), recv: red, op: 'sum' });
+  if (red[1] > 0) {
+    const what = bad >= 0 ? `remote rank ${bad} sends ${got[from.indexOf(bad)][0]} bytes, counts give ${remoteBytes[bad]}` : 'another rank of this group found counts that disagree with what the remote group sends';
+    throw new InvalidArgumentError('counts', what, { rank });
+  }
+  const total = red[0];
+  const pre = new Float64Array(1);
+  await exscan(local, { send: Float64Array.of(send.length), recv: pre, op: 'sum' });
+  const prefix = rank === 0 ? 0 : pre[0];
+  // (2) The exchange, both directions at once.
+  const remotePrefix = prefixSums(remoteBytes);
+  const remoteTotal = remotePrefix[nr];
+  let contiguous = true;
+  for (let j = 0; j < nr; j++) if (remoteBytes[j] > 0 && remoteOffsets[j] !== remotePrefix[j]) contiguous = false;
+  const incoming = contiguous ? recv.subarray(0, remoteTotal) : new Uint8Array(remoteTotal);
+  const sendPieces = vSendPieces(total, nr, prefix, send.length);
+  const plan = vRecvPlan(remoteBytes, remotePrefix, n, rank);
+  const sending = (async () => {
+    for (const pc of sendPieces) await inter.send(pc.peer, INTER_TAGS.exchange, send.subarray(pc.offset, pc.offset + pc.length));
+  })();
+  const receiving = (async () => {
+    for (const pc of plan.pieces) {
+      const st = await receiveChecked(inter, pc.peer, INTER_TAGS.exchange, incoming.subarray(pc.offset, pc.offset + pc.length), 'counts');
+      checkReceive(inter, st, pc.length, pc.peer, 'counts');
+    }
+  })();
+  await Promise.all([sending, receiving]);
+  // (3) The final allgatherv, in place.
+  await allgatherv(local, {
+    send: incoming.subarray(plan.start, plan.start + plan.length),
+    recv: incoming,
+    counts: plan.counts,
+    displs: plan.displs,
+  });
+  if (!contiguous) {
+    for (let j = 0; j < nr; j++) {
+      if (remoteBytes[j] > 0) inter.copy(recv.subarray(remoteOffsets[j], remoteOffsets[j] + remoteBytes[j]), incoming.subarray(remotePrefix[j], remotePrefix[j + 1]));
+    }
+  }
+}

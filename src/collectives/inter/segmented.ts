@@ -1,0 +1,66 @@
+/**
+ * interAllgather by seed 003 Algorithm 1 (§4, "Full-duplex intergroup all-to-all broadcast
+ * with message segmentation"). With q ≤ p (the larger group plays A), A is cut into q
+ * subgroups s_i of consecutive ranks; every a_j of s_i sends its block to b_i, and b_i sends
+ * the t-th of |s_i| near-equal segments of its block to the t-th rank of s_i, one pair per
+ * round (isend + irecv on the intercommunicator, full duplex). Each rank receives straight
+ * into its place in recv, so one intragroup allgatherv per group (inter.local; counts: the
+ * segment sizes in A, |s_i|·k_A in B) completes the operation with no reordering
+ * (plan.ts: segmentedRankPlan).
+ *
+ * Cost (α + βm, full duplex): exchange ⌈p/q⌉(α + β·max(k_A, ⌈k_B/⌊p/q⌋⌉)), then the two
+ * allgathervs concurrently (ring: (p−1)(α + β⌈k_B/⌊p/q⌋⌉) in A, (q−1)(α + β⌈p/q⌉k_A) in B).
+ * Theorem 1: transfer time ≤ M + k_B, M = max(p·k_A, q·k_B), when q divides p; otherwise B's
+ * unequal blocks (⌈p/q⌉ or ⌊p/q⌋ of A's blocks) make the ring take up to (q−1)(⌈p/q⌉ − p/q)k_A
+ * more. One-ported: every exchange round and every ring step takes two transfers.
+ */
+import { allgatherv } from '../allgather/index.js';
+import type { Status } from '../../comm/communicator.js';
+import type { InterCommunicator } from '../../comm/intercomm.js';
+import { CommunicationError, InvalidArgumentError } from '../../errors.js';
+import { segmentedRankPlan } from './plan.js';
+import { INTER_TAGS } from './types.js';
+
+export async function segmentedAllgather(inter: InterCommunicator, send: Uint8Array, recv: Uint8Array): Promise<void> {
+  const remoteBlock = recv.length / inter.remoteSize;
+  const plan = segmentedRankPlan(inter.size, inter.remoteSize, send.length, remoteBlock, inter.rank);
+  for (const { send: s, recv: r } of plan.rounds) {
+    const rq = receiveChecked(inter, r.peer, INTER_TAGS.exchange, recv.subarray(r.offset, r.offset + r.length), 'recv');
+    const sq = inter.isend(s.peer, INTER_TAGS.exchange, send.subarray(s.offset, s.offset + s.length));
+    const [st] = await Promise.all([rq, sq]);
+    checkReceive(inter, st, r.length, r.peer, 'recv');
+  }
+  const mine = recv.subarray(plan.displs[inter.rank], plan.displs[inter.rank] + plan.counts[inter.rank]);
+  await allgatherv(inter.local, { send: mine, recv, counts: plan.counts, displs: plan.displs });
+}
+
+/*
+ * Receives of the intergroup exchanges whose length is checked: a message shorter or longer
+ * than the plan says means the two groups disagree about the block sizes, which the receiving
+ * rank reports as an InvalidArgumentError naming `field` (a longer message is caught as the
+ * transport's truncation error).
+ */
+
+const TRUNCATION = /truncated|exceeds the receive buffer/;
+
+export async function receiveChecked(inter: InterCommunicator, source: number, tag: number, into: Uint8Array, field: string): Promise<Status> {
+  try {
+    return await inter.irecv(source, tag, into);
+  } catch (e) {
+    if (e instanceof CommunicationError && TRUNCATION.test(e.message)) {
+      throw new InvalidArgumentError(field, `remote rank ${source} sent more than the ${into.length} bytes expected from it: the groups disagree about the block sizes`, {
+        rank: inter.rank,
+        cause: e,
+      });
+    }
+    throw e;
+  }
+}
+
+export function checkReceive(inter: InterCommunicator, st: Status, expected: number, source: number, field: string): void {
+  if (st.bytes !== expected) {
+    throw new InvalidArgumentError(field, `remote rank ${source} sent ${st.bytes} bytes where ${expected} were expected: the groups disagree about the block sizes`, {
+      rank: inter.rank,
+    });
+  }
+}
