@@ -6,6 +6,7 @@ import { COMPARED_ALGORITHMS, parseComparedAlgorithms, parseRootSelection } from
 import { exitOnError } from './exit.js';
 import { runModel, type ModelCommandOptions } from './model-command.js';
 import { parseChoice, parseIntegerOption, parseNumberOption, parseSizesOption } from './options.js';
+import type { InterCommandOptions } from './inter-command.js';
 import type { RunCommandOptions } from './run-command.js';
 import { runTree, type TreeCommandOptions } from './tree-command.js';
 
@@ -89,6 +90,23 @@ export function buildProgram(): Command {
       const { runRun } = await import('./run-command.js');
       const report = await runRun(opts);
       if (!report.verified) process.exitCode = 1;
+    });
+
+  program
+    .command('inter')
+    .description("seed 003's intergroup allgather/allgatherv settings 1–8: root gathering vs Algorithms 1 and 2, with improvement ratios")
+    .option('--transport <t>', 'sim', parseChoice('transport', ['sim', 'threads'] as const), 'sim')
+    .option('--setting <s>', 'setting 1…8, a comma list, or all', 'all')
+    .option('--ranks <n>', 'p + q', parseIntegerOption('ranks', 2), 64)
+    .option('--size <bytes>', 'bytes per rank of the larger block (default: the sweep 64 KiB … 8 MiB)', parseIntegerOption('size', 0))
+    .option('--alpha <x>', 'start-up time per message (model units)', parseNumberOption('alpha'), 1000)
+    .option('--beta <x>', 'time per byte (model units)', parseNumberOption('beta'), 1)
+    .option('--format <fmt>', 'json | table', parseChoice('format', ['json', 'table'] as const), 'table')
+    .exitOverride()
+    .action(async (opts: InterCommandOptions) => {
+      const { runInterCommand } = await import('./inter-command.js');
+      const reports = await runInterCommand(opts);
+      if (!reports.every((r) => r.verified)) process.exitCode = 1;
     });
 
   program

@@ -1,0 +1,62 @@
+/**
+ * `vcoll inter` (issue 4): the JSON contract {setting, p, q, kA, kB, rootGathering, algorithm,
+ * ratio}, verified data, the settings' group and block sizes, Eq. (5), the table form, and
+ * status 2 with the option named on bad input.
+ */
+import { describe, expect, it } from 'vitest';
+import { runInterCommand } from '../src/cli/inter-command.js';
+import { expectedRatio, groupSizes, interSetting, PAPER_RATIOS } from '../src/run/inter-settings.js';
+import type { InterReport } from '../src/run/inter.js';
+import { vcoll } from './helpers/cli.js';
+
+describe('vcoll inter', () => {
+  it('prints the contract fields as JSON, verified, for the issue\'s command shape', () => {
+    const r = vcoll(['inter', '--transport', 'sim', '--setting', '3', '--ranks', '64', '--size', '65536', '--format', 'json']);
+    expect(r.status).toBe(0);
+    const o = JSON.parse(r.stdout) as InterReport;
+    expect(o).toMatchObject({ setting: 3, p: 50, q: 14, kA: 65536, kB: 16384, verified: true });
+    expect(o.rootGathering).toBeGreaterThan(o.algorithm);
+    expect(o.ratio).toBeCloseTo(o.rootGathering / o.algorithm, 10);
+    expect(o.expected).toBeCloseTo(4.21, 10);
+  });
+
+  it('the settings: group sizes (25/7 as in the paper) and Eq. (5) for the paper\'s group sizes', () => {
+    expect(groupSizes(2, 256)).toEqual({ p: 200, q: 56 });
+    expect(groupSizes(7, 64)).toEqual({ p: 50, q: 14 });
+    expect(groupSizes(1, 64)).toEqual({ p: 32, q: 32 });
+    for (const s of [1, 2, 3, 4, 5, 7] as const) {
+      const set = interSetting(s, 256, 1 << 20);
+      expect(expectedRatio(set.sizesA, set.sizesB)).toBeCloseTo(PAPER_RATIOS[s], 2);
+    }
+    // arithmetic sizes: the ratio tends to the paper's as the groups grow
+    for (const s of [6, 8] as const) {
+      const set = interSetting(s, 256, 1 << 20);
+      expect(Math.abs(expectedRatio(set.sizesA, set.sizesB) - PAPER_RATIOS[s])).toBeLessThan(0.05);
+      expect(Math.max(...set.sizesA)).toBe(1 << 20);
+    }
+  });
+
+  it('a sweep prints a table with every setting and size, all verified', async () => {
+    const lines: string[] = [];
+    const reports = await runInterCommand(
+      { transport: 'sim', setting: '1,6', ranks: 8, size: 4096, alpha: 10, beta: 1, format: 'table' },
+      (l) => lines.push(l),
+    );
+    expect(reports.map((r) => r.setting)).toEqual([1, 6]);
+    expect(reports.every((r) => r.verified)).toBe(true);
+    expect(lines.join('\n')).toMatch(/root gathering/);
+  });
+
+  it('bad options exit with status 2 and name the option', () => {
+    const bad: [string[], RegExp][] = [
+      [['inter', '--setting', '9'], /--setting/],
+      [['inter', '--ranks', '1'], /--ranks/],
+      [['inter', '--transport', 'threads', '--setting', '1', '--size', '64'], /--transport/],
+    ];
+    for (const [args, re] of bad) {
+      const r = vcoll(args);
+      expect(r.status).toBe(2);
+      expect(r.stderr).toMatch(re);
+    }
+  });
+});
