@@ -1,4 +1,4 @@
-/** The collectives: irregular gatherv/scatterv (every algorithm) and the building blocks. */
+/** The collectives: irregular gatherv/scatterv (every algorithm), allgather(v) intra- and intergroup, and the building blocks. */
 export { gatherv, gathervInit, GATHERV_VARIANTS } from './gatherv/index.js';
 export { scatterv, scattervInit, SCATTERV_VARIANTS } from './scatterv/index.js';
 export { DEFAULT_MODEL } from './defaults.js';
@@ -6,3 +6,25 @@ export { AUTO_ORDER, chooseAuto, linearWinsForAnyCounts, predictAuto, type AutoP
 export * from './types.js';
 export type { GathervPlanInput, GathervVariant, ScattervPlanInput, ScattervVariant, VPlanInput } from './variant.js';
 export * from './basic/index.js';
+// Intragroup allgather/allgatherv (ring, recursive doubling, Bruck, auto); this `allgather`
+// (with options) takes precedence over the building block's re-exported above.
+export { allgather, allgatherv, ALLGATHER_VARIANTS, ALLGATHERV_VARIANTS, chooseAllgather, chooseAllgatherv } from './allgather/index.js';
+export {
+  ALLGATHER_ALGORITHMS,
+  ALLGATHERV_ALGORITHMS,
+  type AllgatherAlgorithm,
+  type AllgathervAlgorithm,
+  type AllgatherArgs,
+  type AllgatherOptions,
+  type AllgathervArgs,
+  type AllgathervOptions,
+} from './allgather/types.js';
+// Intergroup allgather/allgatherv on intercommunicators (seed 003).
+export { interAllgather, interAllgatherv } from './inter/index.js';
+export {
+  INTER_ALLGATHER_ALGORITHMS,
+  type InterAllgatherAlgorithm,
+  type InterAllgatherArgs,
+  type InterAllgathervArgs,
+  type InterOptions,
+} from './inter/types.js';
