@@ -17,7 +17,11 @@ import {
   allgather,
   allgatherv,
   chooseAllgather,
+  chooseAllgatherv,
+  chunkBytes,
   normalizeAllgather,
+  normalizeAllgatherv,
+  type AllgatherAlgorithm,
 } from '../src/collectives/allgather/index.js';
 import { CommunicationError, InvalidArgumentError } from '../src/errors.js';
 import { linearModel } from '../src/model/cost-model.js';
@@ -109,6 +113,64 @@ describe('allgatherv on the simulator: every algorithm equals the reference', ()
   });
 });
 
+describe('pipelined-ring allgatherv (Träff et al. 2010) on the simulator', () => {
+  it(`large irregular counts (0…300, several chunks per block), p = 1…${P_MAX}, all layouts, both port models`, async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.oneof(fc.constant(0), fc.nat({ max: 300 })), { minLength: 1, maxLength: P_MAX, size: 'medium' }),
+        fc.constantFrom(1, 3),
+        fc.constantFrom<Layout>('default', 'gapped', 'permuted'),
+        fc.nat(10_000),
+        portsArb,
+        async (counts, unitBytes, layout, seed, ports) => {
+          await checkCase(makeCase('allgatherv', 'pipelined-ring', counts, unitBytes, layout, seed), ports);
+        },
+      ),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('every p = 1…33: one large block among empty ones, all empty, every block empty but the neighbours', async () => {
+    for (let p = 1; p <= 33; p++) {
+      const shapes = [
+        Array.from({ length: p }, (_, i) => (i === p >> 1 ? 400 : 0)),
+        new Array<number>(p).fill(0),
+        Array.from({ length: p }, (_, i) => (i === 0 || i === p - 1 ? 37 * (i + 1) : 0)),
+      ];
+      for (const counts of shapes) await checkCase(makeCase('allgatherv', 'pipelined-ring', counts, 1, 'permuted', p), 'full-duplex');
+    }
+  });
+
+  it('chunk rule S = max(1, ⌈total/(4p)⌉); sends only on its own tag', async () => {
+    expect(chunkBytes([16000, 12000, 0])).toBe(Math.ceil(28000 / 12));
+    expect(chunkBytes([0, 0, 0])).toBe(1);
+    expect(chunkBytes([1, 1])).toBe(1);
+    const counts = [50, 0, 7, 120, 3];
+    const res = await runSim(5, (comm) => allgatherv(comm, { send: new Uint8Array(counts[comm.rank]), recv: new Uint8Array(180), counts }, { algorithm: 'pipelined-ring' }), {
+      model,
+      trace: true,
+    });
+    expect([...new Set(res.trace?.messages.map((x) => x.tag))]).toEqual([ALLGATHER_TAGS.pipelinedRing]);
+    // every chunk of at most S bytes, every block crosses p − 1 links exactly once
+    const S = chunkBytes(counts);
+    const msgs = res.trace?.messages ?? [];
+    expect(Math.max(...msgs.map((m) => m.bytes))).toBeLessThanOrEqual(Math.max(S, 8));
+    expect(msgs.reduce((a, m) => a + m.bytes, 0)).toBe(4 * counts.reduce((a, b) => a + b, 0) + 5 * 8); // + one fingerprint per link
+  });
+
+  it('auto (allgatherv): bruck below 80 KiB, the pipelined ring for large uneven blocks, ring for large equal ones', async () => {
+    const pick = (counts: number[]): Promise<string[]> =>
+      runSim(counts.length, async (comm) => {
+        const tot = counts.reduce((a, b) => a + b, 0);
+        return chooseAllgatherv(normalizeAllgatherv(comm, { send: new Uint8Array(counts[comm.rank]), recv: new Uint8Array(tot), counts }).input);
+      }, { model }).then((r) => r.results);
+    const uneven = Array.from({ length: 14 }, (_, i) => (i < 8 ? 16000 : 12000));
+    expect(await pick(uneven)).toEqual(new Array(14).fill('pipelined-ring'));
+    expect(await pick(new Array<number>(14).fill(14000))).toEqual(new Array(14).fill('ring'));
+    expect(await pick([100, 2000, 5, 0])).toEqual(new Array(4).fill('bruck'));
+  });
+});
+
 describe('allgather (equal blocks) on the simulator', () => {
   it(`every algorithm, p = 1…${P_MAX}, m = 0…12 bytes, both port models`, async () => {
     await fc.assert(
@@ -137,7 +199,7 @@ describe('allgather (equal blocks) on the simulator', () => {
       bruck: ALLGATHER_TAGS.bruck,
     };
     for (const v of ALLGATHER_VARIANTS) {
-      const res = await runSim(5, (comm) => allgather(comm, { send: new Uint8Array(2), recv: new Uint8Array(10) }, { algorithm: v.name }), {
+      const res = await runSim(5, (comm) => allgather(comm, { send: new Uint8Array(2), recv: new Uint8Array(10) }, { algorithm: v.name as AllgatherAlgorithm }), {
         model,
         trace: true,
       });
@@ -193,6 +255,49 @@ describe('virtual times (α = 10, β = 1 per byte)', () => {
         for (let d = 1; d < q; d *= 2) units += d + Math.min(d, e);
         expect(await time(p, m, 'recursive-doubling', 'full-duplex'), `p=${p}`).toBe((k + 2) * alpha + beta * m * units);
       }
+    }
+  });
+});
+
+describe('pipelined ring against ring, uneven blocks (full duplex, β = 1 per byte)', () => {
+  const vtime = async (counts: number[], algorithm: 'ring' | 'pipelined-ring', a: number): Promise<number> => {
+    const tot = counts.reduce((x, y) => x + y, 0);
+    const res = await runSim(
+      counts.length,
+      (comm) => allgatherv(comm, { send: new Uint8Array(counts[comm.rank]), recv: new Uint8Array(tot), counts }, { algorithm }),
+      { model: linearModel({ alpha: a, beta: 1 }), ports: 'full-duplex' },
+    );
+    return res.time;
+  };
+  const shapes: [string, number[]][] = [
+    ['seed 003 setting 2, B side (8 × 16000, 6 × 12000)', Array.from({ length: 14 }, (_, i) => (i < 8 ? 16000 : 12000))],
+    ['seed 003 setting 4, A side (segments 4000 / 5334)', Array.from({ length: 50 }, (_, i) => (i < 32 ? 4000 : i % 3 === 2 ? 5332 : 5334))],
+    ['one spike (p = 9)', [100, 100, 100, 9000, 100, 100, 100, 100, 100]],
+    ['increasing (p = 12)', Array.from({ length: 12 }, (_, i) => 500 * (i + 1))],
+    ['zeros between (p = 10)', [3000, 0, 0, 5000, 0, 1200, 0, 0, 8000, 0]],
+  ];
+  for (const [name, counts] of shapes) {
+    it(`${name}: α = 0 within β·p·S of β·max_r Σ_{i≠r} m_i; α = 10 within (#chunks + p)·α more; faster than ring`, async () => {
+      const p = counts.length;
+      const tot = counts.reduce((x, y) => x + y, 0);
+      const lower = tot - Math.min(...counts); // the rank with the smallest block receives the most
+      const S = chunkBytes(counts);
+      const t0 = await vtime(counts, 'pipelined-ring', 0);
+      expect(t0).toBeGreaterThanOrEqual(lower + 8); // + the 8-byte counts fingerprint
+      expect(t0, `α = 0: ${t0} vs ${lower}, S = ${S}`).toBeLessThanOrEqual(lower + 8 + p * S);
+      const chunks = counts.reduce((x, m) => x + Math.ceil(m / S), 0);
+      const pipe = await vtime(counts, 'pipelined-ring', alpha);
+      const ring = await vtime(counts, 'ring', alpha);
+      expect(pipe).toBeGreaterThanOrEqual(lower);
+      expect(pipe, `pipelined ${pipe}, ring ${ring}`).toBeLessThanOrEqual(t0 + (chunks + p) * alpha);
+      expect(pipe).toBeLessThan(ring);
+    });
+  }
+
+  it('equal blocks and seed 003′s 25/7 shapes, α = 0: exactly β(total − m_min) + 8β (the fingerprint)', async () => {
+    for (const p of [2, 3, 7, 16]) expect(await vtime(new Array<number>(p).fill(1000), 'pipelined-ring', 0), `p=${p}`).toBe((p - 1) * 1000 + 8);
+    for (const [, counts] of shapes.slice(0, 2)) {
+      expect(await vtime(counts, 'pipelined-ring', 0)).toBe(counts.reduce((x, y) => x + y, 0) - Math.min(...counts) + 8);
     }
   });
 });
@@ -259,7 +364,7 @@ describe('bad input: a typed error on the rank that sees it, the run rejects (no
           const m = (r: number): number => (r === odd ? 4 + delta : 4);
           const what = `${v.name}, rank ${odd} ${delta}`;
           const { cause } = await failure(
-            runSim(6, (comm) => allgather(comm, { send: new Uint8Array(m(comm.rank)), recv: new Uint8Array(6 * m(comm.rank)) }, { algorithm: v.name }), {
+            runSim(6, (comm) => allgather(comm, { send: new Uint8Array(m(comm.rank)), recv: new Uint8Array(6 * m(comm.rank)) }, { algorithm: v.name as AllgatherAlgorithm }), {
               model,
             }),
           );

@@ -7,13 +7,16 @@
  * same on every rank): total bytes < AUTO_SHORT_BYTES → bruck (⌈log₂p⌉ rounds; for p = 2^k
  * allgather takes recursive doubling, the same rounds without the rotation copy); for
  * allgather with p = 2^k and total < AUTO_MEDIUM_BYTES → recursive doubling; else ring
- * (bandwidth-optimal, nearest-neighbour). For allgatherv the rule looks at the total only.
+ * (bandwidth-optimal, nearest-neighbour). For allgatherv: bruck below AUTO_SHORT_BYTES; above, the
+ * pipelined ring (Träff et al. 2010) when the blocks are so uneven that the ring's waste
+ * exceeds total/AUTO_PIPELINE_WASTE (chooseAllgatherv), else ring.
  */
 import type { Communicator } from '../../comm/communicator.js';
 import { VcollError } from '../../errors.js';
 import { normalizeAllgather, normalizeAllgatherv } from './args.js';
 import { BRUCK_ALLGATHER } from './bruck.js';
 import { RECURSIVE_DOUBLING_ALLGATHER } from './recursive-doubling.js';
+import { PIPELINED_RING_ALLGATHER } from './pipelined-ring.js';
 import { RING_ALLGATHER } from './ring.js';
 import type {
   AllgatherAlgorithm,
@@ -31,16 +34,20 @@ export { allgatherInput, normalizeAllgather, normalizeAllgatherv } from './args.
 export { ringAllgatherv } from './ring.js';
 export { recursiveDoublingAllgatherv } from './recursive-doubling.js';
 export { bruckAllgatherv } from './bruck.js';
+export { chunkBytes, PIPELINE_CHUNKS_PER_RANK, pipelinedRingAllgatherv } from './pipelined-ring.js';
 
 /** The allgather algorithms (equal blocks). */
 export const ALLGATHER_VARIANTS: readonly AllgathervVariant[] = [RING_ALLGATHER, RECURSIVE_DOUBLING_ALLGATHER, BRUCK_ALLGATHER];
 /** The allgatherv algorithms (any blocks). */
-export const ALLGATHERV_VARIANTS: readonly AllgathervVariant[] = [RING_ALLGATHER, BRUCK_ALLGATHER];
+export const ALLGATHERV_VARIANTS: readonly AllgathervVariant[] = [RING_ALLGATHER, PIPELINED_RING_ALLGATHER, BRUCK_ALLGATHER];
 
 /** Below this total (bytes, all blocks), `auto` takes a logarithmic algorithm (MPICH: 80 KiB). */
 export const AUTO_SHORT_BYTES = 80 * 1024;
 /** allgather, p = 2^k: below this total `auto` takes recursive doubling (MPICH: 512 KiB). */
 export const AUTO_MEDIUM_BYTES = 512 * 1024;
+
+/** allgatherv: the pipelined ring when the ring would waste more than total/this bytes' time. */
+export const AUTO_PIPELINE_WASTE = 16;
 
 function total(input: AllgathervInput): number {
   let n = 0;
@@ -57,9 +64,24 @@ export function chooseAllgather(input: AllgathervInput): Exclude<AllgatherAlgori
   return t < AUTO_SHORT_BYTES ? 'bruck' : 'ring';
 }
 
-/** What `auto` runs for allgatherv. */
+/**
+ * What `auto` runs for allgatherv (a function of the counts only, so every rank agrees):
+ * total < AUTO_SHORT_BYTES → bruck; else the pipelined ring when the plain ring's bandwidth
+ * waste, (p−1)·max m − (total − min m) (it pays the largest block every step), exceeds
+ * total/AUTO_PIPELINE_WASTE — more than the pipeline's own overhead (≈ 5p start-ups instead of
+ * p − 1, chunk rounding); else ring.
+ */
 export function chooseAllgatherv(input: AllgathervInput): Exclude<AllgathervAlgorithm, 'auto'> {
-  return total(input) < AUTO_SHORT_BYTES ? 'bruck' : 'ring';
+  const t = total(input);
+  if (t < AUTO_SHORT_BYTES) return 'bruck';
+  const p = input.bytes.length;
+  let max = 0;
+  let min = Infinity;
+  for (const b of input.bytes) {
+    max = Math.max(max, b);
+    min = Math.min(min, b);
+  }
+  return (p - 1) * max - (t - min) > t / AUTO_PIPELINE_WASTE ? 'pipelined-ring' : 'ring';
 }
 
 function variant(table: readonly AllgathervVariant[], name: string): AllgathervVariant {

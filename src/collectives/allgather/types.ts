@@ -16,8 +16,8 @@ import { COLLECTIVE_TAG, type Communicator } from '../../comm/communicator.js';
 export type AllgatherAlgorithm = 'ring' | 'recursive-doubling' | 'bruck' | 'auto';
 export const ALLGATHER_ALGORITHMS: readonly AllgatherAlgorithm[] = ['ring', 'recursive-doubling', 'bruck', 'auto'];
 
-export type AllgathervAlgorithm = 'ring' | 'bruck' | 'auto';
-export const ALLGATHERV_ALGORITHMS: readonly AllgathervAlgorithm[] = ['ring', 'bruck', 'auto'];
+export type AllgathervAlgorithm = 'ring' | 'pipelined-ring' | 'bruck' | 'auto';
+export const ALLGATHERV_ALGORITHMS: readonly AllgathervAlgorithm[] = ['ring', 'pipelined-ring', 'bruck', 'auto'];
 
 export interface AllgatherArgs {
   /** This rank's block: m bytes, the same m on every rank. */
@@ -71,4 +71,5 @@ export const ALLGATHER_TAGS = Object.freeze({
   ring: COLLECTIVE_TAG + 0x400,
   recursiveDoubling: COLLECTIVE_TAG + 0x401,
   bruck: COLLECTIVE_TAG + 0x402,
+  pipelinedRing: COLLECTIVE_TAG + 0x403,
 });

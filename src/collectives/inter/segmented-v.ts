@@ -13,7 +13,8 @@
  *
  * Cost (α + βm, full duplex, K_A = Σk_A,i, K_B = Σk_B,j): size check ⌈q/p⌉(α + 8β);
  * allreduce and exscan O(log p)(α + 16β); exchange ≤ (senders and receivers per rank)·α +
- * β·(K_A/q + max k_A) on the A→B side (symmetrically B→A); ring allgatherv (p−1)(α + β⌈K_B/p⌉).
+ * β·(K_A/q + max k_A) on the A→B side (symmetrically B→A); the final allgatherv's counts are a
+ * near-equal cut (±1 byte), so finalStageAlgorithm keeps 'auto' (ring: (p−1)(α + β⌈K_B/p⌉)).
  * Theorem 3: transfer time ≤ max(K_A + max k_A, K_B + max k_B) + O(log pq). One-ported: the
  * two directions of the exchange and every ring step take two transfers.
  */
@@ -23,7 +24,7 @@ import type { Request } from '../../comm/communicator.js';
 import type { InterCommunicator } from '../../comm/intercomm.js';
 import { InvalidArgumentError } from '../../errors.js';
 import { prefixSums, vRecvPlan, vSendPieces } from './plan.js';
-import { checkReceive, receiveChecked } from './segmented.js';
+import { checkReceive, finalStageAlgorithm, receiveChecked } from './segmented.js';
 import { INTER_TAGS } from './types.js';
 
 /** `remoteBytes[j]`: bytes of remote rank j's block; `remoteOffsets[j]`: its byte offset in recv. */
@@ -83,7 +84,7 @@ export async function segmentedAllgatherv(
     recv: incoming,
     counts: plan.counts,
     displs: plan.displs,
-  });
+  }, { algorithm: finalStageAlgorithm(plan.counts) });
   if (!contiguous) {
     for (let j = 0; j < nr; j++) {
       if (remoteBytes[j] > 0) inter.copy(recv.subarray(remoteOffsets[j], remoteOffsets[j] + remoteBytes[j]), incoming.subarray(remotePrefix[j], remotePrefix[j + 1]));
