@@ -47,11 +47,20 @@ describe('vcoll inter', () => {
     expect(lines.join('\n')).toMatch(/root gathering/);
   });
 
+  it('runs for real on worker threads (small groups, real bytes, seconds), verified', () => {
+    const r = vcoll(['inter', '--transport', 'threads', '--setting', '7', '--ranks', '5', '--size', '3000', '--format', 'json']);
+    expect(r.status).toBe(0);
+    const o = JSON.parse(r.stdout) as InterReport;
+    expect(o).toMatchObject({ setting: 7, p: 4, q: 1, transport: 'threads', scale: 1, verified: true });
+    expect(o.rootGathering).toBeGreaterThan(0);
+    expect(o.algorithm).toBeGreaterThan(0);
+  });
+
   it('bad options exit with status 2 and name the option', () => {
     const bad: [string[], RegExp][] = [
       [['inter', '--setting', '9'], /--setting/],
       [['inter', '--ranks', '1'], /--ranks/],
-      [['inter', '--transport', 'threads', '--setting', '1', '--size', '64'], /--transport/],
+      [['inter', '--transport', 'threads', '--setting', '1', '--ranks', '8', '--size', '100000000'], /size/],
     ];
     for (const [args, re] of bad) {
       const r = vcoll(args);

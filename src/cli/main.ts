@@ -95,7 +95,7 @@ export function buildProgram(): Command {
   program
     .command('inter')
     .description("seed 003's intergroup allgather/allgatherv settings 1–8: root gathering vs Algorithms 1 and 2, with improvement ratios")
-    .option('--transport <t>', 'sim', parseChoice('transport', ['sim', 'threads'] as const), 'sim')
+    .option('--transport <t>', 'sim | threads (small groups, real bytes, seconds)', parseChoice('transport', ['sim', 'threads'] as const), 'sim')
     .option('--setting <s>', 'setting 1…8, a comma list, or all', 'all')
     .option('--ranks <n>', 'p + q', parseIntegerOption('ranks', 2), 64)
     .option('--size <bytes>', 'bytes per rank of the larger block (default: the sweep 64 KiB … 8 MiB)', parseIntegerOption('size', 0))

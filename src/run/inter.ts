@@ -1,6 +1,6 @@
 /**
  * `vcoll inter`: seed 003's intergroup allgather / allgatherv settings (src/run/inter-settings.ts)
- * on the simulator: root gathering (what MPICH and Open MPI ship) against the paper's
+ * on the simulator (or for real on worker threads, small groups, seconds): root gathering (what MPICH and Open MPI ship) against the paper's
  * Algorithm 1 (allgather) or Algorithm 2 (allgatherv), both verified byte for byte on every rank,
  * timed as the slowest rank between two ideal barriers.
  *
@@ -10,16 +10,18 @@
  * the transfer terms keep their logical size (α terms are unchanged). `scale` is the smallest
  * power of two that keeps the run's buffers under `maxBytes` (reported).
  */
-import type { Communicator } from '../comm/communicator.js';
-import { splitIntercomm } from '../comm/intercomm.js';
-import { interAllgather, interAllgatherv } from '../collectives/inter/index.js';
-import type { InterAllgatherAlgorithm } from '../collectives/inter/types.js';
 import { InvalidArgumentError } from '../errors.js';
 import { linearModel } from '../model/cost-model.js';
 import { runSim } from '../transports/sim/index.js';
+import { runThreads } from '../transports/threads/index.js';
+import { interRank, type InterRankArgs, type InterRankResult } from './inter-rank.js';
 import { expectedRatio, interSetting, type InterSettingNumber } from './inter-settings.js';
 
+export type InterTransport = 'sim' | 'threads';
+
 export interface InterRunOptions {
+  /** Default 'sim'. Threads: real bytes (no scaling), times in seconds. */
+  readonly transport?: InterTransport;
   readonly setting: InterSettingNumber;
   /** p + q. */
   readonly ranks: number;
@@ -52,63 +54,24 @@ export interface InterReport {
   readonly size: number;
   readonly scale: number;
   readonly model: { readonly alpha: number; readonly beta: number; readonly ports: 'full-duplex' };
+  /** 'sim': model units; 'threads': seconds (measured). */
+  readonly transport: InterTransport;
 }
 
-const byteOf = (group: number, rank: number, i: number): number => (group * 101 + rank * 31 + i * 7 + 1) & 255;
-
-function pattern(group: number, rank: number, n: number): Uint8Array {
-  const out = new Uint8Array(n);
-  for (let i = 0; i < n; i++) out[i] = byteOf(group, rank, i);
-  return out;
-}
+const INTER_PROGRAM = new URL(import.meta.url.endsWith('.ts') ? './inter-rank.ts' : './inter-rank.js', import.meta.url);
 
 function sum(xs: readonly number[]): number {
   return xs.reduce((a, b) => a + b, 0);
 }
 
-/** One run of `algorithm` on the simulator; returns the slowest rank's time and whether every rank's data was right. */
-async function simulate(
-  algorithm: InterAllgatherAlgorithm,
-  vector: boolean,
-  sizes: readonly (readonly number[])[],
-  alpha: number,
-  beta: number,
-): Promise<{ time: number; verified: boolean }> {
-  const p = sizes[0].length;
-  const q = sizes[1].length;
-  const model = linearModel({ alpha, beta, gamma: 0 });
-  const res = await runSim(
-    p + q,
-    async (comm: Communicator) => {
-      const color = comm.rank < p ? 0 : 1;
-      const inter = await splitIntercomm(comm, color);
-      const mine = sizes[color];
-      const theirs = sizes[1 - color];
-      const send = pattern(color, inter.rank, mine[inter.rank]);
-      const recv = new Uint8Array(sum(theirs));
-      const clock = comm.clock;
-      if (clock === undefined) throw new Error('the simulator communicator has no clock');
-      await clock.sync();
-      const t0 = clock.now();
-      if (vector) await interAllgatherv(inter, { send, recv, counts: theirs }, { algorithm });
-      else await interAllgather(inter, { send, recv }, { algorithm });
-      const time = clock.now() - t0;
-      let ok = true;
-      let at = 0;
-      for (let r = 0; r < theirs.length && ok; r++) {
-        for (let i = 0; i < theirs[r]; i++) {
-          if (recv[at + i] !== byteOf(1 - color, r, i)) {
-            ok = false;
-            break;
-          }
-        }
-        at += theirs[r];
-      }
-      return { time, ok };
-    },
-    { model, ports: 'full-duplex' },
-  );
-  return { time: Math.max(...res.results.map((r) => r.time)), verified: res.results.every((r) => r.ok) };
+/** One run of `algorithm`; the slowest rank's time and whether every rank's data was right. */
+async function measure(transport: InterTransport, args: InterRankArgs, alpha: number, beta: number): Promise<{ time: number; verified: boolean }> {
+  const ranks = args.sizes[0].length + args.sizes[1].length;
+  const results =
+    transport === 'sim'
+      ? (await runSim(ranks, (comm) => interRank(comm, args), { model: linearModel({ alpha, beta, gamma: 0 }), ports: 'full-duplex' })).results
+      : await runThreads<InterRankResult>(ranks, INTER_PROGRAM, args);
+  return { time: Math.max(...results.map((r) => r.time)), verified: results.every((r) => r.ok) };
 }
 
 export async function runInter(o: InterRunOptions): Promise<InterReport> {
@@ -118,11 +81,16 @@ export async function runInter(o: InterRunOptions): Promise<InterReport> {
   const maxBytes = o.maxBytes ?? 128 * 2 ** 20;
   const logical = s.p * sum(s.sizesB) + s.q * sum(s.sizesA);
   let scale = 1;
-  while (logical / scale > maxBytes) scale *= 2;
+  if ((o.transport ?? 'sim') === 'threads') {
+    if (logical > maxBytes) {
+      throw new InvalidArgumentError('size', `on threads the blocks are real: ${logical} bytes of receive buffers exceed ${maxBytes}; use fewer ranks or a smaller size`);
+    }
+  } else while (logical / scale > maxBytes) scale *= 2;
   const real = [s.sizesA, s.sizesB].map((xs) => xs.map((x) => Math.ceil(x / scale)));
   const beta = o.beta * scale;
-  const root = await simulate('root-gathering', s.vector, real, o.alpha, beta);
-  const alg = await simulate('segmented', s.vector, real, o.alpha, beta);
+  const transport = o.transport ?? 'sim';
+  const root = await measure(transport, { algorithm: 'root-gathering', vector: s.vector, sizes: real }, o.alpha, beta);
+  const alg = await measure(transport, { algorithm: 'segmented', vector: s.vector, sizes: real }, o.alpha, beta);
   return {
     setting: s.setting,
     p: s.p,
@@ -137,5 +105,6 @@ export async function runInter(o: InterRunOptions): Promise<InterReport> {
     size: o.size,
     scale,
     model: { alpha: o.alpha, beta: o.beta, ports: 'full-duplex' },
+    transport,
   };
 }
