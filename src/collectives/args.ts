@@ -126,11 +126,13 @@ function perRank(me: number, p: number, field: string, v: unknown, missing: stri
 }
 
 /**
- * The root's counts and displacements checked against a buffer of `bufBytes` bytes
- * (`bufField` names it): counts[i] and displs[i] non-negative integers, every non-empty
- * block inside the buffer, no two non-empty blocks overlapping.
+ * Counts and displacements checked against a buffer of `bufBytes` bytes (`bufField` names
+ * it): counts[i] and displs[i] integers in [0, MAX_ELEMENTS], every non-empty block inside the
+ * buffer, no two non-empty blocks overlapping; displs default to the prefix sums. Shared by
+ * gatherv/scatterv (the root's arguments) and allgatherv (every rank's); `missingCounts` is
+ * the message when counts is not an array.
  */
-function rootBlocks(
+export function blockLayout(
   me: number,
   p: number,
   countsArg: unknown,
@@ -138,8 +140,9 @@ function rootBlocks(
   unitBytes: number,
   bufBytes: number,
   bufField: string,
+  missingCounts = 'the root must pass counts (one per rank)',
 ): { counts: number[]; displs: number[] } {
-  const c = perRank(me, p, 'counts', countsArg, 'the root must pass counts (one per rank)');
+  const c = perRank(me, p, 'counts', countsArg, missingCounts);
   const counts = new Array<number>(p);
   let total = 0;
   for (let i = 0; i < p; i++) {
@@ -213,7 +216,7 @@ export function normalizeGatherv(
   if (isRoot) {
     if (!isBytes(args.recv)) fail(me, 'recv', 'the root must pass a Uint8Array receive buffer');
     recv = args.recv;
-    ({ counts, displs } = rootBlocks(me, comm.size, args.counts, args.displs, u, recv.length, 'recv'));
+    ({ counts, displs } = blockLayout(me, comm.size, args.counts, args.displs, u, recv.length, 'recv'));
     if (!inPlace && count !== counts[root]) {
       fail(me, 'send', `the root's block has ${count} elements, counts[${root}] is ${counts[root]}`);
     }
@@ -241,7 +244,7 @@ export function normalizeScatterv(
   if (isRoot) {
     if (!isBytes(args.send)) fail(me, 'send', 'the root must pass a Uint8Array send buffer');
     send = args.send;
-    ({ counts, displs } = rootBlocks(me, comm.size, args.counts, args.displs, u, send.length, 'send'));
+    ({ counts, displs } = blockLayout(me, comm.size, args.counts, args.displs, u, send.length, 'send'));
   }
   let recv: Uint8Array;
   let count: number;

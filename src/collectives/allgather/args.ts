@@ -12,7 +12,7 @@
  */
 import type { Communicator } from '../../comm/communicator.js';
 import { InvalidArgumentError } from '../../errors.js';
-import { MAX_ELEMENTS } from '../args.js';
+import { blockLayout } from '../args.js';
 import {
   ALLGATHER_ALGORITHMS,
   ALLGATHERV_ALGORITHMS,
@@ -46,6 +46,14 @@ function bytesField(me: number, field: string, v: unknown): Uint8Array {
   return v;
 }
 
+/** The communicator, the args object and its two buffers checked (every allgather(v) call). */
+function buffersOf(comm: Communicator, args: AllgatherArgs | AllgathervArgs): { me: number; p: number; send: Uint8Array; recv: Uint8Array } {
+  checkComm(comm);
+  const me = comm.rank;
+  checkArgsObject(me, args);
+  return { me, p: comm.size, send: bytesField(me, 'send', args.send), recv: bytesField(me, 'recv', args.recv) };
+}
+
 function algorithmOf<A extends string>(me: number, options: unknown, allowed: readonly A[]): A {
   if (options === undefined) return 'auto' as A;
   if (options === null || typeof options !== 'object') fail(me, 'options', 'must be an object');
@@ -56,22 +64,7 @@ function algorithmOf<A extends string>(me: number, options: unknown, allowed: re
   return a as A;
 }
 
-/** An integer in [0, MAX_ELEMENTS] (a count or a displacement), or fail naming `field`. */
-function elements(me: number, field: string, v: unknown): number {
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > MAX_ELEMENTS) {
-    fail(me, field, `must be an integer in [0, ${MAX_ELEMENTS}], got ${String(v)}`);
-  }
-  return v;
-}
 
-function perRank(me: number, p: number, field: string, v: unknown): ArrayLike<unknown> {
-  if (v === null || typeof v !== 'object' || typeof (v as ArrayLike<unknown>).length !== 'number') {
-    fail(me, field, 'must be an array with one entry per rank');
-  }
-  const a = v as ArrayLike<unknown>;
-  if (a.length !== p) fail(me, field, `must have ${p} entries (one per rank), got ${a.length}`);
-  return a;
-}
 
 /**
  * The block layout of a regular allgather (block i of m bytes at i·m), with this rank's
@@ -79,12 +72,7 @@ function perRank(me: number, p: number, field: string, v: unknown): ArrayLike<un
  * Shared by allgather and the building block basic/allgather.ts.
  */
 export function allgatherInput(comm: Communicator, args: AllgatherArgs): AllgathervInput {
-  checkComm(comm);
-  const me = comm.rank;
-  const p = comm.size;
-  checkArgsObject(me, args);
-  const send = bytesField(me, 'send', args.send);
-  const recv = bytesField(me, 'recv', args.recv);
+  const { me, p, send, recv } = buffersOf(comm, args);
   const m = send.length;
   if (recv.length !== p * m) fail(me, 'recv', `holds ${recv.length} bytes, p·m = ${p}·${m} = ${p * m} needed`);
   const bytes = new Array<number>(p).fill(m);
@@ -112,52 +100,14 @@ export function normalizeAllgatherv(
   args: AllgathervArgs,
   options?: AllgathervOptions,
 ): { readonly input: AllgathervInput; readonly algorithm: AllgathervAlgorithm } {
-  checkComm(comm);
-  const me = comm.rank;
-  const p = comm.size;
-  checkArgsObject(me, args);
-  const send = bytesField(me, 'send', args.send);
-  const recv = bytesField(me, 'recv', args.recv);
+  const { me, p, send, recv } = buffersOf(comm, args);
   const unitArg: unknown = args.unitBytes ?? 1;
   if (typeof unitArg !== 'number' || !Number.isInteger(unitArg) || unitArg < 1) {
     fail(me, 'unitBytes', `must be an integer >= 1, got ${String(unitArg)}`);
   }
   const unit = unitArg;
   const algorithm = algorithmOf(me, options, ALLGATHERV_ALGORITHMS);
-  const c = perRank(me, p, 'counts', args.counts);
-  const counts = new Array<number>(p);
-  let total = 0;
-  for (let i = 0; i < p; i++) {
-    counts[i] = elements(me, `counts[${i}]`, c[i]);
-    total += counts[i];
-  }
-  if (total > MAX_ELEMENTS) fail(me, 'counts', `total ${total} exceeds ${MAX_ELEMENTS} elements`);
-  const capacity = Math.floor(recv.length / unit);
-  const displs = new Array<number>(p);
-  if (args.displs === undefined) {
-    if (total > capacity) fail(me, 'recv', `holds ${recv.length} bytes, the ${total} elements of ${unit} bytes need ${total * unit}`);
-    let at = 0;
-    for (let i = 0; i < p; i++) {
-      displs[i] = at;
-      at += counts[i];
-    }
-  } else {
-    const d = perRank(me, p, 'displs', args.displs);
-    for (let i = 0; i < p; i++) {
-      displs[i] = elements(me, `displs[${i}]`, d[i]);
-      if (counts[i] > 0 && displs[i] + counts[i] > capacity) {
-        fail(me, `displs[${i}]`, `block ${i} (elements ${displs[i]}..${displs[i] + counts[i] - 1}) lies outside recv (${capacity} elements)`);
-      }
-    }
-    const order: number[] = [];
-    for (let i = 0; i < p; i++) if (counts[i] > 0) order.push(i);
-    order.sort((a, b) => displs[a] - displs[b] || a - b);
-    for (let j = 1; j < order.length; j++) {
-      const a = order[j - 1];
-      const b = order[j];
-      if (displs[b] < displs[a] + counts[a]) fail(me, `displs[${Math.max(a, b)}]`, `blocks ${Math.min(a, b)} and ${Math.max(a, b)} overlap`);
-    }
-  }
+  const { counts, displs } = blockLayout(me, p, args.counts, args.displs, unit, recv.length, 'recv', 'must be an array with one entry per rank');
   if (send.length !== counts[me] * unit) {
     fail(me, 'send', `holds ${send.length} bytes, counts[${me}]·unitBytes = ${counts[me]}·${unit} = ${counts[me] * unit} expected`);
   }
