@@ -235,10 +235,7 @@ class CheckedWorldCommunicator extends GroupCommunicator {
   }
 
   override recv(source: number, tag: number, into: MessageData): Promise<Status> {
-    const ep = this.endpoint;
-    const bytes = into instanceof Uint8Array ? into : toBytes(into);
-    const ctx = endpointCtx(0, tag);
-    const req = ep.irecvAwaited !== undefined ? ep.irecvAwaited(ctx, source, tag, bytes) : ep.irecv(ctx, source, tag, bytes);
+    const req = endpointRecv(this.endpoint, true, endpointCtx(0, tag), source, tag, into instanceof Uint8Array ? into : toBytes(into));
     if (req === this.lastDone) return this.lastPromise as Promise<Status>;
     const promise = toPromise(req);
     if (completed(req)) {
