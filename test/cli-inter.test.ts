@@ -49,9 +49,12 @@ describe('vcoll inter', () => {
 
   it('runs for real on worker threads (small groups, real bytes, seconds), verified', () => {
     const r = vcoll(['inter', '--transport', 'threads', '--setting', '7', '--ranks', '5', '--size', '3000', '--format', 'json']);
+    const one = vcoll(['inter', '--transport', 'threads', '--setting', '2', '--ranks', '3', '--size', '100', '--warmup', '0', '--reps', '1', '--format', 'json']);
+    expect(one.status).toBe(0);
+    expect(JSON.parse(one.stdout)).toMatchObject({ setting: 2, transport: 'threads', verified: true, warmup: 0, reps: 1 });
     expect(r.status).toBe(0);
     const o = JSON.parse(r.stdout) as InterReport;
-    expect(o).toMatchObject({ setting: 7, p: 4, q: 1, transport: 'threads', scale: 1, verified: true });
+    expect(o).toMatchObject({ setting: 7, p: 4, q: 1, transport: 'threads', scale: 1, verified: true, warmup: 2, reps: 5 });
     expect(o.rootGathering).toBeGreaterThan(0);
     expect(o.algorithm).toBeGreaterThan(0);
   });
@@ -60,6 +63,8 @@ describe('vcoll inter', () => {
     const bad: [string[], RegExp][] = [
       [['inter', '--setting', '9'], /--setting/],
       [['inter', '--ranks', '1'], /--ranks/],
+      [['inter', '--reps', '0'], /--reps/],
+      [['inter', '--warmup', '-1'], /--warmup/],
       [['inter', '--transport', 'threads', '--setting', '1', '--ranks', '8', '--size', '100000000'], /size/],
     ];
     for (const [args, re] of bad) {

@@ -18,6 +18,9 @@ export interface InterCommandOptions {
   size?: number;
   alpha: number;
   beta: number;
+  /** Untimed / timed rounds (src/run/inter.ts defaults when absent). */
+  warmup?: number;
+  reps?: number;
   format: 'json' | 'table';
 }
 
@@ -42,7 +45,7 @@ export async function runInterCommand(opts: InterCommandOptions, out: (line: str
   const table = new Table({ head: ['setting', 'p', 'q', 'kA', 'kB', 'root gathering', 'algorithm', 'ratio', 'Eq. 5', 'paper', 'verified'] });
   for (const setting of settings) {
     for (const size of sizes) {
-      const r = await runInter({ transport: opts.transport, setting, ranks: opts.ranks, size, alpha: opts.alpha, beta: opts.beta });
+      const r = await runInter({ transport: opts.transport, setting, ranks: opts.ranks, size, alpha: opts.alpha, beta: opts.beta, warmup: opts.warmup, reps: opts.reps });
       reports.push(r);
       if (opts.format === 'json') out(JSON.stringify(r));
       else {
@@ -54,7 +57,7 @@ export async function runInterCommand(opts: InterCommandOptions, out: (line: str
     out(
       opts.transport === 'sim'
         ? `seed 003 settings on the simulator: ${opts.ranks} ranks, full duplex, α = ${opts.alpha}, β = ${opts.beta} per byte; times of the slowest rank (model units)`
-        : `seed 003 settings on ${opts.ranks} worker threads: measured times of the slowest rank (s)`,
+        : `seed 003 settings on ${opts.ranks} worker threads: measured times of the slowest rank (s), minimum of ${reports[0]?.reps ?? '?'} rounds after ${reports[0]?.warmup ?? '?'} warm-ups, both algorithms interleaved`,
     );
     out(table.toString());
   }

@@ -101,6 +101,8 @@ export function buildProgram(): Command {
     .option('--size <bytes>', 'bytes per rank of the larger block (default: the sweep 64 KiB … 8 MiB)', parseIntegerOption('size', 0))
     .option('--alpha <x>', 'start-up time per message (model units)', parseNumberOption('alpha'), 1000)
     .option('--beta <x>', 'time per byte (model units)', parseNumberOption('beta'), 1)
+    .option('--warmup <n>', 'untimed rounds first (default: 0 on sim, 2 on threads)', parseIntegerOption('warmup', 0))
+    .option('--reps <n>', 'timed rounds, both algorithms interleaved; the minimum of the slowest rank counts (default: 1 on sim, 5 on threads)', parseIntegerOption('reps', 1))
     .option('--format <fmt>', 'json | table', parseChoice('format', ['json', 'table'] as const), 'table')
     .exitOverride()
     .action(async (opts: InterCommandOptions) => {

@@ -1,9 +1,12 @@
 /**
  * One rank's part of a `vcoll inter` run (src/run/inter.ts), the same on every transport: join
  * group A (world ranks 0…p−1) or B (the rest) of an intercommunicator, fill this rank's block
- * with a pattern, time one intergroup allgather(v) between two synchronisations (the
- * simulator's ideal barrier, or a dissemination barrier and the wall clock on threads), and
- * check every byte received. Also the worker-threads rank program (default export).
+ * with a pattern, and run every requested intergroup allgather(v) algorithm `warmup + reps`
+ * times, interleaved (round i runs each algorithm once, so a burst of load on a shared machine
+ * hits them alike), each run timed between two synchronisations (the simulator's ideal barrier,
+ * or a dissemination barrier and the wall clock on threads). The receive buffer is overwritten
+ * before every run and every byte is checked after it. Also the worker-threads rank program
+ * (default export).
  */
 import { barrier } from '../collectives/basic/barrier.js';
 import { interAllgather, interAllgatherv } from '../collectives/inter/index.js';
@@ -12,20 +15,35 @@ import type { Communicator } from '../comm/communicator.js';
 import { splitIntercomm } from '../comm/intercomm.js';
 
 export interface InterRankArgs {
-  readonly algorithm: InterAllgatherAlgorithm;
+  /** Run in this order in every round. */
+  readonly algorithms: readonly InterAllgatherAlgorithm[];
   /** allgatherv (settings 5–8) rather than allgather. */
   readonly vector: boolean;
   /** Bytes of every rank of A ([0]) and of B ([1]). */
   readonly sizes: readonly (readonly number[])[];
+  /** Untimed rounds first (default 0). */
+  readonly warmup?: number;
+  /** Timed rounds (default 1). */
+  readonly reps?: number;
 }
 
 export interface InterRankResult {
-  /** This rank's time: model units on the simulator, seconds on threads. */
-  readonly time: number;
-  readonly ok: boolean;
+  /** times[a][i]: algorithm a's i-th timed run on this rank (model units on the simulator, seconds on threads). */
+  readonly times: number[][];
+  /** Every run of algorithm a delivered every byte right. */
+  readonly ok: boolean[];
 }
 
 const byteOf = (group: number, rank: number, i: number): number => (group * 101 + rank * 31 + i * 7 + 1) & 255;
+
+function check(recv: Uint8Array, theirs: readonly number[], group: number): boolean {
+  let at = 0;
+  for (let r = 0; r < theirs.length; r++) {
+    for (let i = 0; i < theirs[r]; i++) if (recv[at + i] !== byteOf(group, r, i)) return false;
+    at += theirs[r];
+  }
+  return true;
+}
 
 export async function interRank(comm: Communicator, args: InterRankArgs): Promise<InterRankResult> {
   const p = args.sizes[0].length;
@@ -38,24 +56,24 @@ export async function interRank(comm: Communicator, args: InterRankArgs): Promis
   const recv = new Uint8Array(theirs.reduce((a, b) => a + b, 0));
   const clock = comm.clock;
   const now = (): number => (clock !== undefined ? clock.now() : performance.now() / 1000);
-  if (clock !== undefined) await clock.sync();
-  else await barrier(comm);
-  const t0 = now();
-  if (args.vector) await interAllgatherv(inter, { send, recv, counts: theirs }, { algorithm: args.algorithm });
-  else await interAllgather(inter, { send, recv }, { algorithm: args.algorithm });
-  const time = now() - t0;
-  let ok = true;
-  let at = 0;
-  for (let r = 0; r < theirs.length && ok; r++) {
-    for (let i = 0; i < theirs[r]; i++) {
-      if (recv[at + i] !== byteOf(1 - color, r, i)) {
-        ok = false;
-        break;
-      }
+  const warmup = args.warmup ?? 0;
+  const reps = args.reps ?? 1;
+  const times = args.algorithms.map((): number[] => []);
+  const ok = args.algorithms.map(() => true);
+  for (let round = 0; round < warmup + reps; round++) {
+    for (const [a, algorithm] of args.algorithms.entries()) {
+      recv.fill(round % 2 === 0 ? 0 : 255); // a byte that never arrives fails the check in one of two rounds
+      if (clock !== undefined) await clock.sync();
+      else await barrier(comm);
+      const t0 = now();
+      if (args.vector) await interAllgatherv(inter, { send, recv, counts: theirs }, { algorithm });
+      else await interAllgather(inter, { send, recv }, { algorithm });
+      const time = now() - t0;
+      if (round >= warmup) times[a].push(time);
+      if (!check(recv, theirs, 1 - color)) ok[a] = false;
     }
-    at += theirs[r];
   }
-  return { time, ok };
+  return { times, ok };
 }
 
 export default function interThreadsProgram(comm: Communicator, args: InterRankArgs): Promise<InterRankResult> {

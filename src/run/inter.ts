@@ -33,6 +33,10 @@ export interface InterRunOptions {
   readonly beta: number;
   /** Bytes of all receive buffers together above which blocks are scaled down (default 128 MiB). */
   readonly maxBytes?: number;
+  /** Untimed rounds before the timed ones (default: 0 on the simulator, which is deterministic; 2 on threads). */
+  readonly warmup?: number;
+  /** Timed rounds; each algorithm's time is the minimum over them of the slowest rank's (default: 1 on the simulator, 5 on threads). */
+  readonly reps?: number;
 }
 
 /** The JSON contract of `vcoll inter --format json` (issue 4), plus context fields. */
@@ -56,6 +60,9 @@ export interface InterReport {
   readonly model: { readonly alpha: number; readonly beta: number; readonly ports: 'full-duplex' };
   /** 'sim': model units; 'threads': seconds (measured). */
   readonly transport: InterTransport;
+  /** Untimed and timed rounds (both algorithms interleaved in every round). */
+  readonly warmup: number;
+  readonly reps: number;
 }
 
 const INTER_PROGRAM = new URL(import.meta.url.endsWith('.ts') ? './inter-rank.ts' : './inter-rank.js', import.meta.url);
@@ -64,14 +71,29 @@ function sum(xs: readonly number[]): number {
   return xs.reduce((a, b) => a + b, 0);
 }
 
-/** One run of `algorithm`; the slowest rank's time and whether every rank's data was right. */
-async function measure(transport: InterTransport, args: InterRankArgs, alpha: number, beta: number): Promise<{ time: number; verified: boolean }> {
+/**
+ * Every algorithm of `args` in one job, interleaved round by round; per algorithm the minimum
+ * over the timed rounds of the slowest rank's time (seed 000 §5's method), and whether every
+ * rank's data was right in every round.
+ */
+async function measure(transport: InterTransport, args: InterRankArgs, alpha: number, beta: number): Promise<{ time: number; verified: boolean }[]> {
   const ranks = args.sizes[0].length + args.sizes[1].length;
   const results =
     transport === 'sim'
       ? (await runSim(ranks, (comm) => interRank(comm, args), { model: linearModel({ alpha, beta, gamma: 0 }), ports: 'full-duplex' })).results
       : await runThreads<InterRankResult>(ranks, INTER_PROGRAM, args);
-  return { time: Math.max(...results.map((r) => r.time)), verified: results.every((r) => r.ok) };
+  return args.algorithms.map((_, a) => {
+    const reps = results[0].times[a].length;
+    let best = Infinity;
+    for (let i = 0; i < reps; i++) best = Math.min(best, Math.max(...results.map((r) => r.times[a][i])));
+    return { time: best, verified: results.every((r) => r.ok[a]) };
+  });
+}
+
+function rounds(name: 'warmup' | 'reps', v: number | undefined, fallback: number, min: number): number {
+  const n = v ?? fallback;
+  if (!Number.isInteger(n) || n < min) throw new InvalidArgumentError(name, `must be an integer >= ${min}, got ${n}`);
+  return n;
 }
 
 export async function runInter(o: InterRunOptions): Promise<InterReport> {
@@ -89,8 +111,9 @@ export async function runInter(o: InterRunOptions): Promise<InterReport> {
   const real = [s.sizesA, s.sizesB].map((xs) => xs.map((x) => Math.ceil(x / scale)));
   const beta = o.beta * scale;
   const transport = o.transport ?? 'sim';
-  const root = await measure(transport, { algorithm: 'root-gathering', vector: s.vector, sizes: real }, o.alpha, beta);
-  const alg = await measure(transport, { algorithm: 'segmented', vector: s.vector, sizes: real }, o.alpha, beta);
+  const warmup = rounds('warmup', o.warmup, transport === 'sim' ? 0 : 2, 0);
+  const reps = rounds('reps', o.reps, transport === 'sim' ? 1 : 5, 1);
+  const [root, alg] = await measure(transport, { algorithms: ['root-gathering', 'segmented'], vector: s.vector, sizes: real, warmup, reps }, o.alpha, beta);
   return {
     setting: s.setting,
     p: s.p,
@@ -106,5 +129,7 @@ export async function runInter(o: InterRunOptions): Promise<InterReport> {
     scale,
     model: { alpha: o.alpha, beta: o.beta, ports: 'full-duplex' },
     transport,
+    warmup,
+    reps,
   };
 }
