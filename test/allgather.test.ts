@@ -22,6 +22,7 @@ import {
   normalizeAllgather,
   normalizeAllgatherv,
   type AllgatherAlgorithm,
+  type AllgathervAlgorithm,
 } from '../src/collectives/allgather/index.js';
 import { CommunicationError, InvalidArgumentError } from '../src/errors.js';
 import { linearModel } from '../src/model/cost-model.js';
@@ -141,7 +142,7 @@ describe('pipelined-ring allgatherv (Träff et al. 2010) on the simulator', () =
     }
   });
 
-  it('chunk rule S = max(1, ⌈total/(4p)⌉); sends only on its own tag', async () => {
+  it('chunk rule S = max(1, ⌈total/(4p)⌉); sends only on its own tag and the handshake tag', async () => {
     expect(chunkBytes([16000, 12000, 0])).toBe(Math.ceil(28000 / 12));
     expect(chunkBytes([0, 0, 0])).toBe(1);
     expect(chunkBytes([1, 1])).toBe(1);
@@ -150,12 +151,13 @@ describe('pipelined-ring allgatherv (Träff et al. 2010) on the simulator', () =
       model,
       trace: true,
     });
-    expect([...new Set(res.trace?.messages.map((x) => x.tag))]).toEqual([ALLGATHER_TAGS.pipelinedRing]);
+    expect(new Set(res.trace?.messages.map((x) => x.tag))).toEqual(new Set([ALLGATHER_TAGS.handshake, ALLGATHER_TAGS.pipelinedRing]));
     // every chunk of at most S bytes, every block crosses p − 1 links exactly once
     const S = chunkBytes(counts);
     const msgs = res.trace?.messages ?? [];
     expect(Math.max(...msgs.map((m) => m.bytes))).toBeLessThanOrEqual(Math.max(S, 8));
-    expect(msgs.reduce((a, m) => a + m.bytes, 0)).toBe(4 * counts.reduce((a, b) => a + b, 0) + 5 * 8); // + one fingerprint per link
+    expect(msgs.reduce((a, m) => a + m.bytes, 0)).toBe(4 * counts.reduce((a, b) => a + b, 0) + 5 * 8); // + one fingerprint per rank
+    expect(msgs.filter((m) => m.tag === ALLGATHER_TAGS.handshake).map((m) => m.bytes)).toEqual(new Array(5).fill(8));
   });
 
   it('auto (allgatherv): bruck below 80 KiB, the pipelined ring for large uneven blocks, ring for large equal ones', async () => {
@@ -181,18 +183,19 @@ describe('allgather (equal blocks) on the simulator', () => {
     );
   });
 
-  it('auto: recursive doubling for p = 2^k below 512 KiB, Bruck below 80 KiB, ring above', async () => {
+  it('auto: Bruck below 80 KiB, recursive doubling for p = 2^k below 512 KiB, ring above', async () => {
     const pick = (p: number, m: number): Promise<string[]> =>
       runSim(p, async (comm) => chooseAllgather(normalizeAllgather(comm, { send: new Uint8Array(m), recv: new Uint8Array(p * m) }).input), {
         model,
       }).then((r) => r.results);
-    expect(await pick(8, 1000)).toEqual(new Array(8).fill('recursive-doubling'));
+    expect(await pick(8, 1000)).toEqual(new Array(8).fill('bruck'));
+    expect(await pick(8, 20_000)).toEqual(new Array(8).fill('recursive-doubling'));
     expect(await pick(6, 1000)).toEqual(new Array(6).fill('bruck'));
     expect(await pick(6, 20_000)).toEqual(new Array(6).fill('ring'));
     expect(await pick(4, 200_000)).toEqual(new Array(4).fill('ring'));
   });
 
-  it('each algorithm sends on its own tag (the trace shows only that tag)', async () => {
+  it('each algorithm sends on its own tag and the shared handshake tag (8 bytes more on the first message, or one 8-byte message)', async () => {
     const tags: Record<string, number> = {
       ring: ALLGATHER_TAGS.ring,
       'recursive-doubling': ALLGATHER_TAGS.recursiveDoubling,
@@ -203,8 +206,11 @@ describe('allgather (equal blocks) on the simulator', () => {
         model,
         trace: true,
       });
-      const seen = new Set(res.trace?.messages.map((x) => x.tag));
-      expect([...seen], v.name).toEqual([tags[v.name]]);
+      const msgs = res.trace?.messages ?? [];
+      expect(new Set(msgs.map((x) => x.tag)), v.name).toEqual(new Set([ALLGATHER_TAGS.handshake, tags[v.name]]));
+      const first = msgs.filter((x) => x.tag === ALLGATHER_TAGS.handshake);
+      expect(first.map((x) => x.bytes), v.name).toEqual(new Array(5).fill(v.name === 'recursive-doubling' ? 8 : 10));
+      expect(first.map((x) => (x.from - x.to + 5) % 5), `${v.name}: to the left neighbour`).toEqual(new Array(5).fill(1));
     }
   });
 });
@@ -219,41 +225,43 @@ describe('virtual times (α = 10, β = 1 per byte)', () => {
     return res.time;
   };
 
-  it('ring, equal blocks, full duplex: exactly (p−1)(α+βm), also with γ > 0 (the own copy overlaps step 0)', async () => {
+  it('ring, equal blocks, full duplex: exactly (p−1)(α+βm) + 8β (the handshake), also with γ > 0 (the own copy overlaps step 0)', async () => {
     for (let p = 1; p <= 33; p++) {
       for (const m of [1, 7]) {
-        expect(await time(p, m, 'ring', 'full-duplex'), `p=${p} m=${m}`).toBe((p - 1) * (alpha + beta * m));
-        expect(await time(p, m, 'ring', 'full-duplex', 1), `p=${p} m=${m} γ=1`).toBe(p === 1 ? m : (p - 1) * (alpha + beta * m));
+        const want = p === 1 ? 0 : (p - 1) * (alpha + beta * m) + 8 * beta;
+        expect(await time(p, m, 'ring', 'full-duplex'), `p=${p} m=${m}`).toBe(want);
+        expect(await time(p, m, 'ring', 'full-duplex', 1), `p=${p} m=${m} γ=1`).toBe(p === 1 ? m : want);
       }
     }
   });
 
-  it('ring, equal blocks, one-ported: 2(p−1)(α+βm) for p even, 2p(α+βm) for p odd ≥ 3', async () => {
+  it('ring, equal blocks, one-ported: 2(p−1)(α+βm) for p even, 2p(α+βm) for p odd ≥ 3, + 8β per transfer round of step 0 (the handshake: 2 rounds, 3 for an odd cycle)', async () => {
     // p even: each step's cycle of p transfers takes two rounds; p odd: the odd cycle needs a
     // third round, which later steps absorb but for one round at the start and one at the end.
     for (let p = 1; p <= 33; p++) {
-      const want = p === 1 ? 0 : (p % 2 === 0 ? 2 * (p - 1) : 2 * p) * (alpha + beta * 5);
+      const want = p === 1 ? 0 : p % 2 === 0 ? 2 * (p - 1) * (alpha + beta * 5) + 16 * beta : 2 * p * (alpha + beta * 5) + 24 * beta;
       expect(await time(p, 5, 'ring', 'one-ported'), `p=${p}`).toBe(want);
     }
   });
 
-  it('Bruck, equal blocks, full duplex: ⌈log₂p⌉α + β(p−1)m for every p', async () => {
-    for (let p = 1; p <= 33; p++) expect(await time(p, 3, 'bruck', 'full-duplex'), `p=${p}`).toBe(log2ceil(p) * alpha + beta * (p - 1) * 3);
+  it('Bruck, equal blocks, full duplex: ⌈log₂p⌉α + β(p−1)m + 8β for every p', async () => {
+    for (let p = 1; p <= 33; p++) expect(await time(p, 3, 'bruck', 'full-duplex'), `p=${p}`).toBe(log2ceil(p) * alpha + beta * (p - 1) * 3 + (p > 1 ? 8 * beta : 0));
   });
 
-  it('recursive doubling: kα + β(p−1)m for p = 2^k (twice that one-ported); the folded form for other p', async () => {
+  it('recursive doubling: the handshake α + 8β, then kα + β(p−1)m for p = 2^k (twice all that one-ported); the folded form for other p', async () => {
     const m = 4;
     for (let p = 1; p <= 33; p++) {
       const q = 2 ** Math.floor(Math.log2(p));
       const e = p - q;
       const k = Math.log2(q);
       if (e === 0) {
-        expect(await time(p, m, 'recursive-doubling', 'full-duplex'), `p=${p}`).toBe(k * alpha + beta * (p - 1) * m);
-        expect(await time(p, m, 'recursive-doubling', 'one-ported'), `p=${p}`).toBe(2 * (k * alpha + beta * (p - 1) * m));
+        const hs = p === 1 ? 0 : alpha + 8 * beta;
+        expect(await time(p, m, 'recursive-doubling', 'full-duplex'), `p=${p}`).toBe(hs + k * alpha + beta * (p - 1) * m);
+        expect(await time(p, m, 'recursive-doubling', 'one-ported'), `p=${p}`).toBe(2 * (hs + k * alpha + beta * (p - 1) * m));
       } else {
         let units = 1 + (p - 1);
         for (let d = 1; d < q; d *= 2) units += d + Math.min(d, e);
-        expect(await time(p, m, 'recursive-doubling', 'full-duplex'), `p=${p}`).toBe((k + 2) * alpha + beta * m * units);
+        expect(await time(p, m, 'recursive-doubling', 'full-duplex'), `p=${p}`).toBe(alpha + 8 * beta + (k + 2) * alpha + beta * m * units);
       }
     }
   });
@@ -370,7 +378,7 @@ describe('bad input: a typed error on the rank that sees it, the run rejects (no
           );
           if (cause instanceof InvalidArgumentError) {
             expect(cause.field, what).toBe('send');
-            expect(cause.message, what).toMatch(/differ in length/);
+            expect(cause.message, what).toMatch(/differ in length|passed a different block size/);
           } else {
             expect(cause, what).toBeInstanceOf(CommunicationError);
             expect((cause as Error).message, what).toMatch(/truncated/);
@@ -386,6 +394,85 @@ describe('bad input: a typed error on the rank that sees it, the run rejects (no
         runSim(p, (comm) => allgatherv(comm, vArgs(comm, comm.rank === 1 ? { counts: [2, 0, 1, 1, 4] } : {}), { algorithm }), { model }),
       );
       expect(cause instanceof InvalidArgumentError || cause instanceof CommunicationError, algorithm).toBe(true);
+    }
+  });
+});
+
+describe('the handshake: ranks that disagree fail with a typed error, never a deadlock or misplaced data', () => {
+  /** The run must fail on a rank's own typed error (not the simulator's deadlock report). */
+  async function typed(run: Promise<unknown>, what: string): Promise<void> {
+    const { error, cause } = await failure(run);
+    expect(error.message, what).not.toMatch(/deadlock/);
+    if (cause instanceof InvalidArgumentError) expect(['send', 'counts'], what).toContain(cause.field);
+    else {
+      expect(cause, what).toBeInstanceOf(CommunicationError);
+      expect((cause as Error).message, what).toMatch(/truncated/);
+    }
+  }
+
+  it('counts with the same total but blocks moved (which Bruck′s packed messages alone cannot tell), every algorithm, every rank position', async () => {
+    const p = 5;
+    const counts = [1, 2, 3, 4, 5];
+    for (const algorithm of ALLGATHERV_ALGORITHMS) {
+      for (const odd of [0, 2, 4]) {
+        const moved = [...counts];
+        [moved[odd], moved[(odd + 1) % p]] = [moved[(odd + 1) % p], moved[odd]];
+        const run = runSim(
+          p,
+          (comm) => {
+            const c = comm.rank === odd ? moved : counts;
+            return allgatherv(comm, { send: new Uint8Array(c[comm.rank]), recv: new Uint8Array(16), counts: c }, { algorithm });
+          },
+          { model },
+        );
+        await typed(run, `${algorithm}, rank ${odd}`);
+      }
+    }
+  });
+
+  it('auto with one rank′s m across a threshold (it would pick another algorithm), both sides of 80 KiB and 512 KiB', async () => {
+    for (const [p, small, big] of [
+      [6, 13_000, 14_000], // bruck | ring
+      [8, 10_000, 11_000], // bruck | recursive doubling
+      [8, 65_000, 66_000], // recursive doubling | ring
+    ]) {
+      for (const odd of [0, p - 1]) {
+        for (const [mOdd, mRest] of [[small, big], [big, small]]) {
+          const m = (r: number): number => (r === odd ? mOdd : mRest);
+          const run = runSim(p, (comm) => allgather(comm, { send: new Uint8Array(m(comm.rank)), recv: new Uint8Array(p * m(comm.rank)) }), { model });
+          await typed(run, `p=${p} rank ${odd} m=${mOdd}, others ${mRest}`);
+        }
+      }
+    }
+  });
+
+  it('one rank names another algorithm: typed error, for every pair', async () => {
+    for (const [table, call] of [
+      [ALLGATHER_ALGORITHMS, (comm: Communicator, algorithm: string) => allgather(comm, { send: new Uint8Array(3), recv: new Uint8Array(18) }, { algorithm: algorithm as AllgatherAlgorithm })],
+      [
+        ALLGATHERV_ALGORITHMS,
+        (comm: Communicator, algorithm: string) =>
+          allgatherv(comm, { send: new Uint8Array(3), recv: new Uint8Array(18), counts: new Array<number>(6).fill(3) }, { algorithm: algorithm as AllgathervAlgorithm }),
+      ],
+    ] as const) {
+      for (const a of table) {
+        for (const b of table) {
+          if (a === b || a === 'auto' || b === 'auto') continue;
+          await typed(runSim(6, (comm) => call(comm, comm.rank === 2 ? b : a), { model }), `${a} / ${b}`);
+        }
+      }
+    }
+  });
+
+  it('on worker threads: the run rejects naming the failed rank (no hang)', async () => {
+    const program = new URL('./programs/allgather-mismatch.ts', import.meta.url);
+    for (const scenario of ['auto-threshold', 'moved-counts'] as const) {
+      const e = await runThreads(4, program, scenario).then(
+        () => undefined,
+        (err: unknown) => err,
+      );
+      expect(e, scenario).toBeInstanceOf(CommunicationError);
+      expect((e as Error).message, scenario).toMatch(/rank \d/);
     }
   });
 });

@@ -7,8 +7,8 @@
  * arrays on every rank, as in MPI_Allgatherv, so a bad entry fails on every rank that holds
  * it), the options, and its own block against counts[rank]. What no rank can see locally (a
  * rank whose counts or, for allgather, whose m differs from the others') is caught by the
- * algorithms: the rank that receives a message of the wrong length throws (expectBytes, or a
- * truncation CommunicationError of the receive), so the run fails instead of hanging.
+ * algorithms' handshake (handshake.ts): a rank whose right neighbour's fingerprint of the sizes
+ * differs throws, so the run fails instead of hanging or misplacing data.
  */
 import type { Communicator } from '../../comm/communicator.js';
 import { InvalidArgumentError } from '../../errors.js';
@@ -77,7 +77,7 @@ export function allgatherInput(comm: Communicator, args: AllgatherArgs): Allgath
   if (recv.length !== p * m) fail(me, 'recv', `holds ${recv.length} bytes, p·m = ${p}·${m} = ${p * m} needed`);
   const bytes = new Array<number>(p).fill(m);
   const offsets = Array.from({ length: p }, (_, i) => i * m);
-  return { comm, send, recv, bytes, offsets };
+  return { comm, send, recv, bytes, offsets, sizesField: 'send' };
 }
 
 /** Validates allgather arguments on one rank. */

@@ -8,14 +8,17 @@
  * packed blocks to their displacements (one copy per run of blocks contiguous in recv: two
  * for the default layout). Variable blocks need no more than their sizes, known everywhere —
  * the allgatherv suited to small irregular blocks (few rounds, one copy of everything).
- * Cost (full duplex, equal blocks m): ⌈log₂p⌉α + β(p−1)m + γ(p−1)m for the rotation (the
- * own block's copy overlaps round 0 when γm ≤ α+βm). Irregular: Σ_k (α + β·max_r of the n
+ * Round 0 is the handshake (handshake.ts): its message carries the 8-byte fingerprint of the
+ * sizes in front of the block, so ranks whose counts differ fail instead of misplacing data.
+ * Cost (full duplex, equal blocks m): ⌈log₂p⌉α + β(p−1)m + 8β + γ(p−1)m for the rotation
+ * (the own block's copy overlaps round 0 when γm ≤ α+βm). Irregular: Σ_k (α + β·max_r of the n
  * blocks r receives in round k) + γ·(total − m_r). One-ported: every round's transfers
  * r → r−d form cycles needing two or three transfer slots; measured on the simulator (equal
  * blocks, γ = 0) exactly twice the full-duplex time for p = 2^k, more for other p (e.g.
  * p = 6, α = 10, βm = 5: 150 one-ported against 3α + 5βm = 55 full duplex).
  */
 import { checkReceived, copyOwn } from './blocks.js';
+import { firstStep } from './handshake.js';
 import { ALLGATHER_TAGS, type AllgathervInput, type AllgathervVariant } from './types.js';
 
 export async function bruckAllgatherv(input: AllgathervInput, tag: number): Promise<void> {
@@ -30,17 +33,22 @@ export async function bruckAllgatherv(input: AllgathervInput, tag: number): Prom
   let copied = false;
   for (let d = 1; d < p; d *= 2) {
     const n = Math.min(d, p - d);
-    const to = (rank - d + p) % p;
-    const from = (rank + d) % p;
     const head = tmp.subarray(0, at[n]);
     const out = send.length === 0 ? head : head.length === 0 ? send : [send, head];
-    const expected = at[d + n] - at[d];
-    const r = comm.irecv(from, tag, tmp.subarray(at[d], at[d + n]));
-    const w = comm.isend(to, tag, out);
-    if (!copied) copyOwn(input);
-    copied = true;
+    const into = tmp.subarray(at[d], at[d + n]);
+    if (d === 1) {
+      // round 0 is the handshake (handshake.ts): to rank − 1, from rank + 1, fingerprint first
+      const first = firstStep(input, 'bruck', tag, out, into);
+      copyOwn(input);
+      copied = true;
+      await comm.waitAll<unknown>([first.r, first.w]);
+      first.check(await first.r);
+      continue;
+    }
+    const r = comm.irecv((rank + d) % p, tag, into);
+    const w = comm.isend((rank - d + p) % p, tag, out);
     await comm.waitAll<unknown>([r, w]);
-    checkReceived(comm, await r, expected);
+    checkReceived(comm, await r, into.length);
   }
   if (!copied) copyOwn(input);
   // the rotation: runs of blocks that are contiguous in recv, one copy each

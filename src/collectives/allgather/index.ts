@@ -1,13 +1,15 @@
 /**
  * allgather / allgatherv: the public entries (MPI_Allgather / MPI_Allgatherv semantics,
  * types.ts). Validate the arguments once (args.ts), then run the requested algorithm's
- * variant, or the one `auto` picks. Every rank must pass the same algorithm.
+ * variant, or the one `auto` picks. Every rank must pass the same algorithm and sizes; every
+ * algorithm starts with a handshake that fails the run (typed error, no hang) otherwise.
  *
- * `auto` (Thakur, Rabenseifner and Gropp 2005 §4.1, MPICH's allgather rule; the total is the
- * same on every rank): total bytes < AUTO_SHORT_BYTES → bruck (⌈log₂p⌉ rounds; for p = 2^k
- * allgather takes recursive doubling, the same rounds without the rotation copy); for
- * allgather with p = 2^k and total < AUTO_MEDIUM_BYTES → recursive doubling; else ring
- * (bandwidth-optimal, nearest-neighbour). For allgatherv: bruck below AUTO_SHORT_BYTES; above, the
+ * `auto` (after Thakur, Rabenseifner and Gropp 2005 §4.1, MPICH's allgather rule; a function
+ * of p and the sizes, which the handshake — handshake.ts — checks are the same on every rank):
+ * total bytes < AUTO_SHORT_BYTES → bruck (⌈log₂p⌉ rounds; MPICH takes recursive doubling for
+ * p = 2^k here, the same rounds without the rotation copy, but ours pays the handshake's extra
+ * α while Bruck's handshake rides on its first message); for allgather with p = 2^k and total
+ * < AUTO_MEDIUM_BYTES → recursive doubling; else ring (bandwidth-optimal, nearest-neighbour). For allgatherv: bruck below AUTO_SHORT_BYTES; above, the
  * pipelined ring (Träff et al. 2010) when the blocks are so uneven that the ring's waste
  * exceeds total/AUTO_PIPELINE_WASTE (chooseAllgatherv), else ring.
  */
@@ -59,9 +61,9 @@ function total(input: AllgathervInput): number {
 export function chooseAllgather(input: AllgathervInput): Exclude<AllgatherAlgorithm, 'auto'> {
   const p = input.comm.size;
   const t = total(input);
+  if (t < AUTO_SHORT_BYTES) return 'bruck';
   const pof2 = (p & (p - 1)) === 0;
-  if (pof2 && t < AUTO_MEDIUM_BYTES) return 'recursive-doubling';
-  return t < AUTO_SHORT_BYTES ? 'bruck' : 'ring';
+  return pof2 && t < AUTO_MEDIUM_BYTES ? 'recursive-doubling' : 'ring';
 }
 
 /**

@@ -15,10 +15,10 @@
  * the largest in flight (a lock-step version measured up to 1.7 % slower for seed 003 setting
  * 4). In place in recv (the own chunks go out of `send` while the own block is copied into
  * recv), no reordering. No deadlock: every rank always has its next receive posted, and a chunk
- * not yet delivered is always available to send at some rank. Each stream starts with an 8-byte
- * fingerprint of the counts (countsFingerprint): the number of messages depends on the counts,
- * so a rank with different counts must be caught before it leaves a receive unmatched (one
- * α + 8β per link, at the start).
+ * not yet delivered is always available to send at some rank. The streams start with the
+ * handshake (handshake.ts): the number of messages depends on the counts, so a rank with
+ * different counts must be caught before it leaves a receive unmatched (one α + 8β message to
+ * the left neighbour, at the start).
  *
  * Cost (α+βm): #steps·(α + βS) with #steps ≈ C − c_r (C = Σ c_i ≤ total/S + p) plus a lag of
  * one step per empty block on the way — full duplex ≈ β·Σ_{i≠r} m_i + O(pβS) + (total/S + p)α,
@@ -29,8 +29,8 @@
  * start-ups, hence 4 (the rule S = ⌈total/(4p)⌉). One-ported: each chunk is a send and a
  * receive on the one port, about twice the full-duplex time.
  */
-import { InvalidArgumentError } from '../../errors.js';
 import { checkReceived, copyOwn } from './blocks.js';
+import { firstStep } from './handshake.js';
 import { ALLGATHER_TAGS, type AllgathervInput, type AllgathervVariant } from './types.js';
 
 /** The target number of chunks per rank: S = ⌈total/(this·p)⌉. */
@@ -52,17 +52,6 @@ function chunksOf(m: number, s: number): number {
 function chunkStart(m: number, c: number, j: number): number {
   const base = Math.floor(m / c);
   return j * base + Math.min(j, m % c);
-}
-
-/** A 2×32-bit FNV-1a fingerprint of the block sizes (8 bytes), compared between neighbours. */
-export function countsFingerprint(bytes: readonly number[]): Uint8Array {
-  let h1 = 0x811c9dc5;
-  let h2 = 0x01000193 ^ bytes.length;
-  for (const b of bytes) {
-    h1 = Math.imul(h1 ^ (b >>> 0), 0x01000193) >>> 0;
-    h2 = Math.imul(h2 ^ Math.floor(b / 2 ** 32) ^ (b & 0xffff), 0x5bd1e995) >>> 0;
-  }
-  return new Uint8Array(Uint32Array.of(h1, h2).buffer);
 }
 
 export async function pipelinedRingAllgatherv(input: AllgathervInput, tag: number): Promise<void> {
@@ -104,15 +93,11 @@ export async function pipelinedRingAllgatherv(input: AllgathervInput, tag: numbe
   let received = 0;
   let wake: (() => void) | undefined;
   // The message count depends on the counts: a rank whose counts differ would leave a receive
-  // unmatched. So each stream starts with an 8-byte fingerprint of the counts; a receiver that
-  // finds its left neighbour's different throws (if all neighbours agree, all ranks do).
-  const mine = countsFingerprint(bytes);
-  const theirs = new Uint8Array(8);
+  // unmatched. So the streams start with the handshake (handshake.ts; 8 bytes to the left,
+  // from the right): the receive stream takes no chunk before its fingerprint matched.
+  const first = firstStep(input, 'pipelined-ring', ALLGATHER_TAGS.handshake, [], []);
   const receiving = (async () => {
-    checkReceived(comm, await comm.irecv(left, tag, theirs), 8);
-    for (let j = 0; j < 8; j++) {
-      if (theirs[j] !== mine[j]) throw new InvalidArgumentError('counts', `rank ${left} passed different counts than this rank`, { rank });
-    }
+    first.check(await first.r);
     for (let t = 0; t < nRecv; t++) {
       const st = await comm.irecv(left, tag, recv.subarray(recvAt[t], recvAt[t] + recvLen[t]));
       checkReceived(comm, st, recvLen[t]);
@@ -123,7 +108,7 @@ export async function pipelinedRingAllgatherv(input: AllgathervInput, tag: numbe
     }
   })();
   const sending = (async () => {
-    await comm.isend(right, tag, mine);
+    await first.w;
     for (let u = 0; u < nSend; u++) {
       while (u >= ownChunks && u - ownChunks >= received) await new Promise<void>((resolve) => (wake = resolve));
       await comm.isend(right, tag, sendView(u));

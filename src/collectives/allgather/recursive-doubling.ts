@@ -12,8 +12,11 @@
  *   otherwise (full duplex): (⌊log₂p⌋+2)α + βm·(1 + Σ_{k<log₂q} (2^k + min(2^k, e)) + (p−1)):
  *   the pre-step, the rounds (the slowest pair holds the extra blocks of ranks 0 … 2^k−1)
  *   and the post-step. Latency-optimal for p = 2^k; use Bruck for other p.
+ * Plus, first, the handshake (handshake.ts): one message of 8 bytes to the left neighbour and
+ * one from the right, α + 8β (2α + 16β one-ported), before round 0.
  */
 import { blocksBytes, blocksMessage, checkReceived, copyOwn, recvBlock } from './blocks.js';
+import { handshake } from './handshake.js';
 import { ALLGATHER_TAGS, type AllgathervInput, type AllgathervVariant } from './types.js';
 
 /** The largest power of two ≤ p. */
@@ -34,6 +37,7 @@ function group(g: number, n: number, q: number, p: number): number[] {
 export async function recursiveDoublingAllgatherv(input: AllgathervInput, tag: number): Promise<void> {
   const { comm, bytes } = input;
   const { rank, size: p } = comm;
+  await handshake(input, 'recursive-doubling'); // its first partner is r ⊕ 1, not the handshake's neighbours
   const q = pof2Below(p);
   const copied = { done: false };
   const own = (): void => {

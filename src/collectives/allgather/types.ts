@@ -9,7 +9,8 @@
  * rank's count (`counts`, elements, the same array on every rank, as in MPI_Allgatherv);
  * block i lands in `recv` at displs[i]·unitBytes (default displs: prefix sums of counts).
  *
- * Tags: COLLECTIVE_TAG + 0x400 … + 0x41f (ALLGATHER_TAGS); one tag per algorithm.
+ * Tags: COLLECTIVE_TAG + 0x400 … + 0x41f (ALLGATHER_TAGS); one tag per algorithm, and the
+ * handshake tag every algorithm's first message uses (handshake.ts).
  */
 import { COLLECTIVE_TAG, type Communicator } from '../../comm/communicator.js';
 
@@ -57,6 +58,14 @@ export interface AllgathervInput {
   readonly bytes: readonly number[];
   /** Byte offset of every rank's block in recv. */
   readonly offsets: readonly number[];
+  /** The argument a rank whose sizes differ from its neighbour's is told about: 'send' (allgather's m) or 'counts' (the default). */
+  readonly sizesField?: 'send' | 'counts';
+  /**
+   * false: skip the handshake (handshake.ts) — for internal callers whose algorithm does not
+   * depend on the sizes and whose every message's length is checked (basic/allgather.ts:
+   * regular blocks, the algorithm fixed by p). Default true.
+   */
+  readonly handshake?: boolean;
 }
 
 /** One algorithm: a row of the variant table. */
@@ -72,4 +81,5 @@ export const ALLGATHER_TAGS = Object.freeze({
   recursiveDoubling: COLLECTIVE_TAG + 0x401,
   bruck: COLLECTIVE_TAG + 0x402,
   pipelinedRing: COLLECTIVE_TAG + 0x403,
+  handshake: COLLECTIVE_TAG + 0x404,
 });

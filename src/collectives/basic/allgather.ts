@@ -28,7 +28,9 @@ export interface AllgatherArgs {
 }
 
 export async function allgather(comm: Communicator, args: AllgatherArgs): Promise<void> {
-  const input = allgatherInput(comm, args);
+  // No handshake (allgather/handshake.ts): the algorithm depends on p alone and every message's
+  // length is checked, so a rank with another m fails the run without one.
+  const input = { ...allgatherInput(comm, args), handshake: false };
   const p = input.comm.size;
   if ((p & (p - 1)) === 0) await recursiveDoublingAllgatherv(input, BASIC_TAG.allgather);
   else await bruckAllgatherv(input, BASIC_TAG.allgather);

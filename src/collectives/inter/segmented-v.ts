@@ -2,7 +2,8 @@
  * interAllgatherv by seed 003 Algorithm 2 (§4.1). (0) A size check: local rank r sends its
  * block size to remote rank r mod q' and compares the sizes it receives with `counts` (so
  * disagreeing counts are reported as an InvalidArgumentError, never a hang); (1) an allreduce
- * of [size, mismatch] gives the group's byte total K and the verdict, an exscan of the sizes
+ * of [size, mismatch, agreement terms] gives the group's byte total K and the verdicts (the
+ * remote sizes; whether this group's ranks passed the same counts, agreement.ts), an exscan of the sizes
  * each rank's global byte index R; (2) the exchange: [0, K) is cut into near-equal segments,
  * one per REMOTE rank; a sender sends the pieces of its block to their receivers in rank order
  * (blocking sends), a receiver takes its senders in §4.1's order (the higher multi-target
@@ -23,6 +24,7 @@ import { allreduce, exscan } from '../basic/index.js';
 import type { Request } from '../../comm/communicator.js';
 import type { InterCommunicator } from '../../comm/intercomm.js';
 import { InvalidArgumentError } from '../../errors.js';
+import { AGREEMENT_TERMS, agreementTerms, allAgree } from './agreement.js';
 import { prefixSums, vRecvPlan, vSendPieces } from './plan.js';
 import { checkReceive, finalStageAlgorithm, receiveChecked } from './segmented.js';
 import { INTER_TAGS } from './types.js';
@@ -49,12 +51,15 @@ export async function segmentedAllgatherv(
   from.forEach((j, i) => {
     if (bad < 0 && got[i][0] !== remoteBytes[j]) bad = j;
   });
-  // (1) Total, verdict and prefix.
-  const red = new Float64Array(2);
-  await allreduce(local, { send: Float64Array.of(send.length, bad >= 0 ? 1 : 0), recv: red, op: 'sum' });
+  // (1) Total, verdict (the remote sizes, and whether this group's ranks passed the same counts) and prefix.
+  const red = new Float64Array(2 + AGREEMENT_TERMS);
+  await allreduce(local, { send: Float64Array.of(send.length, bad >= 0 ? 1 : 0, ...agreementTerms(remoteBytes)), recv: red, op: 'sum' });
   if (red[1] > 0) {
     const what = bad >= 0 ? `remote rank ${bad} sends ${got[from.indexOf(bad)][0]} bytes, counts give ${remoteBytes[bad]}` : 'another rank of this group found counts that disagree with what the remote group sends';
     throw new InvalidArgumentError('counts', what, { rank });
+  }
+  if (!allAgree(red, 2, n)) {
+    throw new InvalidArgumentError('counts', 'the ranks of this group passed different counts (or unitBytes): every rank must pass the remote group′s sizes', { rank });
   }
   const total = red[0];
   const pre = new Float64Array(1);
