@@ -46,3 +46,18 @@ export class CommunicationError extends VcollError {
     this.name = 'CommunicationError';
   }
 }
+
+/** A message longer than the receive buffer posted for it (MPI_ERR_TRUNCATE), raised on the receiving rank. */
+export class TruncationError extends CommunicationError {
+  /** Bytes of the message. */
+  readonly bytes: number;
+  /** Bytes of the receive buffer. */
+  readonly capacity: number;
+
+  constructor(message: string, bytes: number, capacity: number, options?: { rank?: number; cause?: unknown }) {
+    super(message, options);
+    this.name = 'TruncationError';
+    this.bytes = bytes;
+    this.capacity = capacity;
+  }
+}

@@ -215,6 +215,27 @@ describe('errors', () => {
     }
   });
 
+  it('interAllgather: one rank of a group expects another remote block size whose segment happens to match: InvalidArgumentError("recv"), no hang', async () => {
+    // B (1 rank) sends 10 bytes, cut 4, 3, 3 over A's 3 ranks; A's rank 2 believes 9 bytes (3, 3, 3):
+    // its segment still has 3 bytes, so only the final allgatherv's handshake can tell.
+    const e = await rejection(
+      runSim(
+        4,
+        async (comm) => {
+          const g = comm.rank < 3 ? 0 : 1;
+          const inter = await splitIntercomm(comm, g as 0 | 1);
+          const { interAllgather } = await import('../src/collectives/inter/index.js');
+          const recv = new Uint8Array(g === 1 ? 3 * 2 : inter.rank === 2 ? 9 : 10);
+          await interAllgather(inter, { send: new Uint8Array(g === 0 ? 2 : 10), recv }, { algorithm: 'segmented' });
+        },
+        { model: linearModel({ alpha: 1, beta: 1 }), ports: 'full-duplex' },
+      ),
+    );
+    expect((e as Error).message).not.toMatch(/deadlock/);
+    expect((e as Error).cause).toBeInstanceOf(InvalidArgumentError);
+    expect(((e as Error).cause as InvalidArgumentError).field).toBe('recv');
+  });
+
   it('a recv not a multiple of the remote size, negative counts, a bad algorithm: InvalidArgumentError naming the field', async () => {
     const fields: string[] = [];
     for (const bad of ['recv', 'counts[1]', 'algorithm'] as const) {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ANY_SOURCE, ANY_TAG, type Communicator } from '../src/comm/communicator.js';
-import { CommunicationError, InvalidArgumentError } from '../src/errors.js';
+import { CommunicationError, InvalidArgumentError, TruncationError } from '../src/errors.js';
 import { hierarchicalModel, linearModel, pairwiseModel, type CostModel } from '../src/model/cost-model.js';
 import { runSim, type SimOptions } from '../src/transports/sim/index.js';
 import { evaluate } from '../src/trees/evaluate.js';
@@ -160,7 +160,7 @@ describe('simulator: point to point', () => {
     expect(res.results[0]).toEqual(['1/5/1/1', '1/6/2/1', '1/5/3/1', '2/9/9/1', '1/5/4/1']);
   });
 
-  it('truncation rejects the receive with a CommunicationError', async () => {
+  it('truncation rejects the receive with a TruncationError (a CommunicationError: bytes, capacity)', async () => {
     const res = await runSim(
       2,
       async (comm) => {
@@ -169,7 +169,7 @@ describe('simulator: point to point', () => {
           return 'sent';
         }
         const e = await rejection(comm.recv(0, 0, new Uint8Array(2)));
-        return e instanceof CommunicationError && /truncated/.test(e.message) ? 'truncated' : String(e);
+        return e instanceof TruncationError && e.bytes === 4 && e.capacity === 2 && /truncated/.test(e.message) ? 'truncated' : String(e);
       },
       { model: model10 },
     );

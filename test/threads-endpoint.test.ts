@@ -8,7 +8,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ANY_SOURCE, ANY_TAG, type Status } from '../src/comm/communicator.js';
-import { CommunicationError } from '../src/errors.js';
+import { CommunicationError, TruncationError } from '../src/errors.js';
 import { Channel, createChannelBuffer } from '../src/transports/threads/channel.js';
 import { threadsWorld as world } from './helpers/threads-world.js';
 import { int, rng } from './helpers/random.js';
@@ -147,7 +147,9 @@ describe('threads endpoint (in one thread)', () => {
     expect(Buffer.compare(into, msg)).toBe(0);
     // Too long for the receive buffer: an error for that receive, and the channel stays usable.
     const long = eps[0].isend(0, 1, 2, new Uint8Array(10_000));
-    await expect(eps[1].irecv(0, 0, 2, new Uint8Array(9_999))).rejects.toThrow(/exceeds the receive buffer/);
+    const tooLong = eps[1].irecv(0, 0, 2, new Uint8Array(9_999));
+    await expect(tooLong).rejects.toThrow(/exceeds the receive buffer/);
+    await expect(tooLong).rejects.toBeInstanceOf(TruncationError);
     await long;
     const again = new Uint8Array(3);
     await Promise.all([eps[0].isend(0, 1, 2, Uint8Array.of(7, 8, 9)), eps[1].irecv(0, 0, 2, again)]);

@@ -41,8 +41,8 @@ export async function bruckAllgatherv(input: AllgathervInput, tag: number): Prom
       const first = firstStep(input, 'bruck', tag, out, into);
       copyOwn(input);
       copied = true;
-      await comm.waitAll<unknown>([first.r, first.w]);
-      first.check(await first.r);
+      await first.received();
+      await first.w;
       continue;
     }
     const r = comm.irecv((rank + d) % p, tag, into);

@@ -11,16 +11,16 @@
  * sizes as this rank sees them; the first receive, from the right neighbour r+1, compares it
  * with this rank's own. Every rank's first step is the same whatever it chose, so these messages
  * always match; if every rank's right neighbour agrees, all ranks agree (the ring is connected),
- * and a rank whose neighbour disagrees throws an InvalidArgumentError (field 'send' for
- * allgather's m, 'counts' for allgatherv) — or its receive is truncated, a CommunicationError —
- * and the transports fail the others fast.
+ * and a rank whose neighbour disagrees (another fingerprint, or a first message of another
+ * length) throws an InvalidArgumentError (field 'send' for allgather's m, 'counts' for
+ * allgatherv), and the transports fail the others fast.
  *
  * Cost: 8 bytes more on one message (ring, Bruck: their first step goes to the left anyway);
  * one extra message, α + 8β, for the algorithms whose first message goes elsewhere (recursive
  * doubling, the pipelined ring).
  */
 import type { Communicator, MessageData, Request, Status } from '../../comm/communicator.js';
-import { InvalidArgumentError } from '../../errors.js';
+import { InvalidArgumentError, TruncationError } from '../../errors.js';
 import { checkReceived } from './blocks.js';
 import { ALLGATHER_TAGS, type AllgathervInput } from './types.js';
 
@@ -51,12 +51,14 @@ function byteLength(d: MessageData): number {
 
 /** The first step of an allgather algorithm, with the fingerprint in front of its payloads. */
 export interface FirstStep {
-  /** The receive from the right neighbour (fingerprint + `into`). */
-  readonly r: Request<Status>;
   /** The send to the left neighbour (fingerprint + `payload`). */
   readonly w: Request<void>;
-  /** After `r` completed: the fingerprint and the length (`into`'s bytes) checked; throws if either differs. */
-  check(st: Status): void;
+  /**
+   * Waits for the receive from the right neighbour (fingerprint + `into`) and checks it: a
+   * different fingerprint, a shorter message or a longer one (the transport's truncation) all
+   * mean the neighbour passed other sizes or another algorithm — InvalidArgumentError.
+   */
+  received(): Promise<void>;
 }
 
 /**
@@ -73,7 +75,7 @@ export function firstStep(input: AllgathervInput, algorithm: string, tag: number
     const r = comm.irecv(right, tag, into);
     const w = comm.isend(left, tag, payload);
     const expected = byteLength(into);
-    return { r, w, check: (st: Status) => checkReceived(comm, st, expected) };
+    return { w, received: async () => checkReceived(comm, await r, expected) };
   }
   const mine = fingerprint(algorithm, input.bytes);
   const theirs = new Uint8Array(FINGERPRINT_BYTES);
@@ -81,13 +83,19 @@ export function firstStep(input: AllgathervInput, algorithm: string, tag: number
   const r = comm.irecv(right, ALLGATHER_TAGS.handshake, [theirs, ...asList(into)]);
   const w = comm.isend(left, ALLGATHER_TAGS.handshake, [mine, ...asList(payload)]);
   return {
-    r,
     w,
-    check(st: Status): void {
+    async received(): Promise<void> {
+      let st: Status;
+      try {
+        st = await r;
+      } catch (e) {
+        if (e instanceof TruncationError) disagree(comm, input, right, algorithm, e);
+        throw e;
+      }
       for (let j = 0; j < FINGERPRINT_BYTES; j++) {
         if (theirs[j] !== mine[j]) disagree(comm, input, right, algorithm);
       }
-      checkReceived(comm, st, expected);
+      if (st.bytes !== expected) disagree(comm, input, right, algorithm);
     },
   };
 }
@@ -96,14 +104,15 @@ export function firstStep(input: AllgathervInput, algorithm: string, tag: number
 export async function handshake(input: AllgathervInput, algorithm: string): Promise<void> {
   if (input.comm.size === 1 || input.handshake === false) return;
   const step = firstStep(input, algorithm, ALLGATHER_TAGS.handshake, [], []);
-  await input.comm.waitAll<unknown>([step.r, step.w]);
-  step.check(await step.r);
+  await step.received();
+  await step.w;
 }
 
-function disagree(comm: Communicator, input: AllgathervInput, right: number, algorithm: string): never {
+function disagree(comm: Communicator, input: AllgathervInput, right: number, algorithm: string, cause?: unknown): never {
   const field = input.sizesField ?? 'counts';
   const what = field === 'send' ? 'a different block size (send length)' : 'different counts';
   throw new InvalidArgumentError(field, `rank ${right} passed ${what} or another algorithm than this rank (${algorithm}): every rank must pass the same`, {
     rank: comm.rank,
+    cause,
   });
 }

@@ -28,8 +28,8 @@ export async function ringAllgatherv(input: AllgathervInput, tag: number): Promi
   const right = (rank + 1) % p;
   const first = firstStep(input, 'ring', tag, input.send, recvBlock(input, right));
   copyOwn(input);
-  await comm.waitAll<unknown>([first.r, first.w]);
-  first.check(await first.r);
+  await first.received();
+  await first.w;
   for (let s = 1; s < p - 1; s++) {
     const out = (rank + s) % p;
     const inn = (rank + s + 1) % p;

@@ -40,7 +40,7 @@
  * - Rank programs must only await the communicator's promises (and other microtasks):
  *   timers or real I/O are invisible to the virtual clock and look like a deadlock.
  */
-import { CommunicationError, InvalidArgumentError } from '../../errors.js';
+import { CommunicationError, InvalidArgumentError, TruncationError } from '../../errors.js';
 import { requireModelFits, type CostModel } from '../../model/cost-model.js';
 import { OpRequest } from '../../comm/request.js';
 import { copyBytes, type MessageBuffer } from '../../comm/segments.js';
@@ -321,8 +321,10 @@ export class Simulation {
       this.live -= 2;
       this.settleClock(to);
       this.settleClock(from);
-      const err = new CommunicationError(
+      const err = new TruncationError(
         `rank ${to}: message of ${n} bytes from rank ${from} tag ${send.tag} truncated: the receive buffer holds ${recv.len} bytes`,
+        n,
+        recv.len,
         { rank: to },
       );
       if ((recv.req as OpRequest<unknown>).reject(err)) this.needDrain = true;

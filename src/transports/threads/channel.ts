@@ -36,7 +36,7 @@
  */
 
 import { byteLength, type MessageBuffer } from '../../comm/segments.js';
-import { CommunicationError, InvalidArgumentError } from '../../errors.js';
+import { CommunicationError, InvalidArgumentError, TruncationError } from '../../errors.js';
 
 // Control words: the writer's line, the reader's line, then state and the own bell, each on
 // its own 128-byte line so the two sides never write the same line.
@@ -677,7 +677,7 @@ export class Channel {
         this.readSome(truncated ? null : into);
         if (this.rLen < 0) {
           if (truncated) {
-            throw new CommunicationError(`message of ${len} bytes (tag ${tag}) exceeds the receive buffer of ${cap}`);
+            throw new TruncationError(`message of ${len} bytes (tag ${tag}) exceeds the receive buffer of ${cap}`, len, cap);
           }
           return { tag, ctx, bytes: len };
         }

@@ -43,7 +43,7 @@ import type { Endpoint } from '../../comm/endpoint.js';
 import { OpRequest, type Request } from '../../comm/request.js';
 import { byteLength, copyBytes, isMessageBuffer, type MessageBuffer } from '../../comm/segments.js';
 import { badRank, badTag } from '../../comm/group.js';
-import { CommunicationError, InvalidArgumentError } from '../../errors.js';
+import { CommunicationError, InvalidArgumentError, TruncationError } from '../../errors.js';
 import { type Bell, Channel, waitAsync } from './channel.js';
 
 /** Loads the progress loop spins before it sleeps (an Atomics.load costs ~10-15 ns on V8/x86: ~20-30 µs). */
@@ -150,9 +150,7 @@ function matches(op: RecvOp, ctx: number, source: number, tag: number): boolean 
 }
 
 function truncation(source: number, tag: number, len: number, cap: number): CommunicationError {
-  return new CommunicationError(
-    `message of ${len} bytes from rank ${source} (tag ${tag}) exceeds the receive buffer of ${cap} bytes`,
-  );
+  return new TruncationError(`message of ${len} bytes from rank ${source} (tag ${tag}) exceeds the receive buffer of ${cap} bytes`, len, cap);
 }
 
 /** log2 of the smallest power of two ≥ n (n ≥ 1). */
