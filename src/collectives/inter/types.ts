@@ -16,25 +16,19 @@
  * Tags: COLLECTIVE_TAG + 0x420 … + 0x43f (INTER_TAGS).
  */
 import { COLLECTIVE_TAG } from '../../comm/communicator.js';
+import type { AllgatherArgs, AllgathervArgs } from '../allgather/types.js';
 
 export type InterAllgatherAlgorithm = 'root-gathering' | 'segmented';
 export const INTER_ALLGATHER_ALGORITHMS: readonly InterAllgatherAlgorithm[] = ['root-gathering', 'segmented'];
 
-export interface InterAllgatherArgs {
-  readonly send: Uint8Array;
-  readonly recv: Uint8Array;
-}
+/** As allgather's arguments; `recv` holds the REMOTE group's blocks (remoteSize·k′ bytes). */
+export type InterAllgatherArgs = AllgatherArgs;
 
-export interface InterAllgathervArgs {
-  readonly send: Uint8Array;
-  readonly recv: Uint8Array;
-  /** The remote group's counts (elements). */
-  readonly counts: readonly number[];
-  /** Element offsets in recv (default: prefix sums of counts). */
-  readonly displs?: readonly number[];
-  /** Bytes per element (default 1; the same in both groups). */
-  readonly unitBytes?: number;
-}
+/**
+ * As allgatherv's arguments, but `counts` (elements) and `displs` describe the REMOTE group's
+ * blocks in `recv`; `unitBytes` (default 1) must be the same in both groups.
+ */
+export type InterAllgathervArgs = AllgathervArgs;
 
 export interface InterOptions {
   /** 'segmented' (default): seed 003 Algorithm 1 / Algorithm 2; 'root-gathering': what MPICH and Open MPI ship. */
