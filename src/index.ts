@@ -73,3 +73,7 @@ export { CommunicationError, TruncationError } from './errors.js';
 export { runSim, type PortSetting, type RankProgram, type SimOptions, type SimResult, type SimTrace } from './transports/sim/index.js';
 export { runThreads, ThreadsEndpoint, type RunThreadsOptions } from './transports/threads/index.js';
 export * from './collectives/index.js';
+
+/** Data layouts (seed 002 §5, §6): constructors, pack/unpack, views for direct placement. */
+export * as layout from './layout/index.js';
+export type { Layout, LayoutKind, StretchedVector } from './layout/index.js';

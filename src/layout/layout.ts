@@ -1,0 +1,208 @@
+/**
+ * Data layouts (seed 002 §5, §6): where the elements of a message live in a buffer.
+ *
+ * A `Layout` is the type map of ONE repetition over a base element (of `unitBytes` bytes, chosen
+ * by the operation, not by the layout): its `size` elements in order, as runs
+ * (offset, length) of consecutive elements, offsets counted in elements from the buffer start
+ * (the lower bound is always 0, so offsets are never negative). Runs may be out of order
+ * (permutations) and, for reading, may overlap.
+ *
+ * Element-count semantics (seed 002 §6, "re-interpreting the collective interfaces"): "k
+ * elements from layout L starting at element f" are elements f … f + k − 1 of the contiguous
+ * repetition of L, repetition r starting at r·extent. Element e is element e mod size of
+ * repetition ⌊e / size⌋, at offset ⌊e / size⌋·extent + offset of that element in L. A single
+ * layout therefore describes any number of elements; what one rank contributes to a gather is
+ * a range [f, f + k) of it.
+ *
+ * Layouts are implicit: no constructor materialises one entry per element, and the
+ * space-efficient forms (bucket, stretched vector) keep one array only (`storage`). Walking k
+ * elements costs O(runs touched + log blocks) (a binary search locates the first element).
+ */
+import { InvalidArgumentError } from '../errors.js';
+
+/** Receives one run: `length` (> 0) consecutive elements at element offset `offset`. */
+export type RunSink = (offset: number, length: number) => void;
+
+export type LayoutKind =
+  | 'contiguous'
+  | 'withDisplacements'
+  | 'vector'
+  | 'indexed'
+  | 'indexedBlock'
+  | 'bucket'
+  | 'boundedVector'
+  | 'circularVector'
+  | 'stretchedVector'
+  | 'resized';
+
+/** One repetition's type map, in elements of an unspecified base unit. */
+export interface Layout {
+  readonly kind: LayoutKind;
+  /** Elements in one repetition. */
+  readonly size: number;
+  /** Elements between the starts of consecutive repetitions. */
+  readonly extent: number;
+  /** Numbers this layout keeps in arrays (shared arrays included): O(input), never O(size·types). */
+  readonly storage: number;
+  /**
+   * Emits the runs holding elements first … first + count − 1 of ONE repetition, in element
+   * order, each of positive length (adjacent runs are not merged). Requires
+   * 0 ≤ first ≤ first + count ≤ size; `forEachRun` checks and spans repetitions.
+   */
+  visit(first: number, count: number, emit: RunSink): void;
+}
+
+/** `value` as a non-negative safe integer, else InvalidArgumentError naming `field`. */
+export function nonNegativeInt(value: unknown, field: string): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
+    throw new InvalidArgumentError(field, `must be a non-negative integer, got ${String(value)}`);
+  }
+  return value;
+}
+
+/** `value` as a positive safe integer, else InvalidArgumentError naming `field`. */
+export function positiveInt(value: unknown, field: string): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) {
+    throw new InvalidArgumentError(field, `must be a positive integer, got ${String(value)}`);
+  }
+  return value;
+}
+
+/** A product or sum that must stay a safe integer (sizes, extents, offsets). */
+export function safe(value: number, field: string): number {
+  if (!Number.isSafeInteger(value)) throw new InvalidArgumentError(field, `too large: ${value} exceeds 2^53`);
+  return value;
+}
+
+/** `a` as an array-like of numbers, else InvalidArgumentError naming `field`. */
+export function numberArray(a: unknown, field: string): ArrayLike<number> {
+  if (a === null || typeof a !== 'object' || typeof (a as ArrayLike<unknown>).length !== 'number') {
+    throw new InvalidArgumentError(field, 'must be an array of numbers');
+  }
+  return a as ArrayLike<number>;
+}
+
+/** Prefix sums of non-negative integer lengths, validated (`field[i]`): length n + 1, prefix[0] = 0. */
+export function lengthPrefix(lengths: ArrayLike<number>, field: string): Float64Array {
+  const prefix = new Float64Array(lengths.length + 1);
+  for (let i = 0; i < lengths.length; i++) {
+    prefix[i + 1] = safe(prefix[i] + nonNegativeInt(lengths[i], `${field}[${i}]`), field);
+  }
+  return prefix;
+}
+
+/** The block j holding element i of a prefix-summed block list: smallest j with prefix[j + 1] > i. */
+export function blockOf(prefix: Float64Array, i: number): number {
+  let lo = 0;
+  let hi = prefix.length - 2;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (prefix[mid + 1] > i) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
+
+/**
+ * Visits elements first … first + count − 1 of a list of blocks given by prefix sums of their
+ * lengths and an offset function (shared by indexed, bucket and stretched layouts).
+ */
+export function visitBlocks(
+  prefix: Float64Array,
+  offsetOf: (j: number) => number,
+  first: number,
+  count: number,
+  emit: RunSink,
+): void {
+  if (count === 0) return;
+  let j = blockOf(prefix, first);
+  let within = first - prefix[j];
+  let left = count;
+  while (left > 0) {
+    const len = prefix[j + 1] - prefix[j] - within;
+    if (len > 0) {
+      const k = Math.min(len, left);
+      emit(offsetOf(j) + within, k);
+      left -= k;
+    }
+    within = 0;
+    j++;
+  }
+}
+
+/**
+ * Visits elements of blocks of equal length `blocklength` (the last one may be cut short by
+ * the layout's size), block t at `offsetOf(t)`: vectors, indexed-block, bounded vectors.
+ */
+export function visitEqualBlocks(
+  blocklength: number,
+  offsetOf: (t: number) => number,
+  first: number,
+  count: number,
+  emit: RunSink,
+): void {
+  if (count === 0) return;
+  let t = Math.floor(first / blocklength);
+  let within = first - t * blocklength;
+  let left = count;
+  while (left > 0) {
+    const k = Math.min(blocklength - within, left);
+    emit(offsetOf(t) + within, k);
+    left -= k;
+    within = 0;
+    t++;
+  }
+}
+
+/** Checks `first` and `count` (names: `first`, `count`) against a layout: ranges over repetitions. */
+export function checkRange(layout: Layout, first: number, count: number): void {
+  nonNegativeInt(first, 'first');
+  nonNegativeInt(count, 'count');
+  if (count > 0 && layout.size === 0) {
+    throw new InvalidArgumentError('count', `${count} elements requested from a layout with no elements`);
+  }
+  safe(first + count, 'count');
+}
+
+/**
+ * Emits the runs of elements first … first + count − 1 of the contiguous repetition of
+ * `layout` (repetition r shifted by r·extent), in element order, unmerged.
+ */
+export function forEachRun(layout: Layout, first: number, count: number, emit: RunSink): void {
+  checkRange(layout, first, count);
+  if (count === 0) return;
+  const { size, extent } = layout;
+  let r = Math.floor(first / size);
+  let i = first - r * size;
+  let left = count;
+  while (left > 0) {
+    const k = Math.min(size - i, left);
+    const base = safe(r * extent, 'count');
+    if (base === 0) layout.visit(i, k, emit);
+    else layout.visit(i, k, (o, l) => emit(base + o, l));
+    left -= k;
+    i = 0;
+    r++;
+  }
+}
+
+/** The element offset of element `e` of the repetition of `layout`. */
+export function elementOffset(layout: Layout, e: number): number {
+  let at = -1;
+  forEachRun(layout, e, 1, (o) => {
+    at = o;
+  });
+  return at;
+}
+
+/**
+ * Elements a buffer must hold for elements first … first + count − 1 of `layout`: the end of
+ * the farthest one (0 when count = 0). O(runs).
+ */
+export function requiredLength(layout: Layout, first: number, count: number): number {
+  let end = 0;
+  forEachRun(layout, first, count, (o, l) => {
+    if (o + l > end) end = o + l;
+  });
+  return end;
+}
