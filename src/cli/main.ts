@@ -3,6 +3,7 @@ import { Command, Option } from 'commander';
 import { V_ALGORITHMS } from '../collectives/types.js';
 import { TRANSPORTS, V_OPERATIONS } from '../run/spec.js';
 import { COMPARED_ALGORITHMS, parseComparedAlgorithms, parseRootSelection } from '../trees/compare.js';
+import type { EstimateCommandOptions } from './estimate-command.js';
 import { exitOnError } from './exit.js';
 import { runModel, type ModelCommandOptions } from './model-command.js';
 import { parseChoice, parseIntegerOption, parseNumberOption, parseSizesOption } from './options.js';
@@ -109,6 +110,24 @@ export function buildProgram(): Command {
       const { runInterCommand } = await import('./inter-command.js');
       const reports = await runInterCommand(opts);
       if (!reports.every((r) => r.verified)) process.exitCode = 1;
+    });
+
+  program
+    .command('estimate')
+    .description('measure per-pair α, β by ping-pong (Hockney fit per link, seed 001 §3) and write the pairwise model as JSON')
+    .option('--transport <t>', 'sim | threads', parseChoice('transport', TRANSPORTS), 'sim')
+    .option('--p <n>', "number of ranks (default: the --truth model's size, else 4)", parseIntegerOption('p', 1))
+    .option('--truth <file>', 'sim: the model to measure, a model JSON file (default: linear α = 100, β = 1 per element)')
+    .option('--sizes <list>', 'comma-separated message sizes in bytes, >= 1 (default 1,1024,4096,16384,65536)', parseSizesOption)
+    .option('--reps <k>', 'timed round trips per link and size; the median counts (default 5)', parseIntegerOption('reps', 1))
+    .option('--warmup-ms <ms>', 'threads: untimed ping-pong before measuring, split over the rounds (default 1000)', parseIntegerOption('warmup-ms', 0))
+    .option('--unit-bytes <n>', 'bytes per model element: the written β is per element (and --truth is read per element)', parseIntegerOption('unit-bytes', 1), 1)
+    .requiredOption('--out <file>', 'write the estimated pairwise model (JSON) here')
+    .option('--format <fmt>', 'json | table', parseChoice('format', ['json', 'table'] as const), 'table')
+    .exitOverride()
+    .action(async (opts: EstimateCommandOptions) => {
+      const { runEstimate } = await import('./estimate-command.js');
+      await runEstimate(opts);
     });
 
   program
