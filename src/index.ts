@@ -77,3 +77,32 @@ export * from './collectives/index.js';
 /** Data layouts (seed 002 §5, §6): constructors, pack/unpack, views for direct placement. */
 export * as layout from './layout/index.js';
 export type { Layout, LayoutKind, StretchedVector } from './layout/index.js';
+
+/** Cost models as JSON files, and per-pair (Hockney) model estimation by ping-pong (seed 001 §3). */
+export {
+  MODEL_JSON_FORMAT,
+  MODEL_JSON_VERSION,
+  modelToJson,
+  parseModelJson,
+  loadModelJson,
+  modelFromSpec,
+  specOfModel,
+  validateModelSpec,
+  type CostModelSpec,
+  type LinearModelSpec,
+  type PairwiseModelSpec,
+  type HierarchicalModelSpec,
+  type ModelMeta,
+  type LoadedModel,
+} from './model/model-json.js';
+export {
+  estimatePairwise,
+  estimatePairwiseOnSim,
+  estimatePairwiseOnThreads,
+  pairwiseModelOf,
+  pairwiseSpecOf,
+  DEFAULT_ESTIMATE_SIZES,
+  type EstimateOptions,
+  type PairwiseEstimate,
+  type EstimateModelOptions,
+} from './run/estimate-pairwise.js';
