@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runModel, type ModelCommandOptions } from '../src/cli/model-command.js';
 import { runTree, type TreeCommandOptions } from '../src/cli/tree-command.js';
+import { modelFromSpec, modelToJson, type PairwiseModelSpec } from '../src/model/model-json.js';
 import { COMPARED_ALGORITHMS } from '../src/trees/compare.js';
+import { findTreeAlgorithm } from '../src/trees/registry.js';
 import { sink, vcoll } from './helpers/cli.js';
 import { tables } from './helpers/seed004.js';
 
@@ -129,5 +131,38 @@ describe('vcoll as a process', () => {
     const r = vcoll(['algorithms']);
     expect(r.status).toBe(0);
     for (const name of ['linear', 'oblivious', 'adaptive', 'optimal', 'binary', 'two-block']) expect(r.stdout).toContain(name);
+  });
+});
+
+describe('vcoll tree --model-file', () => {
+  const spec: PairwiseModelSpec = {
+    kind: 'pairwise',
+    alpha: [[0, 10, 500], [10, 0, 20], [500, 20, 0]],
+    beta: [[0, 1, 9], [1, 0, 2], [9, 2, 0]],
+    gamma: 0,
+    ports: 1,
+    copyAll: false,
+  };
+  const file = join(mkdtempSync(join(tmpdir(), 'vcoll-model-')), 'model.json');
+  writeFileSync(file, modelToJson(modelFromSpec(spec)));
+
+  it('builds and times the tree under the file′s per-pair model (not --alpha/--beta)', () => {
+    const out = sink();
+    runTree({ sizes: [5, 7, 3], b: 1, rho: 5, seed: 1, algorithm: 'optimal-pairwise', root: 0, alpha: 100, beta: 1, gamma: 1, ports: 1, copyAll: false, operation: 'gather', format: 'json', modelFile: file }, out.stream);
+    const o = JSON.parse(out.text()) as { time: number; tree: { parent: number[] } };
+    const want = findTreeAlgorithm('optimal-pairwise')?.build([5, 7, 3], modelFromSpec(spec), { root: 0 });
+    expect(o.time).toBe(want?.time);
+    expect(o.tree.parent).toEqual(Array.from(want?.tree.parent ?? []));
+    // the expensive 0–2 link is avoided: rank 2 reaches the root through rank 1
+    expect(o.tree.parent[2]).toBe(1);
+  });
+
+  it('a model for another p, or a missing file, exits with status 2 naming --model-file', () => {
+    const bad = vcoll(['tree', '--model-file', file, '--sizes', '1,2,3,4']);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toMatch(/--model-file/);
+    const missing = vcoll(['tree', '--model-file', join(tmpdir(), 'no-such-vcoll-model.json'), '--sizes', '1,2']);
+    expect(missing.status).toBe(2);
+    expect(missing.stderr).toMatch(/--model-file/);
   });
 });

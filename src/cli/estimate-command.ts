@@ -5,12 +5,15 @@
  * the simulator the largest error against the true model) and writes the estimated pairwise
  * model as a JSON document (src/model/model-json.ts) that `loadModelJson` reads back.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import Table from 'cli-table3';
 import { median } from 'simple-statistics';
 import { InvalidArgumentError } from '../errors.js';
 import { linearModel, type CostModel } from '../model/cost-model.js';
-import { loadModelJson, modelToJson, type LoadedModel } from '../model/model-json.js';
+import { modelToJson } from '../model/model-json.js';
+import { readModelFile } from './model-file.js';
+
+export { readModelFile } from './model-file.js';
 import {
   checkEstimateOptions,
   estimatePairwiseOnSim,
@@ -69,23 +72,6 @@ export interface EstimateSummary {
 }
 
 /** Reads a model document from a file; errors keep the JSON path as the field and name the file. */
-export function readModelFile(path: string, option: string): LoadedModel {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (e) {
-    throw new InvalidArgumentError(option, `cannot read ${path}: ${e instanceof Error ? e.message : String(e)}`);
-  }
-  try {
-    return loadModelJson(text);
-  } catch (e) {
-    if (e instanceof InvalidArgumentError) {
-      throw new InvalidArgumentError(e.field, `${e.message.replace(/^invalid [^:]*: /, '')} (in ${option} ${path})`);
-    }
-    throw e;
-  }
-}
-
 function spread(xs: number[]): Spread | undefined {
   if (xs.length === 0) return undefined;
   return { min: Math.min(...xs), median: median(xs), max: Math.max(...xs) };

@@ -58,6 +58,7 @@ export function buildProgram(): Command {
     .option('--operation <op>', 'gather | scatter', parseChoice('operation', ['gather', 'scatter'] as const), 'gather')
     .addOption(new Option('--format <fmt>', 'what to print').choices(['text', 'svg', 'json']).default('text'))
     .option('--svg <file>', 'also write the drawing as SVG to this file')
+    .option('--model-file <json>', 'a cost model JSON file (vcoll estimate, or hand-written) instead of --alpha/--beta/--gamma/--ports/--copy-all')
     .action((opts: TreeCommandOptions) => {
       runTree(opts);
     });

@@ -7,6 +7,7 @@ import { drawTreeSvg, drawTreeText } from '../trees/draw.js';
 import { evaluate, type Operation } from '../trees/evaluate.js';
 import { TREE_ALGORITHMS, findTreeAlgorithm } from '../trees/registry.js';
 import { treeToJSON } from '../trees/tree.js';
+import { readModelFile } from './model-file.js';
 
 export interface TreeCommandOptions {
   sizes?: number[];
@@ -25,22 +26,28 @@ export interface TreeCommandOptions {
   operation: Operation;
   format: 'text' | 'svg' | 'json';
   svg?: string;
+  /** A cost model JSON file (vcoll estimate, or hand-written) instead of alpha/beta/gamma/ports/copyAll. */
+  modelFile?: string;
 }
 
 export function runTree(opts: TreeCommandOptions, out: NodeJS.WritableStream = process.stdout): void {
+  const loaded = opts.modelFile !== undefined ? readModelFile(opts.modelFile, '--model-file') : undefined;
   let sizes: number[];
   if (opts.sizes) {
     if (opts.dist) throw new InvalidArgumentError('--sizes', 'give either --sizes or --dist, not both');
     sizes = opts.sizes;
   } else {
     const dist = parseDistribution(opts.dist ?? 'random', '--dist');
-    sizes = blockSizes(dist, { p: opts.p ?? 16, b: opts.b, rho: opts.rho, seed: opts.seed });
+    sizes = blockSizes(dist, { p: opts.p ?? loaded?.model.size ?? 16, b: opts.b, rho: opts.rho, seed: opts.seed });
   }
   const alg = findTreeAlgorithm(opts.algorithm);
   if (!alg) {
     throw new InvalidArgumentError('--algorithm', `unknown tree algorithm "${opts.algorithm}"; choose from ${TREE_ALGORITHMS.map((a) => a.name).join(', ')}`);
   }
-  const model = linearModel({ alpha: opts.alpha, beta: opts.beta, gamma: opts.gamma, ports: opts.ports, copyAll: opts.copyAll });
+  const model = loaded?.model ?? linearModel({ alpha: opts.alpha, beta: opts.beta, gamma: opts.gamma, ports: opts.ports, copyAll: opts.copyAll });
+  if (model.size !== undefined && model.size !== sizes.length) {
+    throw new InvalidArgumentError('--model-file', `defines ${model.size} ranks, the tree has ${sizes.length}`);
+  }
   const built = alg.build(sizes, model, { root: opts.root });
   const ev = evaluate(built.tree, sizes, model, opts.operation);
   const title = `${alg.name} ${opts.operation} tree, p=${sizes.length}, root ${built.root}: time ${ev.time}`;
