@@ -28,3 +28,18 @@ export {
   type InterAllgathervArgs,
   type InterOptions,
 } from './inter/types.js';
+
+// Hierarchical gather / gatherv (seed 002).
+export {
+  hierarchicalGather,
+  hierarchicalGatherv,
+  HIERARCHICAL_VARIANTS,
+  HIERARCHICAL_VARIANT_NAMES,
+  EAGER_BYTES,
+  type HierarchicalVariant,
+  type HierarchicalGatherArgs,
+  type HierarchicalGathervArgs,
+  type HierarchicalInfo,
+  type HierarchicalOptions,
+  type HierarchicalVariantName,
+} from './hierarchical/index.js';

@@ -1,0 +1,138 @@
+/**
+ * Hierarchical gather and gatherv (seed 002 §2–§4, §6): the public entries. They validate the
+ * arguments (gather like basic/gather.ts, gatherv exactly like gatherv: collectives/args.ts),
+ * pick the variant (variants.ts) and run the two-level gather (two-level.ts) over the cached
+ * node communicator and bridge (cache.ts), or the flat algorithm.
+ *
+ * MPI semantics: gather — every rank's block is m bytes (the same m everywhere), rank i's lands
+ * at recv[i·m …]; gatherv — counts, displs and recv are significant at the root only, a rank's
+ * count is its send length / unitBytes. Any root, any placement of ranks on nodes (ordered or
+ * permuted, equal or unequal numbers of ranks per node). Every rank must pass the same variant.
+ *
+ * Cost: two-level.ts (≤ ⌈log₂N⌉ + ⌈log₂n_max⌉ rounds), plus on the first hierarchical call
+ * on a communicator the split into node communicators (cache.ts).
+ */
+import type { Communicator } from '../../comm/communicator.js';
+import { InvalidArgumentError } from '../../errors.js';
+import { ceilLog2 } from '../../util/ceil-log.js';
+import { normalizeGatherv } from '../args.js';
+import { gather } from '../basic/gather.js';
+import { checkBytes, checkRoot } from '../basic/validate.js';
+import { gatherv } from '../gatherv/index.js';
+import { rootLayout, type BlockLayout } from '../layout.js';
+import { bridgeOf, localOf, structureOf } from './cache.js';
+import { type NodeStructure } from './structure.js';
+import { twoLevelGather } from './two-level.js';
+import {
+  HIERARCHICAL_VARIANT_NAMES,
+  type HierarchicalGatherArgs,
+  type HierarchicalGathervArgs,
+  type HierarchicalInfo,
+  type HierarchicalOptions,
+} from './types.js';
+import { HIERARCHICAL_VARIANTS, type HierarchicalVariant } from './variants.js';
+
+function variantOf(comm: Communicator, options: HierarchicalOptions | undefined): HierarchicalVariant {
+  if (options !== undefined && (options === null || typeof options !== 'object')) {
+    throw new InvalidArgumentError('options', 'must be an object', { rank: comm.rank });
+  }
+  const name = options?.variant ?? 'zero-copy';
+  const v = HIERARCHICAL_VARIANTS.find((x) => x.name === name);
+  if (v === undefined) {
+    throw new InvalidArgumentError('variant', `must be one of ${HIERARCHICAL_VARIANT_NAMES.join(', ')}, got ${String(name)}`, {
+      rank: comm.rank,
+    });
+  }
+  return v;
+}
+
+function info(v: HierarchicalVariant, s: NodeStructure, flatRounds: number): HierarchicalInfo {
+  const rounds = v.rootTarget === undefined ? flatRounds : ceilLog2(s.nodes) + ceilLog2(s.largestNode);
+  return { variant: v.name, nodes: s.nodes, largestNode: s.largestNode, rounds };
+}
+
+/** What the two-level run needs beyond the arguments. */
+async function runTwoLevel(
+  comm: Communicator,
+  v: HierarchicalVariant,
+  root: number,
+  send: Uint8Array,
+  recv: Uint8Array | undefined,
+  layout: () => BlockLayout,
+  uniformBytes: number | undefined,
+  field: string,
+): Promise<void> {
+  const structure = structureOf(comm);
+  const local = await localOf(comm);
+  const bridge = bridgeOf(comm, structure.nodeIndex[root]);
+  const makeTarget = v.rootTarget as NonNullable<HierarchicalVariant['rootTarget']>;
+  const target =
+    comm.rank === root ? makeTarget({ comm, root, send, recv: recv as Uint8Array, layout: layout(), structure }) : undefined;
+  await twoLevelGather({ comm, local, structure, bridge, root, send, uniformBytes, target, field });
+}
+
+/** Regular gather, hierarchically: every rank's m-byte block to `recv[rank·m …]` at the root. */
+export async function hierarchicalGather(
+  comm: Communicator,
+  args: HierarchicalGatherArgs,
+  options?: HierarchicalOptions,
+): Promise<HierarchicalInfo> {
+  if (args === null || typeof args !== 'object') throw new InvalidArgumentError('args', 'must be an object', { rank: comm.rank });
+  const root = checkRoot(comm, args.root);
+  const send = checkBytes(comm, 'send', args.send);
+  const v = variantOf(comm, options);
+  const p = comm.size;
+  const m = send.length;
+  let recv: Uint8Array | undefined;
+  if (comm.rank === root) {
+    recv = checkBytes(comm, 'recv', args.recv);
+    if (recv.length !== p * m) {
+      throw new InvalidArgumentError('recv', `holds ${recv.length} bytes, p·m = ${p}·${m} = ${p * m} needed`, { rank: comm.rank });
+    }
+  }
+  const s = structureOf(comm);
+  if (v.rootTarget === undefined) {
+    await gather(comm, { send, recv, root });
+  } else {
+    const layout = (): BlockLayout => ({
+      counts: new Float64Array(p).fill(m),
+      displs: Float64Array.from({ length: p }, (_, i) => i * m),
+      unitBytes: 1,
+    });
+    await runTwoLevel(comm, v, root, send, recv, layout, m, 'send');
+  }
+  return info(v, s, ceilLog2(p));
+}
+
+/** Irregular gather (MPI_Gatherv semantics), hierarchically. */
+export async function hierarchicalGatherv(
+  comm: Communicator,
+  args: HierarchicalGathervArgs,
+  options?: HierarchicalOptions,
+): Promise<HierarchicalInfo> {
+  if (args === null || typeof args !== 'object') throw new InvalidArgumentError('args', 'must be an object', { rank: comm.rank });
+  const plain = { root: args.root, send: args.send, recv: args.recv, counts: args.counts, displs: args.displs, unitBytes: args.unitBytes };
+  const { input } = normalizeGatherv(comm, plain);
+  const v = variantOf(comm, options);
+  const s = structureOf(comm);
+  if (v.rootTarget === undefined) {
+    await gatherv(comm, plain, { algorithm: 'binomial' });
+  } else {
+    await runTwoLevel(comm, v, input.root, input.send, input.recv, () => rootLayout(input), undefined, 'counts');
+  }
+  return info(v, s, 2 * ceilLog2(comm.size));
+}
+
+export { HIERARCHICAL_VARIANTS, type HierarchicalVariant } from './variants.js';
+export {
+  EAGER_BYTES,
+  HIER_TAG,
+  HIERARCHICAL_VARIANT_NAMES,
+  type HierarchicalGatherArgs,
+  type HierarchicalGathervArgs,
+  type HierarchicalInfo,
+  type HierarchicalOptions,
+  type HierarchicalVariantName,
+} from './types.js';
+export { BRIDGES_KEPT, cachedBridges } from './cache.js';
+export { nodeStructure, type NodeStructure } from './structure.js';

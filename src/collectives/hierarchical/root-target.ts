@@ -1,0 +1,95 @@
+/**
+ * Where the root of the hierarchical gathers receives what its node's local children and its
+ * bridge children send. Every such message holds the blocks of a sequence of ranks (a range
+ * of the root's node in local order, or the nodes of a bridge range node by node, each in
+ * local order: the node-sorted order π of seed 002 Fig. 2).
+ *
+ * - zero-copy (seed 002 §6, Fig. 6): the message is received straight into `recv` through the
+ *   blocks' views at their displacements (collectives/layout.ts `sequencePlacement`: an
+ *   indexed-block layout for gather, an indexed one for gatherv; adjacent blocks merged, one
+ *   view when they are contiguous). The root copies exactly one thing: its own block, from
+ *   `send` to its place in `recv` (γ·m_root), overlapped with the first receives.
+ * - reorder (seed 002 Fig. 1, Fig. 2, §4: what MPI allows): the messages land back to back
+ *   in a contiguous intermediate buffer in node order (the root's own block left out); after
+ *   the last receive the root copies every other rank's block from there to its place in
+ *   `recv`, one explicit copy per non-empty block — γ·Σ_{i≠root} m_i more than zero-copy, the
+ *   MPI_Unpack step of seed 002 §4 — plus the same copy of its own block.
+ *
+ * Cost of building a target: O(p) per call (the offsets depend on counts).
+ */
+import type { Communicator } from '../../comm/communicator.js';
+import { VcollError } from '../../errors.js';
+import { blockView, sequencePlacement, type BlockLayout, type Placement } from '../layout.js';
+import type { NodeStructure } from './structure.js';
+
+export interface RootTarget {
+  /** Where the message holding the blocks of `ranks`, in that order, is received. */
+  place(ranks: ArrayLike<number>): Placement;
+  /** Copies the root's own block into `recv`. */
+  copyOwn(): void;
+  /** After every receive: whatever the variant still has to do. */
+  finish(): void;
+}
+
+/** What a target needs from the call. */
+export interface TargetInput {
+  readonly comm: Communicator;
+  readonly root: number;
+  readonly send: Uint8Array;
+  readonly recv: Uint8Array;
+  readonly layout: BlockLayout;
+  readonly structure: NodeStructure;
+}
+
+function copyOwn(t: TargetInput): void {
+  const own = blockView(t.recv, t.layout, t.root);
+  if (own.length > 0) t.comm.copy(own, t.send);
+}
+
+export function zeroCopyTarget(t: TargetInput): RootTarget {
+  return {
+    place: (ranks) => sequencePlacement(t.recv, t.layout, ranks),
+    copyOwn: () => copyOwn(t),
+    finish: () => {},
+  };
+}
+
+export function reorderTarget(t: TargetInput): RootTarget {
+  const { structure: s, layout, root } = t;
+  const u = layout.unitBytes;
+  const p = s.size;
+  const offset = new Float64Array(p);
+  const order: number[] = [];
+  let total = 0;
+  for (const members of s.members) {
+    for (const r of members) {
+      if (r === root) continue;
+      offset[r] = total;
+      total += layout.counts[r] * u;
+      order.push(r);
+    }
+  }
+  const inter = new Uint8Array(total);
+  return {
+    place: (ranks) => {
+      if (ranks.length === 0) return { buffer: inter.subarray(0, 0), bytes: 0, segments: 0 };
+      const start = offset[ranks[0]];
+      let bytes = 0;
+      for (let i = 0; i < ranks.length; i++) {
+        const r = ranks[i];
+        if (offset[r] !== start + bytes || r === root) {
+          throw new VcollError('INTERNAL', `reorder: rank ${r} is not next in node order`, { rank: t.comm.rank });
+        }
+        bytes += layout.counts[r] * u;
+      }
+      return { buffer: inter.subarray(start, start + bytes), bytes, segments: bytes > 0 ? 1 : 0 };
+    },
+    copyOwn: () => copyOwn(t),
+    finish: () => {
+      for (const r of order) {
+        const n = layout.counts[r] * u;
+        if (n > 0) t.comm.copy(blockView(t.recv, layout, r), inter.subarray(offset[r], offset[r] + n));
+      }
+    },
+  };
+}

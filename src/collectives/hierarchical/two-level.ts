@@ -1,0 +1,149 @@
+/**
+ * The two-level gather of seed 002 Fig. 1 (and Fig. 6 for the zero-copy root): a gather on
+ * every node to its local root — the root itself on the root's node, else the node's lowest
+ * rank — then a gather over the local roots (the bridge) to the root. Both levels are the
+ * ordered binomial tree of basic/tree.ts (any root; every subtree a consecutive range, of
+ * local ranks on a node, of nodes on the bridge), so a message always holds the blocks of
+ * consecutive local ranks, or of consecutive nodes node by node: the root places each with
+ * one placement (root-target.ts).
+ *
+ * Every rank posts all its receives (node children and, at a local root, bridge children) at
+ * once, so a bridge message may arrive while the node gather is still running. A rank other
+ * than the root never copies: it sends its own block and what it received as segments of one
+ * vectored message (pieces.ts). The root copies its own block (and, for 'reorder', every
+ * other block once at the end; root-target.ts).
+ *
+ * Cost, one-ported, α per message (p ranks, N nodes, n_k ranks on node k, n_max the largest):
+ * the node gather takes ⌈log₂n_k⌉ rounds, the bridge ⌈log₂N⌉, so the root completes after at
+ * most ⌈log₂N⌉ + ⌈log₂n_max⌉ rounds (seed 002 §2: ≤ ⌈log₂p⌉ + 1 for equal nodes).
+ * Bytes: the root receives Σ_{i≠root} m_i (β_intra for its node's, β_inter for the rest); as
+ * in any binomial gather, a block crosses one edge per tree level between its rank and the
+ * root. gatherv below the root adds the
+ * size headers of pieces.ts (8 bytes per message; one more α per edge for subtrees larger than
+ * EAGER_BYTES). Local work O(p) at the root (placements), O(log n + log N) elsewhere.
+ */
+import type { Communicator } from '../../comm/communicator.js';
+import { InvalidArgumentError } from '../../errors.js';
+import { orderedBinomialRole, type Subtree } from '../basic/tree.js';
+import { joinPieces, piecesOf, recvKnown, recvSized, sendKnown, sendSized, NO_PIECES, type Pieces } from './pieces.js';
+import type { RootTarget } from './root-target.js';
+import type { Bridge, NodeStructure } from './structure.js';
+import { HIER_TAG } from './types.js';
+
+export interface TwoLevelInput {
+  readonly comm: Communicator;
+  /** The node communicator (comm.splitByNode(), cache.ts). */
+  readonly local: Communicator;
+  readonly structure: NodeStructure;
+  readonly bridge: Bridge;
+  readonly root: number;
+  /** This rank's block. */
+  readonly send: Uint8Array;
+  /** Regular gather: every block's bytes, known on every rank; undefined for gatherv. */
+  readonly uniformBytes: number | undefined;
+  /** Root only. */
+  readonly target: RootTarget | undefined;
+  /** Names a wrong byte count at the root ('send' for gather, 'counts' for gatherv). */
+  readonly field: string;
+}
+
+/** A subtree's pieces and where they go in the parent's sequence (local index or node index). */
+interface Part {
+  readonly at: number;
+  readonly pieces: Pieces;
+}
+
+export async function twoLevelGather(input: TwoLevelInput): Promise<void> {
+  const { comm, local, structure: s, bridge, root, target } = input;
+  const me = comm.rank;
+  const myNode = s.nodeIndex[me];
+  const members = s.members[myNode];
+  const onRootNode = myNode === bridge.rootNode;
+  const localRoot = onRootNode ? s.localIndex[root] : 0;
+  const li = local.rank;
+  const lrole = orderedBinomialRole(members.length, localRoot, li);
+  const isLeader = li === localRoot;
+
+  /** Receives one child's message: into the root's target, or as pieces. */
+  const receive = (
+    c: Subtree,
+    from: Communicator,
+    peer: number,
+    tag: number,
+    ranks: () => ArrayLike<number>,
+    count: () => number,
+  ): Promise<Part> => {
+    if (target !== undefined) {
+      const seq = ranks();
+      const place = target.place(seq);
+      return from.recv(peer, tag, place.buffer).then((st) => {
+        if (st.bytes !== place.bytes) {
+          throw new InvalidArgumentError(
+            input.field,
+            `ranks ${describe(seq)} delivered ${st.bytes} bytes, the root expects ${place.bytes}`,
+            { rank: me },
+          );
+        }
+        return { at: c.lo, pieces: NO_PIECES };
+      });
+    }
+    const got =
+      input.uniformBytes !== undefined
+        ? recvKnown(from, peer, tag, count() * input.uniformBytes, 'send')
+        : recvSized(from, peer, tag);
+    return got.then((pieces) => ({ at: c.lo, pieces }));
+  };
+
+  // Node level: children in reverse order (smallest range first), all posted now.
+  const localParts = [...lrole.children]
+    .reverse()
+    .map((c) => receive(c, local, c.peer, HIER_TAG.local, () => members.subarray(c.lo, c.hi + 1), () => c.hi - c.lo + 1));
+  // Bridge level (local roots only), posted at once too.
+  const brole = bridge.role;
+  const bridgeParts = isLeader
+    ? [...brole.children].reverse().map((c, j, all) => {
+        const k = all.length - 1 - j;
+        const count = (): number => {
+          let n = 0;
+          for (let b = c.lo; b <= c.hi; b++) n += s.members[b].length;
+          return n;
+        };
+        return receive(c, comm, bridge.leaders[c.peer], HIER_TAG.bridge, () => bridge.childRanks[k], count);
+      })
+    : [];
+  if (target !== undefined) target.copyOwn();
+
+  // Awaited together, so that a failure of one leaves no rejection unobserved.
+  const [fromNode, fromBridge] = await Promise.all([Promise.all(localParts), Promise.all(bridgeParts)]);
+  if (!isLeader) {
+    const mine = combine({ at: li, pieces: piecesOf(input.send) }, fromNode);
+    const parent = members[lrole.parent];
+    await (parent === root || input.uniformBytes !== undefined
+      ? sendKnown(local, lrole.parent, HIER_TAG.local, mine)
+      : sendSized(local, lrole.parent, HIER_TAG.local, mine));
+    return;
+  }
+  if (target !== undefined) {
+    target.finish();
+    return;
+  }
+  const node = combine({ at: li, pieces: piecesOf(input.send) }, fromNode);
+  const all = combine({ at: myNode, pieces: node }, fromBridge);
+  const parentNode = brole.parent;
+  const parent = parentNode === bridge.rootNode ? root : bridge.leaders[parentNode];
+  await (parent === root || input.uniformBytes !== undefined
+    ? sendKnown(comm, parent, HIER_TAG.bridge, all)
+    : sendSized(comm, parent, HIER_TAG.bridge, all));
+}
+
+/** Own pieces and the children's, in sequence order. */
+function combine(own: Part, children: readonly Part[]): Pieces {
+  const parts = [own, ...children].sort((a, b) => a.at - b.at);
+  return joinPieces(parts.map((p) => p.pieces));
+}
+
+function describe(ranks: ArrayLike<number>): string {
+  const n = ranks.length;
+  if (n === 0) return '[]';
+  return n <= 8 ? `[${Array.from(ranks).join(', ')}]` : `[${ranks[0]}, ${ranks[1]}, …, ${ranks[n - 1]}] (${n} ranks)`;
+}

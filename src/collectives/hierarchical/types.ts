@@ -1,0 +1,73 @@
+/**
+ * Public shapes of the hierarchical gather and gatherv (seed 002 §2–§4, §6): arguments (MPI
+ * semantics, as the flat gather and gatherv), the variant names, the options and what a call
+ * reports. Tags: COLLECTIVE_TAG + 0x460 … + 0x46f (HIER_TAG).
+ */
+import { COLLECTIVE_TAG } from '../../comm/communicator.js';
+
+/**
+ * - 'zero-copy': the bridge gather receives straight into `recv` through an indexed (gather:
+ *   indexed-block) placement of each node's blocks (seed 002 §6, Fig. 6);
+ * - 'reorder': the bridge gather lands in a contiguous intermediate buffer in node order and
+ *   the root permutes it into `recv` with explicit copies (seed 002 Fig. 1, Fig. 2, §4);
+ * - 'flat': the non-hierarchical gather / binomial gatherv, for comparison.
+ */
+export type HierarchicalVariantName = 'zero-copy' | 'reorder' | 'flat';
+
+export const HIERARCHICAL_VARIANT_NAMES: readonly HierarchicalVariantName[] = ['zero-copy', 'reorder', 'flat'];
+
+export interface HierarchicalOptions {
+  /** Default 'zero-copy'. Every rank must pass the same. */
+  readonly variant?: HierarchicalVariantName;
+}
+
+/** Regular gather: every rank's block has the same length m. */
+export interface HierarchicalGatherArgs {
+  /** This rank's block (m bytes, the same m on every rank). */
+  readonly send: Uint8Array;
+  /** Root only: p·m bytes; rank i's block lands at i·m. Ignored elsewhere. */
+  readonly recv?: Uint8Array;
+  readonly root: number;
+}
+
+/** Irregular gather (MPI_Gatherv): counts, displs and recv are significant at the root only. */
+export interface HierarchicalGathervArgs {
+  /** This rank's block: its count is send.length / unitBytes elements. */
+  readonly send: Uint8Array;
+  /** Root only: the receive buffer. */
+  readonly recv?: Uint8Array;
+  /** Root only: elements per rank. */
+  readonly counts?: readonly number[];
+  /** Root only: element offsets in `recv` (default: the prefix sums of counts). */
+  readonly displs?: readonly number[];
+  /** Bytes per element (default 1), the same on every rank. */
+  readonly unitBytes?: number;
+  readonly root: number;
+}
+
+/** What a rank learns about the call it took part in. */
+export interface HierarchicalInfo {
+  readonly variant: HierarchicalVariantName;
+  /** N: nodes of the communicator. */
+  readonly nodes: number;
+  /** n_max: ranks on the largest node. */
+  readonly largestNode: number;
+  /**
+   * The round bound of the two-level algorithm, ⌈log₂N⌉ + ⌈log₂n_max⌉ ('flat': the tree's
+   * ⌈log₂p⌉ data rounds, plus ⌈log₂p⌉ count-scatter rounds for gatherv).
+   */
+  readonly rounds: number;
+}
+
+/** Tags of the two levels (the local level runs on the node communicator, the bridge on the caller's). */
+export const HIER_TAG = {
+  local: COLLECTIVE_TAG + 0x460,
+  bridge: COLLECTIVE_TAG + 0x461,
+} as const;
+
+/**
+ * gatherv only: a subtree of at most this many bytes travels to a parent that does not know its
+ * size in one message, its 8-byte size header in front (eager); a larger one as the header
+ * alone, then the data (received in place). See pieces.ts.
+ */
+export const EAGER_BYTES = 16 * 1024;

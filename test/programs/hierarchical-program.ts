@@ -1,0 +1,172 @@
+/**
+ * Hierarchical gather / gatherv cases shared by test/hierarchical.test.ts (simulator) and its
+ * worker-threads runs (this module's default export is the threads rank program): placements
+ * of ranks on nodes, deterministic block data, the reference receive buffer (sentinels outside
+ * the blocks) and one rank's run of a case.
+ */
+import type { Communicator } from '../../src/comm/communicator.js';
+import {
+  hierarchicalGather,
+  hierarchicalGatherv,
+  type HierarchicalInfo,
+  type HierarchicalVariantName,
+} from '../../src/collectives/hierarchical/index.js';
+import { int } from '../helpers/random.js';
+
+export const SENTINEL = 0xee;
+
+export interface HierCase {
+  readonly op: 'gather' | 'gatherv';
+  readonly variant: HierarchicalVariantName;
+  readonly root: number;
+  /** Elements per rank (gather: all equal). */
+  readonly counts: readonly number[];
+  /** gatherv: element displacements (undefined: prefix sums, and displs not passed). */
+  readonly displs?: readonly number[];
+  readonly unitBytes: number;
+  /** Bytes of the root's recv. */
+  readonly recvBytes: number;
+  readonly seed: number;
+}
+
+export type Placement = 'ordered' | 'ordered-unequal' | 'permuted' | 'permuted-unequal';
+
+/**
+ * nodeOf for p ranks: 'ordered' = consecutive blocks of n ranks (the last may be shorter),
+ * 'ordered-unequal' = consecutive blocks of random sizes, 'permuted' = an ordered placement
+ * shuffled, 'permuted-unequal' = every rank on a random one of `nodes` nodes. Node ids are
+ * arbitrary numbers (not 0 … N−1) to show they need not be dense.
+ */
+export function placementOf(kind: Placement, p: number, n: number, rnd: () => number): number[] {
+  const id = (k: number): number => 100 + 7 * k;
+  const out: number[] = [];
+  if (kind === 'ordered' || kind === 'permuted') {
+    for (let r = 0; r < p; r++) out.push(id(Math.floor(r / n)));
+  } else if (kind === 'ordered-unequal') {
+    let node = 0;
+    while (out.length < p) {
+      const size = int(rnd, 1, 2 * n);
+      for (let j = 0; j < size && out.length < p; j++) out.push(id(node));
+      node++;
+    }
+  } else {
+    const nodes = Math.max(1, Math.ceil(p / n));
+    for (let r = 0; r < p; r++) out.push(id(int(rnd, 0, nodes - 1)));
+  }
+  if (kind === 'permuted') {
+    for (let i = p - 1; i > 0; i--) {
+      const j = int(rnd, 0, i);
+      [out[i], out[j]] = [out[j], out[i]];
+    }
+  }
+  return out;
+}
+
+/** Rank r's block of n bytes (never the sentinel). */
+export function blockOf(r: number, n: number, seed: number): Uint8Array {
+  return Uint8Array.from({ length: n }, (_, j) => (r * 131 + j * 7 + seed * 17 + 1) % 211);
+}
+
+export function displsOf(c: HierCase): number[] {
+  if (c.displs !== undefined) return [...c.displs];
+  let at = 0;
+  return c.counts.map((n) => {
+    const d = at;
+    at += n;
+    return d;
+  });
+}
+
+/** What the root's recv must hold afterwards. */
+export function expectedRecv(c: HierCase): Uint8Array {
+  const out = new Uint8Array(c.recvBytes).fill(SENTINEL);
+  const d = displsOf(c);
+  c.counts.forEach((n, r) => out.set(blockOf(r, n * c.unitBytes, c.seed), d[r] * c.unitBytes));
+  return out;
+}
+
+/** A gatherv case: counts (zeros included) and displacements (prefix sums, gaps, or permuted with gaps). */
+export function gathervCase(
+  p: number,
+  variant: HierarchicalVariantName,
+  rnd: () => number,
+  seed: number,
+  opts: { maxCount?: number; unitBytes?: number; displs?: 'default' | 'gaps' | 'permuted' } = {},
+): HierCase {
+  const max = opts.maxCount ?? 12;
+  const counts = Array.from({ length: p }, () => (rnd() < 0.25 ? 0 : int(rnd, 1, max)));
+  const unitBytes = opts.unitBytes ?? int(rnd, 1, 3);
+  const kind = opts.displs ?? (['default', 'gaps', 'permuted'] as const)[int(rnd, 0, 2)];
+  const root = int(rnd, 0, p - 1);
+  if (kind === 'default') {
+    const total = counts.reduce((a, x) => a + x, 0);
+    return { op: 'gatherv', variant, root, counts, unitBytes, recvBytes: total * unitBytes, seed };
+  }
+  const order = Array.from({ length: p }, (_, i) => i);
+  if (kind === 'permuted') {
+    for (let i = p - 1; i > 0; i--) {
+      const j = int(rnd, 0, i);
+      [order[i], order[j]] = [order[j], order[i]];
+    }
+  }
+  const displs = new Array<number>(p).fill(0);
+  let at = int(rnd, 0, 3);
+  for (const r of order) {
+    displs[r] = at;
+    at += counts[r] + int(rnd, 0, 2);
+  }
+  return { op: 'gatherv', variant, root, counts, displs, unitBytes, recvBytes: (at + int(rnd, 0, 2)) * unitBytes, seed };
+}
+
+export function gatherCase(p: number, variant: HierarchicalVariantName, root: number, m: number, seed: number): HierCase {
+  return { op: 'gather', variant, root, counts: new Array<number>(p).fill(m), unitBytes: 1, recvBytes: p * m, seed };
+}
+
+/** One rank's part of a case; resolves with the root's recv (undefined elsewhere) and the info. */
+export async function runCaseRank(comm: Communicator, c: HierCase): Promise<{ recv: Uint8Array | undefined; info: HierarchicalInfo }> {
+  const r = comm.rank;
+  const isRoot = r === c.root;
+  const send = blockOf(r, c.counts[r] * c.unitBytes, c.seed);
+  const recv = isRoot ? new Uint8Array(c.recvBytes).fill(SENTINEL) : undefined;
+  const options = { variant: c.variant };
+  const info =
+    c.op === 'gather'
+      ? await hierarchicalGather(comm, { send, recv, root: c.root }, options)
+      : await hierarchicalGatherv(
+          comm,
+          {
+            send,
+            recv,
+            root: c.root,
+            counts: isRoot ? c.counts : undefined,
+            displs: isRoot ? c.displs : undefined,
+            unitBytes: c.unitBytes,
+          },
+          options,
+        );
+  return { recv, info };
+}
+
+/** The first differing byte of the root's recv against the reference, or undefined. */
+export function mismatch(c: HierCase, recv: Uint8Array | undefined): string | undefined {
+  if (recv === undefined) return 'no recv at the root';
+  const want = expectedRecv(c);
+  if (recv.length !== want.length) return `recv has ${recv.length} bytes, expected ${want.length}`;
+  for (let i = 0; i < want.length; i++) {
+    if (recv[i] !== want[i]) return `byte ${i}: ${recv[i]} instead of ${want[i]}`;
+  }
+  return undefined;
+}
+
+/** Threads rank program: runs every case (twice: the second call uses the cache); the root reports mismatches. */
+export default async function hierarchicalProgram(comm: Communicator, cases: readonly HierCase[]): Promise<(string | undefined)[]> {
+  const out: (string | undefined)[] = [];
+  for (const c of cases) {
+    for (let k = 0; k < 2; k++) {
+      const { recv } = await runCaseRank(comm, c);
+      if (comm.rank === c.root) out.push(mismatch(c, recv));
+      else out.push(undefined);
+    }
+  }
+  return out;
+}
