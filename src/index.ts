@@ -106,3 +106,8 @@ export {
   type PairwiseEstimate,
   type EstimateModelOptions,
 } from './run/estimate-pairwise.js';
+
+/** Model-based trees for heterogeneous networks (seed 001) and the two platforms of its experiments. */
+export { modelBinomialTree, modelBinomialTreeFor, type BinomialMapping, type ModelBinomialOptions } from './trees/model-binomial.js';
+export { traffTree, traffTreeFor, balancedPartition, homogeneousPredictor, type TraffOptions, type TraffPredictor } from './trees/model-traff.js';
+export { hclPlatform, grid5000Platform, proportionalBlocks, type Platform } from './bench/platforms.js';

@@ -48,7 +48,7 @@ export function runTree(opts: TreeCommandOptions, out: NodeJS.WritableStream = p
   if (model.size !== undefined && model.size !== sizes.length) {
     throw new InvalidArgumentError('--model-file', `defines ${model.size} ranks, the tree has ${sizes.length}`);
   }
-  const built = alg.build(sizes, model, { root: opts.root });
+  const built = alg.build(sizes, model, { root: opts.root, op: opts.operation });
   const ev = evaluate(built.tree, sizes, model, opts.operation);
   const title = `${alg.name} ${opts.operation} tree, p=${sizes.length}, root ${built.root}: time ${ev.time}`;
   if (opts.svg) writeFileSync(opts.svg, drawTreeSvg(built.tree, sizes, { model, operation: opts.operation, title }));

@@ -17,10 +17,34 @@
 import type { Communicator } from '../comm/communicator.js';
 import type { CostModel } from '../model/cost-model.js';
 
-/** The algorithms of gatherv / scatterv. */
-export type VAlgorithm = 'linear' | 'binomial' | 'adaptive' | 'optimal' | 'binary' | 'two-block' | 'auto';
+/**
+ * The trees of seed 001 §2 for heterogeneous networks that gatherv / scatterv run (the root
+ * builds them from options.model; src/trees/model-binomial.ts, src/trees/model-traff.ts):
+ * the model-based binomial tree with min-first / max-first mapping, the original (model-
+ * oblivious) and the model-based Träff trees, and the two guarded forms that keep the
+ * faster of the model-based tree and its original.
+ */
+export type ModelTreeAlgorithm =
+  | 'model-binomial-min'
+  | 'model-binomial-max'
+  | 'model-binomial-guarded'
+  | 'traff'
+  | 'model-traff'
+  | 'model-traff-guarded';
 
-export const V_ALGORITHMS: readonly VAlgorithm[] = ['linear', 'binomial', 'adaptive', 'optimal', 'binary', 'two-block', 'auto'];
+export const MODEL_TREE_ALGORITHMS: readonly ModelTreeAlgorithm[] = [
+  'model-binomial-min',
+  'model-binomial-max',
+  'model-binomial-guarded',
+  'traff',
+  'model-traff',
+  'model-traff-guarded',
+];
+
+/** The algorithms of gatherv / scatterv. */
+export type VAlgorithm = 'linear' | 'binomial' | 'adaptive' | 'optimal' | 'binary' | 'two-block' | ModelTreeAlgorithm | 'auto';
+
+export const V_ALGORITHMS: readonly VAlgorithm[] = ['linear', 'binomial', 'adaptive', 'optimal', 'binary', 'two-block', ...MODEL_TREE_ALGORITHMS, 'auto'];
 
 export interface GathervArgs {
   readonly root: number;
@@ -81,7 +105,7 @@ export interface CollectiveOptions {
   /** Default 'auto'. */
   readonly algorithm?: VAlgorithm;
   /**
-   * The cost model trees are built for (optimal, binary, two-block, auto); per element.
+   * The cost model trees are built for (optimal, binary, two-block, the seed 001 trees, auto); per element.
    * Default: linearModel({ alpha: 100, beta: 1, gamma: 0 }) … see collectives/defaults.ts.
    */
   readonly model?: CostModel;

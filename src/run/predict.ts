@@ -13,16 +13,24 @@ import type { CostModel } from '../model/cost-model.js';
 import { adaptiveBinomialTree } from '../trees/adaptive.js';
 import { optimalBinaryTree } from '../trees/binary.js';
 import { obliviousBinomialTree } from '../trees/binomial.js';
+import { VcollError } from '../errors.js';
 import { evaluate } from '../trees/evaluate.js';
 import { linearTree } from '../trees/linear.js';
 import { optimalTree } from '../trees/optimal.js';
+import { findTreeAlgorithm } from '../trees/registry.js';
 import { depths } from '../trees/tree.js';
 import { twoBlockTree } from '../trees/two-block.js';
 import type { BuiltTree } from '../trees/types.js';
 import type { VOperation } from './spec.js';
 
 /** The tree the data phase of `algorithm` follows for these sizes and root. */
-export function dataPhaseTree(algorithm: Exclude<VAlgorithm, 'auto'>, sizes: readonly number[], model: CostModel, root: number): BuiltTree {
+export function dataPhaseTree(
+  algorithm: Exclude<VAlgorithm, 'auto'>,
+  sizes: readonly number[],
+  model: CostModel,
+  root: number,
+  op: VOperation = 'gatherv',
+): BuiltTree {
   switch (algorithm) {
     case 'linear':
       return linearTree(sizes, model, { root });
@@ -36,6 +44,12 @@ export function dataPhaseTree(algorithm: Exclude<VAlgorithm, 'auto'>, sizes: rea
       return optimalBinaryTree(sizes, model, { root });
     case 'two-block':
       return twoBlockTree(sizes, model, { root });
+    default: {
+      // the seed 001 trees (model-binomial-*, traff, model-traff*): built for the operation
+      const alg = findTreeAlgorithm(algorithm);
+      if (alg === undefined) throw new VcollError('INTERNAL', `no tree construction named ${algorithm}`);
+      return alg.build(sizes, model, { root, op: op === 'gatherv' ? 'gather' : 'scatter' });
+    }
   }
 }
 
@@ -48,7 +62,7 @@ export function predictTime(
   root: number,
   roundLatency = 0,
 ): number {
-  const built = dataPhaseTree(algorithm, sizes, model, root);
+  const built = dataPhaseTree(algorithm, sizes, model, root, op);
   const time = evaluate(built.tree, sizes, model, op === 'gatherv' ? 'gather' : 'scatter').time;
   if (roundLatency === 0) return time;
   let height = 0;

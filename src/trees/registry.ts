@@ -6,7 +6,10 @@
 import type { CostModel } from '../model/cost-model.js';
 import { adaptiveBinomialTree, obliviousBinomialTree } from './binomial.js';
 import { optimalBinaryTree } from './binary.js';
+import type { Operation } from './evaluate.js';
 import { linearTree } from './linear.js';
+import { modelBinomialTree } from './model-binomial.js';
+import { traffTree } from './model-traff.js';
 import { decreasingRerankTree, exactNonOrderedOptimal } from './non-ordered.js';
 import { optimalTree } from './optimal.js';
 import { optimalPairwiseTree } from './optimal-pairwise.js';
@@ -18,6 +21,12 @@ export interface BuildOptions {
   readonly root?: number;
   /** Progress of long constructions (the dynamic programs), as work units done of total. */
   readonly onProgress?: (done: number, total: number) => void;
+  /**
+   * The operation the tree is for (default 'gather'). Only the model-based constructions of
+   * seed 001 depend on it (they predict child → parent for a gather, parent → child for a
+   * scatter); every other tree serves both.
+   */
+  readonly op?: Operation;
 }
 
 export interface TreeAlgorithm {
@@ -100,6 +109,48 @@ export const TREE_ALGORITHMS: readonly TreeAlgorithm[] = [
     source: 'seed 004 Proposition 2, §4',
     ordered: false,
     build: (s, m, o) => exactNonOrderedOptimal(s, m, { root: o?.root }),
+  },
+  {
+    name: 'model-binomial-min',
+    description: 'binomial tree mapped depth-first, each node taking the free process with the least predicted time to its parent (min-first)',
+    source: 'seed 001 §2',
+    ordered: false,
+    build: (s, m, o) => modelBinomialTree(s, m, { root: o?.root, op: o?.op, mapping: 'min-first' }),
+  },
+  {
+    name: 'model-binomial-max',
+    description: 'binomial tree mapped depth-first, each node taking the free process with the largest predicted time to its parent (max-first)',
+    source: 'seed 001 §2',
+    ordered: false,
+    build: (s, m, o) => modelBinomialTree(s, m, { root: o?.root, op: o?.op, mapping: 'max-first' }),
+  },
+  {
+    name: 'model-binomial-guarded',
+    description: 'the fastest (by the model) of the min-first, max-first and rank-ordered binomial trees: never slower than the oblivious binomial tree',
+    source: 'seed 001 §2, with an explicit guard',
+    ordered: false,
+    build: (s, m, o) => modelBinomialTree(s, m, { root: o?.root, op: o?.op, mapping: 'best', guard: true }),
+  },
+  {
+    name: 'traff',
+    description: "Träff's irregular gather/scatter tree with identical links (the model's mean α, β): sort by block, cost-balanced subsets, one representative each",
+    source: 'seed 001 §2 (Träff 2004, its ref. [2]), model-oblivious',
+    ordered: false,
+    build: (s, m, o) => traffTree(s, m, { root: o?.root, op: o?.op, predictor: 'oblivious' }),
+  },
+  {
+    name: 'model-traff',
+    description: "model-based Träff tree: subsets balanced in predicted cost to the parent, representative = least predicted time to move its subset's data",
+    source: 'seed 001 §2, Fig. 1',
+    ordered: false,
+    build: (s, m, o) => traffTree(s, m, { root: o?.root, op: o?.op, predictor: 'model' }),
+  },
+  {
+    name: 'model-traff-guarded',
+    description: 'the faster (by the model) of the model-based and the original Träff trees: never slower than the original',
+    source: 'seed 001 §2, with an explicit guard',
+    ordered: false,
+    build: (s, m, o) => traffTree(s, m, { root: o?.root, op: o?.op, predictor: 'model', guard: true }),
   },
 ];
 

@@ -13,7 +13,17 @@ import type { GathervVariant } from '../variant.js';
 import { ADAPTIVE_GATHERV } from './adaptive.js';
 import { BINOMIAL_GATHERV } from './binomial.js';
 import { LINEAR_GATHERV } from './linear.js';
-import { BINARY_GATHERV, OPTIMAL_GATHERV, TWO_BLOCK_GATHERV } from './tree.js';
+import {
+  BINARY_GATHERV,
+  MODEL_BINOMIAL_GUARDED_GATHERV,
+  MODEL_BINOMIAL_MAX_GATHERV,
+  MODEL_BINOMIAL_MIN_GATHERV,
+  MODEL_TRAFF_GUARDED_GATHERV,
+  MODEL_TRAFF_GATHERV,
+  OPTIMAL_GATHERV,
+  TRAFF_GATHERV,
+  TWO_BLOCK_GATHERV,
+} from './tree.js';
 
 /** The gatherv algorithms, in the order of VAlgorithm ('auto' chooses among them). */
 export const GATHERV_VARIANTS: readonly GathervVariant[] = [
@@ -23,6 +33,12 @@ export const GATHERV_VARIANTS: readonly GathervVariant[] = [
   OPTIMAL_GATHERV,
   BINARY_GATHERV,
   TWO_BLOCK_GATHERV,
+  MODEL_BINOMIAL_MIN_GATHERV,
+  MODEL_BINOMIAL_MAX_GATHERV,
+  MODEL_BINOMIAL_GUARDED_GATHERV,
+  TRAFF_GATHERV,
+  MODEL_TRAFF_GATHERV,
+  MODEL_TRAFF_GUARDED_GATHERV,
 ];
 
 /**

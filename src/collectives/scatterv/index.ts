@@ -14,7 +14,17 @@ import type { ScattervVariant } from '../variant.js';
 import { ADAPTIVE_SCATTERV } from './adaptive.js';
 import { BINOMIAL_SCATTERV } from './binomial.js';
 import { LINEAR_SCATTERV } from './linear.js';
-import { BINARY_SCATTERV, OPTIMAL_SCATTERV, TWO_BLOCK_SCATTERV } from './tree.js';
+import {
+  BINARY_SCATTERV,
+  MODEL_BINOMIAL_GUARDED_SCATTERV,
+  MODEL_BINOMIAL_MAX_SCATTERV,
+  MODEL_BINOMIAL_MIN_SCATTERV,
+  MODEL_TRAFF_GUARDED_SCATTERV,
+  MODEL_TRAFF_SCATTERV,
+  OPTIMAL_SCATTERV,
+  TRAFF_SCATTERV,
+  TWO_BLOCK_SCATTERV,
+} from './tree.js';
 
 /** The scatterv algorithms, in the order of VAlgorithm ('auto' chooses among them). */
 export const SCATTERV_VARIANTS: readonly ScattervVariant[] = [
@@ -24,6 +34,12 @@ export const SCATTERV_VARIANTS: readonly ScattervVariant[] = [
   OPTIMAL_SCATTERV,
   BINARY_SCATTERV,
   TWO_BLOCK_SCATTERV,
+  MODEL_BINOMIAL_MIN_SCATTERV,
+  MODEL_BINOMIAL_MAX_SCATTERV,
+  MODEL_BINOMIAL_GUARDED_SCATTERV,
+  TRAFF_SCATTERV,
+  MODEL_TRAFF_SCATTERV,
+  MODEL_TRAFF_GUARDED_SCATTERV,
 ];
 
 /** Plans a scatterv (collective): validation, then the algorithm's planning phase. */

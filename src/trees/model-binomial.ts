@@ -1,0 +1,156 @@
+/**
+ * Model-based binomial gather/scatter trees (seed 001 §2, "Model-based binomial tree
+ * scatterv/gatherv"): the shape of the binomial tree, with the processes mapped to its
+ * nodes by the point-to-point prediction t(i, j, m) of a (heterogeneous) cost model.
+ *
+ * Shape: the rank-ordered binomial tree with root r (binomial.ts, `obliviousTreeFor(p, r)`),
+ * taken as a tree of positions: the root's subtrees hold 1, 2, 4, … positions (the last
+ * ones truncated when p is not a power of two), every node's children in receive order,
+ * smallest subtree first. The root position holds r.
+ *
+ * Mapping: the positions are filled depth-first, starting with the lowest-order subtrees
+ * (pre-order, children smallest subtree first). Each new position, whose parent position
+ * already holds process j, takes from the free processes the process i with the minimal
+ * (`mapping: 'min-first'`) or maximal (`'max-first'`) predicted t(j, i, m_i), m_i being
+ * i's own block: model.comm(i, j, m_i) for a gather, model.comm(j, i, m_i) for a scatter.
+ * Ties go to the lowest rank. Every node copies its own block first (copyAt 0: the copy
+ * overlaps the wait for the first child; a scatter copies after its last send).
+ * With identical links and blocks every prediction ties and the pre-order takes the free
+ * ranks in increasing order: a relabelling of the rank-ordered binomial tree (the
+ * model-oblivious original) with the same completion time.
+ *
+ * The seed's reading: max-first balances a parent's subtrees in their cost to it (good on
+ * a single switch), min-first keeps processes close to each other in the same subtree
+ * (good on a hierarchy of clusters).
+ *
+ * Neither mapping is always faster than the rank-ordered binomial tree (measured on the
+ * seed's two platforms, docs/heterogeneous-trees.md): min-first loses on a single switch,
+ * max-first on a cluster of clusters, and each loses a few per cent for some roots even on
+ * its own platform. The explicit guard (`mapping: 'best'`: both mappings, and
+ * `guard: true`: the rank-ordered binomial tree too) keeps the candidate evaluate predicts
+ * fastest (ties to the model-based one, min-first before max-first), so it is never slower
+ * than the original — at the price of 2–3 builds and evaluations.
+ *
+ * Cost: O(p²) model predictions for a fixed root; the returned time is
+ * evaluate(tree, sizes, model, op) (O(p)). Root omitted: every root is tried (O(p³)),
+ * the fastest wins, ties to the lowest rank.
+ */
+import { InvalidArgumentError } from '../errors.js';
+import type { CostModel } from '../model/cost-model.js';
+import { obliviousTreeFor } from './binomial.js';
+import { evaluate, type Operation } from './evaluate.js';
+import { prepareProblem } from './linear.js';
+import { TreeBuilder, type Tree } from './tree.js';
+import type { BuiltTree, RootOption } from './types.js';
+
+export type BinomialMapping = 'min-first' | 'max-first';
+
+export interface ModelBinomialOptions extends RootOption {
+  /**
+   * Which free process a new tree node takes: the fastest ('min-first', default) or the
+   * slowest ('max-first'); 'best': build both, keep the faster.
+   */
+  readonly mapping?: BinomialMapping | 'best';
+  /** Also build the rank-ordered binomial tree and keep it when it is faster (default false). */
+  readonly guard?: boolean;
+  /** The operation the tree is built (and timed) for (default 'gather'). */
+  readonly op?: Operation;
+}
+
+/** Predicted time of moving `units` between a child i and its parent j in operation `op`. */
+export function linkTime(model: CostModel, op: Operation, parent: number, i: number, units: number): number {
+  return op === 'gather' ? model.comm(i, parent, units) : model.comm(parent, i, units);
+}
+
+/** Validates an `op` option (default 'gather'). */
+export function readOperation(op: unknown): Operation {
+  if (op === undefined) return 'gather';
+  if (op !== 'gather' && op !== 'scatter') throw new InvalidArgumentError('op', `must be 'gather' or 'scatter', got ${String(op)}`);
+  return op;
+}
+
+function readMapping(mapping: unknown): BinomialMapping | 'best' {
+  if (mapping === undefined) return 'min-first';
+  if (mapping !== 'min-first' && mapping !== 'max-first' && mapping !== 'best') {
+    throw new InvalidArgumentError('mapping', `must be 'min-first', 'max-first' or 'best', got ${String(mapping)}`);
+  }
+  return mapping;
+}
+
+/** Whether a flag option is a boolean (default false). */
+export function readFlag(field: string, v: unknown): boolean {
+  if (v === undefined) return false;
+  if (typeof v !== 'boolean') throw new InvalidArgumentError(field, `must be a boolean, got ${String(v)}`);
+  return v;
+}
+
+/** The model-based binomial tree with root r (see the module comment); `m` already validated. */
+export function modelBinomialTreeFor(m: ArrayLike<number>, model: CostModel, r: number, mapping: BinomialMapping, op: Operation): Tree {
+  return fill(obliviousTreeFor(m.length, r), m, model, r, mapping, op);
+}
+
+/** Pre-order fill of the positions of `shape` (see the module comment). */
+function fill(shape: Tree, m: ArrayLike<number>, model: CostModel, r: number, mapping: BinomialMapping, op: Operation): Tree {
+  const p = shape.p;
+  const processAt = new Int32Array(p).fill(-1);
+  processAt[r] = r;
+  const free = new Uint8Array(p).fill(1);
+  free[r] = 0;
+  const sign = mapping === 'min-first' ? 1 : -1;
+  const order: number[] = []; // positions in pre-order
+  const stack = [r];
+  while (stack.length > 0) {
+    const pos = stack.pop() as number;
+    order.push(pos);
+    const kids = shape.children[pos];
+    for (let c = kids.length - 1; c >= 0; c--) stack.push(kids[c]);
+  }
+  for (const pos of order) {
+    if (pos === r) continue;
+    const j = processAt[shape.parent[pos]];
+    let best = -1;
+    let bestKey = Infinity;
+    for (let i = 0; i < p; i++) {
+      if (!free[i]) continue;
+      const key = sign * linkTime(model, op, j, i, m[i]);
+      if (key < bestKey) {
+        bestKey = key;
+        best = i;
+      }
+    }
+    processAt[pos] = best;
+    free[best] = 0;
+  }
+  const b = new TreeBuilder(p, r);
+  for (const pos of order) {
+    const j = processAt[pos];
+    for (const c of shape.children[pos]) b.addChild(j, processAt[c]);
+    b.setCopyAt(j, 0);
+  }
+  return b.build();
+}
+
+/**
+ * Model-based binomial tree (seed 001 §2) for blocks `sizes` under `model`: min-first or
+ * max-first mapping (or the faster of both, and of the rank-ordered tree with `guard`), for
+ * a gather or a scatter. `opts.root` given: that root; omitted: the fastest root (ties to
+ * the lowest rank).
+ */
+export function modelBinomialTree(sizes: ArrayLike<number>, model: CostModel, opts?: ModelBinomialOptions): BuiltTree {
+  const { m, p, root } = prepareProblem(sizes, model, opts);
+  const mapping = readMapping(opts?.mapping);
+  const guard = readFlag('guard', opts?.guard);
+  const op = readOperation(opts?.op);
+  const mappings: BinomialMapping[] = mapping === 'best' ? ['min-first', 'max-first'] : [mapping];
+  const roots = root !== undefined ? [root] : Array.from({ length: p }, (_, i) => i);
+  let best: BuiltTree | undefined;
+  for (const r of roots) {
+    const trees = mappings.map((x) => modelBinomialTreeFor(m, model, r, x, op));
+    if (guard) trees.push(obliviousTreeFor(p, r, model.copyAll));
+    for (const tree of trees) {
+      const time = evaluate(tree, m, model, op).time;
+      if (best === undefined || time < best.time) best = { tree, time, root: r };
+    }
+  }
+  return best as BuiltTree;
+}
