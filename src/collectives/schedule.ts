@@ -28,14 +28,15 @@
  * ⌈log₂p⌉ messages; each rank then derives its schedule locally (`binomialSchedule`).
  */
 import { bytesOf, type Communicator, type Status } from '../comm/communicator.js';
-import { CommunicationError, InvalidArgumentError } from '../errors.js';
+import { CommunicationError, InvalidArgumentError, VcollError } from '../errors.js';
 import type { CostModel } from '../model/cost-model.js';
 import { optimalBinaryTree } from '../trees/binary.js';
 import { optimalTree } from '../trees/optimal.js';
 import { optimalPairwiseTree } from '../trees/optimal-pairwise.js';
 import { depths, postOrder, type Tree } from '../trees/tree.js';
+import { findTreeAlgorithm } from '../trees/registry.js';
 import { twoBlockTree } from '../trees/two-block.js';
-import type { CollectiveInfo, PersistentCollective } from './types.js';
+import type { CollectiveInfo, ModelTreeAlgorithm, PersistentCollective } from './types.js';
 
 // ---------------------------------------------------------------------------------------
 // The ordered binomial tree with a fixed root (the oblivious tree of src/trees/binomial.ts).
@@ -414,19 +415,24 @@ export function checkOwnCount(comm: Communicator, mine: number, schedule: NodeSc
 // ---------------------------------------------------------------------------------------
 // Trees the root builds
 
-export type TreeVariantName = 'optimal' | 'binary' | 'two-block';
+export type TreeVariantName = 'optimal' | 'binary' | 'two-block' | ModelTreeAlgorithm;
 
 /**
- * The tree of `name` for `counts` under `model` with the fixed root (run by the root).
- * Builder errors about the sizes are reported as the root's `counts`.
+ * The tree of `name` for `counts` under `model` with the fixed root (run by the root), for the
+ * operation `op` (the seed 001 trees predict child → parent for a gather, parent → child for a
+ * scatter; seed 004's are the same for both). Builder errors about the sizes are reported as
+ * the root's `counts`.
  */
-export function buildTree(name: TreeVariantName, counts: readonly number[], model: CostModel, root: number, rank: number): Tree {
+export function buildTree(name: TreeVariantName, counts: readonly number[], model: CostModel, root: number, rank: number, op: 'gatherv' | 'scatterv'): Tree {
   try {
     if (name === 'optimal') {
       return model.linear !== undefined ? optimalTree(counts, model, { root }).tree : optimalPairwiseTree(counts, model, { root }).tree;
     }
     if (name === 'binary') return optimalBinaryTree(counts, model, { root }).tree;
-    return twoBlockTree(counts, model, { root }).tree;
+    if (name === 'two-block') return twoBlockTree(counts, model, { root }).tree;
+    const algorithm = findTreeAlgorithm(name);
+    if (algorithm === undefined) throw new VcollError('INTERNAL', `no tree construction named ${name}`);
+    return algorithm.build(counts, model, { root, op: op === 'gatherv' ? 'gather' : 'scatter' }).tree;
   } catch (e) {
     if (e instanceof InvalidArgumentError && e.field.startsWith('sizes')) {
       throw new InvalidArgumentError(e.field.replace(/^sizes/, 'counts'), e.message.replace(/^invalid [^:]*: /, ''), { rank, cause: e });

@@ -21,6 +21,7 @@
  * their displacements, a vectored buffer when they are not contiguous — no staging).
  */
 import type { Communicator } from '../comm/communicator.js';
+import { findTreeAlgorithm } from '../trees/registry.js';
 import { ceilLog2 } from '../util/ceil-log.js';
 import { V_TAGS } from './defaults.js';
 import { blockView, rootLayout, sequencePlacement, type Placement } from './layout.js';
@@ -67,12 +68,12 @@ export async function binomialPlan(
 }
 
 /** This rank's schedule in the tree `name` the root builds for its counts. Collective; 2⌈log₂p⌉ rounds. */
-export async function rootTreePlan(input: VPlanInput, name: TreeVariantName): Promise<NodeSchedule> {
+export async function rootTreePlan(input: VPlanInput, name: TreeVariantName, op: 'gatherv' | 'scatterv'): Promise<NodeSchedule> {
   const { comm, root } = input;
   let encoded: EncodedSchedules | undefined;
   if (comm.rank === root) {
     const counts = input.counts as readonly number[];
-    encoded = encodeSchedules(buildTree(name, counts, input.model, root, comm.rank), counts);
+    encoded = encodeSchedules(buildTree(name, counts, input.model, root, comm.rank, op), counts);
   }
   const node = await distributeSchedules(comm, root, encoded, { fixed: V_TAGS.schedule, children: V_TAGS.scheduleChildren });
   checkOwnCount(comm, input.count, node);
@@ -102,6 +103,9 @@ function describe(name: 'binomial' | TreeVariantName, op: 'gatherv' | 'scatterv'
       return op === 'gatherv'
         ? 'TWO_Gatherv (seed 004 §5.2): binomial gathers over the small- and large-block ranks joined by one transfer; at most two distinct counts'
         : 'TWO_Scatterv (seed 004 §5.2): binomial scatters over the small- and large-block ranks joined by one transfer; at most two distinct counts';
+    default:
+      // the seed 001 trees of the tree registry, built for the operation at hand
+      return `${findTreeAlgorithm(name)?.description ?? name} (seed 001 §2), built by the root for the ${op === 'gatherv' ? 'gather' : 'scatter'}, ${schedules}`;
   }
 }
 
@@ -120,7 +124,7 @@ export function treeVariant<I extends VPlanInput>(
       const binomial = name === 'binomial';
       const node = binomial
         ? await binomialPlan(comm, input.root, input.counts, input.count, input.model.copyAll)
-        : await rootTreePlan(input, name);
+        : await rootTreePlan(input, name, op);
       const info = { algorithm: name, constructionRounds: (binomial ? 1 : 2) * ceilLog2(comm.size), height: node.height };
       return persistentPlan(comm, info, executor(input, node, tag));
     },

@@ -23,33 +23,17 @@
  *
  * The trees of seed 001 §2 for heterogeneous networks (`model-binomial-min`, `-max`,
  * `-guarded`, `traff`, `model-traff`, `model-traff-guarded`; src/trees/model-binomial.ts,
- * model-traff.ts) run the same way through `registryTreeVariant`: the root builds the tree of
+ * model-traff.ts) run the same way through `treeVariant`: the root builds the tree of
  * that name from the tree registry for its counts under options.model — for the operation
  * at hand, since the model-based trees predict child → parent for a gather and parent →
  * child for a scatter (O(p²) for the binomial mappings, O(p log² p) to O(p² log p) for
  * Träff) — and the schedules go out exactly as for `optimal` (2⌈log₂p⌉ rounds). Cost on the
  * simulator: exactly evaluate(tree, counts, model, op).time.
  */
-import { InvalidArgumentError } from '../../errors.js';
-import type { CostModel } from '../../model/cost-model.js';
-import { findTreeAlgorithm } from '../../trees/registry.js';
-import type { Tree } from '../../trees/tree.js';
-import { ceilLog2 } from '../../util/ceil-log.js';
-import { V_TAGS } from '../defaults.js';
 import { inOrder, selfCopy } from '../ports.js';
-import {
-  checkOwnCount,
-  distributeSchedules,
-  encodeSchedules,
-  expectStatus,
-  nextDataTag,
-  persistentPlan,
-  type EncodedSchedules,
-  type NodeSchedule,
-} from '../schedule.js';
-import { packedBuffer, rootPlacements, treeVariant, type TreeExecutor } from '../tree-exec.js';
-import type { ModelTreeAlgorithm, PersistentCollective } from '../types.js';
-import type { GathervPlanInput, GathervVariant, VPlanInput } from '../variant.js';
+import { expectStatus, type NodeSchedule } from '../schedule.js';
+import { packedBuffer, rootPlacements, treeVariant } from '../tree-exec.js';
+import type { GathervPlanInput, GathervVariant } from '../variant.js';
 
 /** The data phase of one rank in a gather tree; returns the function start() runs. */
 export function gatherExecutor(input: GathervPlanInput, node: NodeSchedule, tag: number): () => Promise<void> {
@@ -121,56 +105,9 @@ export const OPTIMAL_GATHERV: GathervVariant = treeVariant('optimal', 'gatherv',
 export const BINARY_GATHERV: GathervVariant = treeVariant('binary', 'gatherv', gatherExecutor);
 export const TWO_BLOCK_GATHERV: GathervVariant = treeVariant('two-block', 'gatherv', gatherExecutor);
 
-/**
- * The tree `name` of the tree registry for `counts` with the fixed root, built for `op` (run
- * by the root). Builder errors about the sizes are reported as the root's `counts`.
- */
-export function buildRegistryTree(name: ModelTreeAlgorithm, counts: readonly number[], model: CostModel, root: number, op: 'gatherv' | 'scatterv', rank: number): Tree {
-  const algorithm = findTreeAlgorithm(name);
-  if (algorithm === undefined) throw new InvalidArgumentError('algorithm', `no tree construction '${name}'`, { rank });
-  try {
-    return algorithm.build(counts, model, { root, op: op === 'gatherv' ? 'gather' : 'scatter' }).tree;
-  } catch (e) {
-    if (e instanceof InvalidArgumentError && e.field.startsWith('sizes')) {
-      throw new InvalidArgumentError(e.field.replace(/^sizes/, 'counts'), e.message.replace(/^invalid [^:]*: /, ''), { rank, cause: e });
-    }
-    throw e;
-  }
-}
-
-/**
- * The `op` variant that runs the registry's tree `name` with `executor`: the root builds the
- * tree for its counts under options.model and scatters the schedules (2⌈log₂p⌉ rounds, as
- * tree-exec.ts's treeVariant does for optimal, binary and two-block).
- */
-export function registryTreeVariant<I extends VPlanInput>(
-  name: ModelTreeAlgorithm,
-  op: 'gatherv' | 'scatterv',
-  executor: TreeExecutor<I>,
-): { readonly name: ModelTreeAlgorithm; readonly description: string; init(input: I): Promise<PersistentCollective> } {
-  const description = findTreeAlgorithm(name)?.description ?? name;
-  return {
-    name,
-    description: `${description} (seed 001 §2); built by the root for the ${op === 'gatherv' ? 'gather' : 'scatter'}, schedules scattered in 2⌈log₂p⌉ rounds`,
-    async init(input: I): Promise<PersistentCollective> {
-      const { comm, root } = input;
-      const tag = nextDataTag(comm, V_TAGS.dataFirst);
-      let encoded: EncodedSchedules | undefined;
-      if (comm.rank === root) {
-        const counts = input.counts as readonly number[];
-        encoded = encodeSchedules(buildRegistryTree(name, counts, input.model, root, op, comm.rank), counts);
-      }
-      const node = await distributeSchedules(comm, root, encoded, { fixed: V_TAGS.schedule, children: V_TAGS.scheduleChildren });
-      checkOwnCount(comm, input.count, node);
-      const info = { algorithm: name, constructionRounds: 2 * ceilLog2(comm.size), height: node.height };
-      return persistentPlan(comm, info, executor(input, node, tag));
-    },
-  };
-}
-
-export const MODEL_BINOMIAL_MIN_GATHERV: GathervVariant = registryTreeVariant('model-binomial-min', 'gatherv', gatherExecutor);
-export const MODEL_BINOMIAL_MAX_GATHERV: GathervVariant = registryTreeVariant('model-binomial-max', 'gatherv', gatherExecutor);
-export const MODEL_BINOMIAL_GUARDED_GATHERV: GathervVariant = registryTreeVariant('model-binomial-guarded', 'gatherv', gatherExecutor);
-export const TRAFF_GATHERV: GathervVariant = registryTreeVariant('traff', 'gatherv', gatherExecutor);
-export const MODEL_TRAFF_GATHERV: GathervVariant = registryTreeVariant('model-traff', 'gatherv', gatherExecutor);
-export const MODEL_TRAFF_GUARDED_GATHERV: GathervVariant = registryTreeVariant('model-traff-guarded', 'gatherv', gatherExecutor);
+export const MODEL_BINOMIAL_MIN_GATHERV: GathervVariant = treeVariant('model-binomial-min', 'gatherv', gatherExecutor);
+export const MODEL_BINOMIAL_MAX_GATHERV: GathervVariant = treeVariant('model-binomial-max', 'gatherv', gatherExecutor);
+export const MODEL_BINOMIAL_GUARDED_GATHERV: GathervVariant = treeVariant('model-binomial-guarded', 'gatherv', gatherExecutor);
+export const TRAFF_GATHERV: GathervVariant = treeVariant('traff', 'gatherv', gatherExecutor);
+export const MODEL_TRAFF_GATHERV: GathervVariant = treeVariant('model-traff', 'gatherv', gatherExecutor);
+export const MODEL_TRAFF_GUARDED_GATHERV: GathervVariant = treeVariant('model-traff-guarded', 'gatherv', gatherExecutor);

@@ -22,10 +22,9 @@
  *
  * The trees of seed 001 §2 (`model-binomial-min`, `-max`, `-guarded`, `traff`,
  * `model-traff`, `model-traff-guarded`) run the same way (gatherv/tree.ts,
- * registryTreeVariant): the root builds them for the scatter — the model-based ones predict
+ * treeVariant): the root builds them for the scatter — the model-based ones predict
  * parent → child here — and scatters the schedules in 2⌈log₂p⌉ rounds.
  */
-import { registryTreeVariant } from '../gatherv/tree.js';
 import { inOrder, selfCopy } from '../ports.js';
 import { expectStatus, type NodeSchedule } from '../schedule.js';
 import { packedBuffer, rootPlacements, treeVariant } from '../tree-exec.js';
@@ -115,9 +114,9 @@ function scatterSequence(
 export const OPTIMAL_SCATTERV: ScattervVariant = treeVariant('optimal', 'scatterv', scatterExecutor);
 export const BINARY_SCATTERV: ScattervVariant = treeVariant('binary', 'scatterv', scatterExecutor);
 export const TWO_BLOCK_SCATTERV: ScattervVariant = treeVariant('two-block', 'scatterv', scatterExecutor);
-export const MODEL_BINOMIAL_MIN_SCATTERV: ScattervVariant = registryTreeVariant('model-binomial-min', 'scatterv', scatterExecutor);
-export const MODEL_BINOMIAL_MAX_SCATTERV: ScattervVariant = registryTreeVariant('model-binomial-max', 'scatterv', scatterExecutor);
-export const MODEL_BINOMIAL_GUARDED_SCATTERV: ScattervVariant = registryTreeVariant('model-binomial-guarded', 'scatterv', scatterExecutor);
-export const TRAFF_SCATTERV: ScattervVariant = registryTreeVariant('traff', 'scatterv', scatterExecutor);
-export const MODEL_TRAFF_SCATTERV: ScattervVariant = registryTreeVariant('model-traff', 'scatterv', scatterExecutor);
-export const MODEL_TRAFF_GUARDED_SCATTERV: ScattervVariant = registryTreeVariant('model-traff-guarded', 'scatterv', scatterExecutor);
+export const MODEL_BINOMIAL_MIN_SCATTERV: ScattervVariant = treeVariant('model-binomial-min', 'scatterv', scatterExecutor);
+export const MODEL_BINOMIAL_MAX_SCATTERV: ScattervVariant = treeVariant('model-binomial-max', 'scatterv', scatterExecutor);
+export const MODEL_BINOMIAL_GUARDED_SCATTERV: ScattervVariant = treeVariant('model-binomial-guarded', 'scatterv', scatterExecutor);
+export const TRAFF_SCATTERV: ScattervVariant = treeVariant('traff', 'scatterv', scatterExecutor);
+export const MODEL_TRAFF_SCATTERV: ScattervVariant = treeVariant('model-traff', 'scatterv', scatterExecutor);
+export const MODEL_TRAFF_GUARDED_SCATTERV: ScattervVariant = treeVariant('model-traff-guarded', 'scatterv', scatterExecutor);
