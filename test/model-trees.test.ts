@@ -8,14 +8,12 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { gathervInit, scattervInit } from '../src/collectives/index.js';
 import type { VAlgorithm } from '../src/collectives/types.js';
 import { MODEL_TREE_ALGORITHMS } from '../src/collectives/types.js';
+import { runTreeOnSim } from '../src/bench/platform-run.js';
 import { grid5000Platform, hclPlatform, proportionalBlocks, type Platform } from '../src/bench/platforms.js';
-import type { Communicator } from '../src/comm/communicator.js';
 import { InvalidArgumentError } from '../src/errors.js';
 import { linearModel, pairwiseModel } from '../src/model/cost-model.js';
-import { runSim } from '../src/transports/sim/index.js';
 import { obliviousBinomialTree, obliviousTreeFor } from '../src/trees/binomial.js';
 import { evaluate, type Operation } from '../src/trees/evaluate.js';
 import { modelBinomialTree } from '../src/trees/model-binomial.js';
@@ -371,53 +369,11 @@ describe('platforms (seed 001 §3)', () => {
 // ---------------------------------------------------------------------------------------
 // On the simulator
 
-const pattern = (rank: number, i: number): number => (rank * 131 + i * 7 + 11) & 0xff;
-
-/** Plans `algorithm`, syncs the clocks, times one start (slowest rank), then checks every byte. */
+/** Plans `algorithm`, syncs the clocks, times one start (slowest rank), and checks every byte arrived. */
 async function runOnSim(op: 'gatherv' | 'scatterv', algorithm: VAlgorithm, platform: Platform, root: number): Promise<number> {
-  const { p, sizes: counts, model } = platform;
-  const displs: number[] = [];
-  let at = 0;
-  for (const c of counts) {
-    displs.push(at);
-    at += c;
-  }
-  const res = await runSim(
-    p,
-    async (comm: Communicator) => {
-      const me = comm.rank;
-      const mine = Uint8Array.from({ length: counts[me] }, (_, i) => pattern(me, i));
-      let out: Uint8Array;
-      let plan;
-      if (op === 'gatherv') {
-        out = new Uint8Array(me === root ? at : 0);
-        plan = await gathervInit(comm, me === root ? { root, send: mine, recv: out, counts } : { root, send: mine }, { algorithm, model });
-      } else {
-        out = new Uint8Array(counts[me]);
-        let all = new Uint8Array(0);
-        if (me === root) {
-          all = new Uint8Array(at);
-          for (let r = 0; r < p; r++) for (let i = 0; i < counts[r]; i++) all[displs[r] + i] = pattern(r, i);
-        }
-        plan = await scattervInit(comm, me === root ? { root, recv: out, send: all, counts } : { root, recv: out }, { algorithm, model });
-      }
-      const clock = comm.clock!;
-      await clock.sync();
-      const t0 = clock.now();
-      await plan.start();
-      const time = clock.now() - t0;
-      let ok = true;
-      if (op === 'scatterv') {
-        for (let i = 0; i < counts[me]; i++) if (out[i] !== pattern(me, i)) ok = false;
-      } else if (me === root) {
-        for (let r = 0; r < p; r++) for (let i = 0; i < counts[r]; i++) if (out[displs[r] + i] !== pattern(r, i)) ok = false;
-      }
-      return { time, ok };
-    },
-    { model },
-  );
-  for (const r of res.results) expect(r.ok).toBe(true);
-  return Math.max(...res.results.map((r) => r.time));
+  const { time, ok } = await runTreeOnSim(op, algorithm, platform, root);
+  expect(ok, `${op} ${algorithm} root ${root}`).toBe(true);
+  return time;
 }
 
 describe('gatherv and scatterv run the seed 001 trees on the simulator: right bytes, exactly evaluate’s time', () => {

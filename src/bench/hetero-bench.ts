@@ -19,15 +19,13 @@
 import Table from 'cli-table3';
 import { Command } from 'commander';
 import { parseIntegerOption } from '../cli/options.js';
-import { gathervInit, scattervInit } from '../collectives/index.js';
-import type { ModelTreeAlgorithm, PersistentCollective } from '../collectives/types.js';
-import type { Communicator } from '../comm/communicator.js';
-import { runSim } from '../transports/sim/index.js';
+import type { ModelTreeAlgorithm } from '../collectives/types.js';
 import { obliviousBinomialTree } from '../trees/binomial.js';
 import { evaluate, type Operation } from '../trees/evaluate.js';
 import { modelBinomialTree } from '../trees/model-binomial.js';
 import { traffTree } from '../trees/model-traff.js';
 import { findTreeAlgorithm } from '../trees/registry.js';
+import { runTreeOnSim } from './platform-run.js';
 import { grid5000Platform, hclPlatform, type Platform } from './platforms.js';
 
 interface Setting {
@@ -120,51 +118,6 @@ function modelTables(totals: readonly number[], rootSpec: string, seed: number):
   return overall;
 }
 
-/** One run on the simulator: the data phase's virtual time (slowest rank) and whether every byte arrived. */
-async function simRun(op: 'gatherv' | 'scatterv', algorithm: ModelTreeAlgorithm | 'binomial', pl: Platform, root: number): Promise<{ time: number; ok: boolean }> {
-  const { p, sizes: counts, model } = pl;
-  const displs: number[] = [];
-  let at = 0;
-  for (const c of counts) {
-    displs.push(at);
-    at += c;
-  }
-  const byte = (rank: number, i: number): number => (rank * 131 + i * 7 + 11) & 0xff;
-  const res = await runSim(
-    p,
-    async (comm: Communicator) => {
-      const me = comm.rank;
-      const mine = Uint8Array.from({ length: counts[me] }, (_, i) => byte(me, i));
-      let out: Uint8Array;
-      let plan: PersistentCollective;
-      if (op === 'gatherv') {
-        out = new Uint8Array(me === root ? at : 0);
-        plan = await gathervInit(comm, me === root ? { root, send: mine, recv: out, counts } : { root, send: mine }, { algorithm, model });
-      } else {
-        out = new Uint8Array(counts[me]);
-        const all = new Uint8Array(me === root ? at : 0);
-        if (me === root) for (let r = 0; r < p; r++) for (let i = 0; i < counts[r]; i++) all[displs[r] + i] = byte(r, i);
-        plan = await scattervInit(comm, me === root ? { root, recv: out, send: all, counts } : { root, recv: out }, { algorithm, model });
-      }
-      const clock = comm.clock;
-      if (clock === undefined) throw new Error('the simulator communicator has no clock');
-      await clock.sync();
-      const t0 = clock.now();
-      await plan.start();
-      const time = clock.now() - t0;
-      let ok = true;
-      if (op === 'scatterv') {
-        for (let i = 0; i < counts[me]; i++) if (out[i] !== byte(me, i)) ok = false;
-      } else if (me === root) {
-        for (let r = 0; r < p; r++) for (let i = 0; i < counts[r]; i++) if (out[displs[r] + i] !== byte(r, i)) ok = false;
-      }
-      return { time, ok };
-    },
-    { model },
-  );
-  return { time: Math.max(...res.results.map((r) => r.time)), ok: res.results.every((r) => r.ok) };
-}
-
 async function simCheck(total: number, nRoots: number, seed: number): Promise<boolean> {
   const algorithms: (ModelTreeAlgorithm | 'binomial')[] = ['binomial', 'traff', ...PAIRS.map((x) => x.model)];
   let runs = 0;
@@ -179,7 +132,7 @@ async function simCheck(total: number, nRoots: number, seed: number): Promise<bo
             algorithm === 'binomial'
               ? treeTime('binomial', pl, root, treeOp)
               : evaluate((findTreeAlgorithm(algorithm) as NonNullable<ReturnType<typeof findTreeAlgorithm>>).build(pl.sizes, pl.model, { root, op: treeOp }).tree, pl.sizes, pl.model, treeOp).time;
-          const got = await simRun(op, algorithm, pl, root);
+          const got = await runTreeOnSim(op, algorithm, pl, root);
           runs++;
           if (!got.ok || got.time !== want) {
             bad++;

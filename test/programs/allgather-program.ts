@@ -12,8 +12,9 @@ import {
   type AllgatherAlgorithm,
   type AllgathervAlgorithm,
 } from '../../src/collectives/allgather/index.js';
+import { blockOf, SENTINEL } from '../helpers/blocks.js';
 
-export const SENTINEL = 0xee;
+export { blockOf, displsOf, expectedRecv, SENTINEL } from '../helpers/blocks.js';
 
 export interface AgCase {
   /** 'allgather': the regular API (counts all equal, default displs); 'allgatherv': the v API; 'variant': ALLGATHER_VARIANTS row run on the v input. */
@@ -27,29 +28,6 @@ export interface AgCase {
   readonly seed: number;
 }
 
-/** Rank r's block of n bytes (never the sentinel). */
-export function blockOf(r: number, n: number, seed: number): Uint8Array {
-  return Uint8Array.from({ length: n }, (_, j) => (r * 131 + j * 7 + seed * 17 + 1) % 211);
-}
-
-/** Element displacements in use (default: prefix sums). */
-export function displsOf(c: AgCase): number[] {
-  if (c.displs !== undefined) return [...c.displs];
-  let at = 0;
-  return c.counts.map((n) => {
-    const d = at;
-    at += n;
-    return d;
-  });
-}
-
-/** What every rank's recv must hold afterwards. */
-export function expectedRecv(c: AgCase): Uint8Array {
-  const out = new Uint8Array(c.recvBytes).fill(SENTINEL);
-  const d = displsOf(c);
-  c.counts.forEach((n, r) => out.set(blockOf(r, n * c.unitBytes, c.seed), d[r] * c.unitBytes));
-  return out;
-}
 
 /** One rank's part of a case; resolves with its recv. */
 export async function runCaseRank(comm: Communicator, c: AgCase): Promise<Uint8Array> {

@@ -12,8 +12,9 @@ import {
   type HierarchicalVariantName,
 } from '../../src/collectives/hierarchical/index.js';
 import { int } from '../helpers/random.js';
+import { blockOf, expectedRecv, SENTINEL } from '../helpers/blocks.js';
 
-export const SENTINEL = 0xee;
+export { blockOf, displsOf, expectedRecv, SENTINEL } from '../helpers/blocks.js';
 
 export interface HierCase {
   readonly op: 'gather' | 'gatherv';
@@ -62,28 +63,6 @@ export function placementOf(kind: Placement, p: number, n: number, rnd: () => nu
   return out;
 }
 
-/** Rank r's block of n bytes (never the sentinel). */
-export function blockOf(r: number, n: number, seed: number): Uint8Array {
-  return Uint8Array.from({ length: n }, (_, j) => (r * 131 + j * 7 + seed * 17 + 1) % 211);
-}
-
-export function displsOf(c: HierCase): number[] {
-  if (c.displs !== undefined) return [...c.displs];
-  let at = 0;
-  return c.counts.map((n) => {
-    const d = at;
-    at += n;
-    return d;
-  });
-}
-
-/** What the root's recv must hold afterwards. */
-export function expectedRecv(c: HierCase): Uint8Array {
-  const out = new Uint8Array(c.recvBytes).fill(SENTINEL);
-  const d = displsOf(c);
-  c.counts.forEach((n, r) => out.set(blockOf(r, n * c.unitBytes, c.seed), d[r] * c.unitBytes));
-  return out;
-}
 
 /** A gatherv case: counts (zeros included) and displacements (prefix sums, gaps, or permuted with gaps). */
 export function gathervCase(
