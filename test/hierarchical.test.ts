@@ -378,3 +378,22 @@ describe('hierarchical gather and gatherv on worker threads with virtual nodes',
     }
   }, 60_000);
 });
+
+describe('zero-copy placement: the root receives through a layout (seed 002 §6)', () => {
+  it('a message of equal blocks is an indexed-block layout at the ranks′ displacements, unequal ones indexed; the views cover exactly the blocks', async () => {
+    const { messageLayout } = await import('../src/collectives/hierarchical/root-target.js');
+    const { runs } = await import('../src/layout/index.js');
+    const layout = { counts: [3, 3, 3, 3, 0, 2], displs: [9, 0, 3, 20, 30, 6], unitBytes: 1 };
+    const equal = messageLayout(layout, [3, 0, 2]);
+    expect(equal.kind).toBe('indexedBlock');
+    expect(equal.size).toBe(9);
+    const r = runs(equal, 0, equal.size);
+    expect([...r.offsets]).toEqual([20, 9, 3]);
+    expect([...r.lengths]).toEqual([3, 3, 3]);
+    const mixed = messageLayout(layout, [5, 4, 1]);
+    expect(mixed.kind).toBe('indexed');
+    const m = runs(mixed, 0, mixed.size);
+    expect([...m.offsets]).toEqual([6, 0]); // rank 4's empty block dropped
+    expect([...m.lengths]).toEqual([2, 3]);
+  });
+});

@@ -4,11 +4,13 @@
  * of the root's node in local order, or the nodes of a bridge range node by node, each in
  * local order: the node-sorted order π of seed 002 Fig. 2).
  *
- * - zero-copy (seed 002 §6, Fig. 6): the message is received straight into `recv` through the
- *   blocks' views at their displacements (collectives/layout.ts `sequencePlacement`: an
- *   indexed-block layout for gather, an indexed one for gatherv; adjacent blocks merged, one
- *   view when they are contiguous). The root copies exactly one thing: its own block, from
- *   `send` to its place in `recv` (γ·m_root), overlapped with the first receives.
+ * - zero-copy (seed 002 §6, Fig. 6): the message is received straight into `recv` through a
+ *   layout (src/layout/) under the element-count semantics: the message's elements are the
+ *   first `count` elements of an indexed-block layout whose block j sits at the displacement
+ *   of the message's j-th rank (gather, and any message whose blocks are equal), or of an
+ *   indexed layout (gatherv); `views` turns it into the vectored receive (adjacent blocks
+ *   merged, one view when they are contiguous). The root copies exactly one thing: its own
+ *   block, from `send` to its place in `recv` (γ·m_root), overlapped with the first receives.
  * - reorder (seed 002 Fig. 1, Fig. 2, §4: what MPI allows): the messages land back to back
  *   in a contiguous intermediate buffer in node order (the root's own block left out); after
  *   the last receive the root copies every other rank's block from there to its place in
@@ -19,7 +21,8 @@
  */
 import type { Communicator } from '../../comm/communicator.js';
 import { VcollError } from '../../errors.js';
-import { blockView, sequencePlacement, type BlockLayout, type Placement } from '../layout.js';
+import { indexed, indexedBlock, views, type Layout } from '../../layout/index.js';
+import { blockView, type BlockLayout, type Placement } from '../layout.js';
 import type { NodeStructure } from './structure.js';
 
 export interface RootTarget {
@@ -46,9 +49,32 @@ function copyOwn(t: TargetInput): void {
   if (own.length > 0) t.comm.copy(own, t.send);
 }
 
+/**
+ * The root's receive layout for a message holding the blocks of `ranks` in that order (seed
+ * 002 Fig. 6's roottype, per message): indexed-block when the blocks are equal, else indexed.
+ */
+export function messageLayout(layout: BlockLayout, ranks: ArrayLike<number>): Layout {
+  const n = ranks.length;
+  const displs = new Float64Array(n);
+  const lengths = new Float64Array(n);
+  let equal = true;
+  for (let j = 0; j < n; j++) {
+    displs[j] = layout.displs[ranks[j]];
+    lengths[j] = layout.counts[ranks[j]];
+    if (lengths[j] !== lengths[0]) equal = false;
+  }
+  return equal ? indexedBlock(n > 0 ? lengths[0] : 0, displs) : indexed(lengths, displs);
+}
+
 export function zeroCopyTarget(t: TargetInput): RootTarget {
+  const u = t.layout.unitBytes;
   return {
-    place: (ranks) => sequencePlacement(t.recv, t.layout, ranks),
+    place: (ranks) => {
+      const l = messageLayout(t.layout, ranks);
+      const buffer = views(l, t.recv, 0, l.size, u);
+      const bytes = l.size * u;
+      return { buffer, bytes, segments: Array.isArray(buffer) ? buffer.length : bytes > 0 ? 1 : 0 };
+    },
     copyOwn: () => copyOwn(t),
     finish: () => {},
   };
