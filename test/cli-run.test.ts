@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -293,5 +293,43 @@ describe('vcoll run in process (simulator)', () => {
     expect(plan.repTimes).toEqual([plan.time, plan.time]);
     expect((plan.planMessages ?? 0) + plan.messages).toBe(once.messages);
     expect(plan.simTotalMessages).toBe((plan.planMessages ?? 0) + 2 * plan.messages);
+  });
+});
+
+describe('vcoll run --model-file', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'vcoll-run-model-'));
+  const p = 6;
+  // two "sites": ranks 0–2 and 3–5, a slow link between them
+  const alpha = Array.from({ length: p }, (_, i) => Array.from({ length: p }, (_, j) => (i === j ? 0 : (i < 3) === (j < 3) ? 10 : 400)));
+  const beta = Array.from({ length: p }, (_, i) => Array.from({ length: p }, (_, j) => (i === j ? 0 : (i < 3) === (j < 3) ? 1 : 8)));
+  const file = join(dir, 'pairwise.json');
+  writeFileSync(file, JSON.stringify({ format: 'vcoll-cost-model', version: 1, kind: 'pairwise', ports: 1, copyAll: false, alpha, beta, gamma: 0 }));
+
+  it('the simulator charges the file′s per-pair model, the trees are built for it, and the run takes exactly the prediction', async () => {
+    for (const algorithm of ['model-binomial-guarded', 'model-traff-guarded', 'optimal', 'binomial'] as const) {
+      for (const op of ['gatherv', 'scatterv'] as const) {
+        const out = sink();
+        const r = await runRun({ ...defaults, p, op, algorithm, modelFile: file, persistent: true, format: 'json' }, out.stream); // persistent: the data phase alone is timed
+        expect(r.verified, `${algorithm} ${op}`).toBe(true);
+        expect(r.modelKind).toBe('pairwise');
+        expect(r.time, `${algorithm} ${op}`).toBe(r.predicted);
+      }
+    }
+    // the per-pair model matters: the same run under the linear defaults takes another time
+    const linear = await runRun({ ...defaults, p, algorithm: 'binomial', format: 'json' }, sink().stream);
+    const pairwise = await runRun({ ...defaults, p, algorithm: 'binomial', modelFile: file, format: 'json' }, sink().stream);
+    expect(pairwise.time).not.toBe(linear.time);
+  });
+
+  it('a model for another p, --calibrate with it, or a missing file exit with status 2 naming the option', () => {
+    for (const [args, re] of [
+      [['run', '--p', '4', '--model-file', file], /--model-file/],
+      [['run', '--transport', 'threads', '--p', '6', '--calibrate', '--model-file', file], /--calibrate/],
+      [['run', '--model-file', join(dir, 'missing.json')], /--model-file/],
+    ] as const) {
+      const r = vcoll([...args]);
+      expect(r.status, args.join(' ')).toBe(2);
+      expect(r.stderr).toMatch(re);
+    }
   });
 });

@@ -86,6 +86,7 @@ export function buildProgram(): Command {
     .option('--format <fmt>', 'json | table', parseChoice('format', ['json', 'table'] as const), 'table')
     .option('--trace <file>', 'sim: write the trace (every message and copy: from, to, bytes, start, end) as JSON')
     .option('--calibrate', 'threads: measure α, β, γ and the round latency first and use them (µs) for the trees and auto', false)
+    .option('--model-file <json>', 'a cost model JSON file (vcoll estimate, or hand-written: linear, pairwise, hierarchical) instead of --alpha/--beta/--gamma/--ports')
     .exitOverride()
     .action(async (opts: RunCommandOptions) => {
       // loaded on demand: the transports and collectives are not needed by the other commands

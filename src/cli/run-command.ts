@@ -11,6 +11,7 @@ import { CommunicationError, InvalidArgumentError } from '../errors.js';
 import { runCase, type RunReport } from '../run/job.js';
 import { validateCase, type RunCase, type TransportName, type VOperation } from '../run/spec.js';
 import type { SimTrace } from '../transports/sim/index.js';
+import { readModelFile } from './model-file.js';
 
 export interface RunCommandOptions {
   transport: TransportName;
@@ -36,6 +37,8 @@ export interface RunCommandOptions {
   trace?: string;
   /** Threads only: calibrate α, β, γ and the round latency on the threads first. */
   calibrate?: boolean;
+  /** A cost model JSON file (vcoll estimate, or hand-written) instead of --alpha/--beta/--gamma/--ports. */
+  modelFile?: string;
 }
 
 /** The case the options describe (validated; errors name the option). */
@@ -54,6 +57,7 @@ export function caseFromOptions(opts: RunCommandOptions): RunCase {
     reps: opts.reps,
     // the simulator is deterministic: no warm-up needed; threads warm up once
     warmup: opts.warmup ?? (opts.transport === 'threads' ? 1 : 0),
+    ...(opts.modelFile !== undefined ? { modelSpec: readModelFile(opts.modelFile, '--model-file').spec } : {}),
   };
   return validateCase(opts.p, c, '--');
 }
@@ -73,7 +77,12 @@ export function formatRunTable(r: RunReport): string {
     ['blocks', `${r.dist}, b = ${r.b}, Σ = ${r.size} elements of ${r.unitBytes} B`],
     ['verified', r.verified ? 'yes' : `NO: ${r.mismatches.join('; ')}`],
     ['time', `${formatTime(r)}${r.reps > 1 ? ` (min of ${r.reps})` : ''}`],
-    ['predicted', `${num(r.predicted)} (model: α=${num(r.model.alpha)}, β=${num(r.model.beta)}, γ=${num(r.model.gamma)} per element${r.model.ports !== undefined ? `, ${r.model.ports} ports` : ''})`],
+    [
+      'predicted',
+      r.modelKind !== undefined
+        ? `${num(r.predicted)} (${r.modelKind} model from --model-file)`
+        : `${num(r.predicted)} (model: α=${num(r.model.alpha)}, β=${num(r.model.beta)}, γ=${num(r.model.gamma)} per element${r.model.ports !== undefined ? `, ${r.model.ports} ports` : ''})`,
+    ],
     ['messages, bytes', `${r.messages}, ${r.bytes}`],
     ['rounds', `${r.rounds} (construction ${r.constructionRounds} + height ${r.height})`],
   ];
@@ -90,6 +99,7 @@ export async function runRun(opts: RunCommandOptions, out: NodeJS.WritableStream
     if (opts.trace !== undefined && opts.transport !== 'sim') throw new InvalidArgumentError('--trace', 'only with --transport sim');
     if (opts.calibrate === true && opts.transport !== 'threads') throw new InvalidArgumentError('--calibrate', 'only with --transport threads');
     if (opts.calibrate === true && opts.p < 2) throw new InvalidArgumentError('--calibrate', 'needs --p 2 or more');
+    if (opts.calibrate === true && opts.modelFile !== undefined) throw new InvalidArgumentError('--calibrate', 'replaces the model: give --model-file or --calibrate, not both');
     const file = opts.trace;
     report = await runCase(opts.transport, opts.p, c, {
       ...(file !== undefined ? { onTrace: (t: SimTrace) => writeFileSync(file, `${JSON.stringify(t)}\n`) } : {}),

@@ -8,13 +8,12 @@
 import { blockSizes } from '../bench/distributions.js';
 import type { VAlgorithm } from '../collectives/types.js';
 import { InvalidArgumentError } from '../errors.js';
-import { linearModel } from '../model/cost-model.js';
 import { runSim, type SimTrace } from '../transports/sim/index.js';
 import { runThreads, type RunThreadsOptions } from '../transports/threads/index.js';
 import type { Calibration, CalibrationOptions } from './calibrate.js';
 import { predictTime } from './predict.js';
 import { VIRTUAL_TIMER, runCaseOnRank, type RankCaseResult } from './rank.js';
-import { validateCase, type RunCase, type TransportName, type VOperation } from './spec.js';
+import { caseModel, validateCase, type RunCase, type TransportName, type VOperation } from './spec.js';
 import { calibratedCase, type ThreadsJobArgs, type ThreadsJobRankResult } from './threads-program.js';
 
 /** The result of one case: the JSON object `vcoll run --format json` prints. */
@@ -45,8 +44,10 @@ export interface RunReport {
   readonly size: number;
   readonly persistent: boolean;
   readonly reps: number;
-  /** α, β, γ per element of the model the trees were built with. */
+  /** α, β, γ per element of the model the trees were built with (unused when modelKind is set). */
   readonly model: RunCase['model'];
+  /** Set when the case's model came as data (`--model-file`): its kind; it replaced `model`. */
+  readonly modelKind?: 'linear' | 'pairwise' | 'hierarchical';
   /**
    * The evaluator's time for the data-phase tree in that model (its units: µs when
    * calibrated), plus roundLatency per level of the tree when the case has one.
@@ -73,7 +74,7 @@ export function summarize(transport: TransportName, p: number, c: RunCase, ranks
   const info = rootResult.info;
   const repTimes = rootResult.times.map((_, j) => Math.max(...ranks.map((r) => r.times[j])));
   const sizes = blockSizes(c.dist, { p, b: c.b, rho: c.rho, seed: c.seed });
-  const model = linearModel(c.model);
+  const model = caseModel(c);
   const mismatches = ranks.flatMap((r) => (r.mismatch === undefined ? [] : [r.mismatch])).slice(0, 8);
   const sum = (f: (r: RankCaseResult) => number): number => ranks.reduce((a, r) => a + f(r), 0);
   return {
@@ -98,6 +99,7 @@ export function summarize(transport: TransportName, p: number, c: RunCase, ranks
     persistent: c.persistent,
     reps: c.reps,
     model: c.model,
+    ...(c.modelSpec !== undefined ? { modelKind: c.modelSpec.kind } : {}),
     ...(c.roundLatency !== undefined ? { roundLatency: c.roundLatency } : {}),
     predicted: predictTime(info.algorithm, c.op, sizes, model, c.root, c.roundLatency ?? 0),
     repTimes,
@@ -121,7 +123,7 @@ export interface SimRunOptions {
 export async function runOnSim(p: number, c: RunCase, options: SimRunOptions = {}): Promise<RunReport> {
   validateCase(p, c);
   const sim = await runSim(p, (comm) => runCaseOnRank(comm, c, VIRTUAL_TIMER), {
-    model: linearModel(c.model),
+    model: caseModel(c),
     unitBytes: c.unitBytes,
     trace: options.onTrace !== undefined,
   });

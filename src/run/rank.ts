@@ -11,10 +11,9 @@ import { gatherv, gathervInit, scatterv, scattervInit } from '../collectives/ind
 import type { Communicator } from '../comm/communicator.js';
 import type { CollectiveInfo, CollectiveOptions, GathervArgs, ScattervArgs } from '../collectives/types.js';
 import { CommunicationError } from '../errors.js';
-import { linearModel } from '../model/cost-model.js';
 import { CountingCommunicator } from './counting.js';
 import { blockOf, firstMismatch, fullBuffer, poison, prefixDispls } from './data.js';
-import type { RunCase } from './spec.js';
+import { caseModel, type RunCase } from './spec.js';
 
 /** How a rank synchronises with the others before an execution and reads its clock. */
 export interface RankTimer {
@@ -79,7 +78,7 @@ export async function runCaseOnRank(comm: Communicator, c: RunCase, timer: RankT
   const counts = blockSizes(c.dist, { p, b: c.b, rho: c.rho, seed: c.seed });
   const u = c.unitBytes;
   const counting = new CountingCommunicator(comm);
-  const options: CollectiveOptions = { algorithm: c.algorithm, model: linearModel(c.model), auto: { roundLatency: c.roundLatency ?? 0 } };
+  const options: CollectiveOptions = { algorithm: c.algorithm, model: caseModel(c), auto: { roundLatency: c.roundLatency ?? 0 } };
   const mine = blockOf(me, counts[me], u);
 
   let makeExecution: (persistentStart?: () => Promise<void>, info?: CollectiveInfo) => Execution;

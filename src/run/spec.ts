@@ -7,6 +7,8 @@
 import { DISTRIBUTIONS, parseDistribution, type DistributionName } from '../bench/distributions.js';
 import { V_ALGORITHMS, type VAlgorithm } from '../collectives/types.js';
 import { InvalidArgumentError } from '../errors.js';
+import { linearModel, type CostModel } from '../model/cost-model.js';
+import { modelFromSpec, type CostModelSpec } from '../model/model-json.js';
 
 export type VOperation = 'gatherv' | 'scatterv';
 export const V_OPERATIONS: readonly VOperation[] = ['gatherv', 'scatterv'];
@@ -47,6 +49,12 @@ export interface RunCase {
   readonly unitBytes: number;
   /** α, β, γ per element: the model trees are built for (and the simulator's). */
   readonly model: LinearParamsInput;
+  /**
+   * A cost model given as data instead (src/model/model-json.ts: linear, pairwise or
+   * hierarchical, per element; `vcoll run --model-file`): when present it replaces `model` for
+   * the trees, the simulator and the prediction. Plain data, so it reaches worker threads.
+   */
+  readonly modelSpec?: CostModelSpec;
   /**
    * Per dependent communication round beyond α (model units; default 0): auto's
    * CollectiveOptions.auto.roundLatency, and added per level of the data-phase tree to the
@@ -91,6 +99,11 @@ function nonNegative(field: string, x: unknown): number {
 }
 
 /** Validates a case for p ranks; `prefix` names fields as the caller spells them (e.g. "--"). */
+/** The case's cost model: its modelSpec when given, else the linear α, β, γ. */
+export function caseModel(c: RunCase): CostModel {
+  return c.modelSpec !== undefined ? modelFromSpec(c.modelSpec) : linearModel(c.model);
+}
+
 export function validateCase(p: number, c: RunCase, prefix = ''): RunCase {
   integerIn(`${prefix}p`, p, 1);
   if (!V_OPERATIONS.includes(c.op)) {
@@ -111,6 +124,10 @@ export function validateCase(p: number, c: RunCase, prefix = ''): RunCase {
   nonNegative(`${prefix}beta`, c.model.beta);
   nonNegative(`${prefix}gamma`, c.model.gamma);
   if (c.model.ports !== undefined) integerIn(`${prefix}ports`, c.model.ports, 1, 64);
+  if (c.modelSpec !== undefined) {
+    const m = modelFromSpec(c.modelSpec);
+    if (m.size !== undefined && m.size !== p) throw new InvalidArgumentError(`${prefix}model-file`, `defines ${m.size} ranks, the run has ${p}`);
+  }
   if (c.roundLatency !== undefined) nonNegative(`${prefix}round-latency`, c.roundLatency);
   integerIn(`${prefix}reps`, c.reps, 1);
   integerIn(`${prefix}warmup`, c.warmup, 0);
