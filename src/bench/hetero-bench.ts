@@ -18,7 +18,7 @@
  */
 import Table from 'cli-table3';
 import { Command } from 'commander';
-import { parseIntegerOption } from '../cli/options.js';
+import { parseIntegerListOption, parseIntegerOption } from '../cli/options.js';
 import type { ModelTreeAlgorithm } from '../collectives/types.js';
 import { obliviousBinomialTree } from '../trees/binomial.js';
 import { evaluate, type Operation } from '../trees/evaluate.js';
@@ -152,7 +152,7 @@ async function simCheck(total: number, nRoots: number, seed: number): Promise<bo
 async function main(): Promise<void> {
   const program = new Command()
     .name('bench:hetero')
-    .option('--totals <list>', 'total sizes in bytes', (v) => v.split(',').map((s) => parseIntegerOption('totals', 1)(s.trim())), [1 << 16, 1 << 20, 1 << 24])
+    .option('--totals <list>', 'total sizes in bytes', parseIntegerListOption('totals', 1), [1 << 16, 1 << 20, 1 << 24])
     .option('--roots <all|n>', "every root ('all') or n evenly spaced roots", 'all')
     .option('--seed <n>', 'platform seed', parseIntegerOption('seed', 0), 1)
     .option('--sim-roots <n>', 'roots per platform run on the simulator', parseIntegerOption('sim-roots', 1), 2)

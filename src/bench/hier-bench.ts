@@ -33,7 +33,7 @@ import { isMainThread } from 'node:worker_threads';
 import Table from 'cli-table3';
 import { Command } from 'commander';
 import prand from 'pure-rand';
-import { parseIntegerOption, parseNumberOption } from '../cli/options.js';
+import { parseIntegerListOption, parseIntegerOption, parseNumberOption } from '../cli/options.js';
 import { barrier } from '../collectives/basic/barrier.js';
 import {
   hierarchicalGather,
@@ -300,10 +300,6 @@ async function threadsPart(o: BenchOptions): Promise<boolean> {
   return rows.every((r) => r.verified);
 }
 
-function intList(name: string, min: number): (v: string) => number[] {
-  return (v) => v.split(',').map((s) => parseIntegerOption(name, min)(s.trim()));
-}
-
 function layouts(v: string): [number, number][] {
   return v.split(',').map((s) => {
     const m = /^(\d+)x(\d+)$/.exec(s.trim());
@@ -319,12 +315,12 @@ async function main(): Promise<void> {
     .option('--no-threads', 'skip the worker-threads part')
     .option('--nodes <n>', 'simulator: nodes', parseIntegerOption('nodes', 1), 36)
     .option('--per-node <n>', 'simulator: ranks per node', parseIntegerOption('per-node', 1), 16)
-    .option('--sim-sizes <list>', 'simulator: bytes per rank (gatherv: mean)', intList('sim-sizes', 0), [8, 64, 512, 4096, 32768])
+    .option('--sim-sizes <list>', 'simulator: bytes per rank (gatherv: mean)', parseIntegerListOption('sim-sizes', 0), [8, 64, 512, 4096, 32768])
     .option('--threads-layouts <list>', 'threads: NxM virtual nodes (comma list)', layouts, [
       [4, 2],
       [2, 4],
     ])
-    .option('--threads-sizes <list>', 'threads: bytes per rank (gatherv: mean)', intList('threads-sizes', 0), [1024, 65536])
+    .option('--threads-sizes <list>', 'threads: bytes per rank (gatherv: mean)', parseIntegerListOption('threads-sizes', 0), [1024, 65536])
     .option('--reps <n>', 'threads: timed calls per variant', parseIntegerOption('reps', 1), 20)
     .option('--warmup <n>', 'threads: untimed calls per variant', parseIntegerOption('warmup', 0), 3)
     .option('--root <r>', 'root rank', parseIntegerOption('root', 0), 0)

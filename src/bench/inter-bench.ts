@@ -20,7 +20,7 @@
 import cliProgress from 'cli-progress';
 import Table from 'cli-table3';
 import { Command } from 'commander';
-import { parseIntegerOption, parseNumberOption } from '../cli/options.js';
+import { parseIntegerListOption, parseIntegerOption, parseNumberOption } from '../cli/options.js';
 import { INTER_SWEEP } from '../cli/inter-command.js';
 import { INTER_SETTINGS, interSetting, PAPER_RATIOS, type InterSettingNumber } from '../run/inter-settings.js';
 import { runInter, type InterReport, type InterTransport } from '../run/inter.js';
@@ -36,10 +36,6 @@ interface BenchOptions {
   warmup: number;
   alpha: number;
   beta: number;
-}
-
-function intList(name: string, min: number): (v: string) => number[] {
-  return (v) => v.split(',').map((s) => parseIntegerOption(name, min)(s.trim()));
 }
 
 const total = (xs: readonly number[]): number => xs.reduce((a, x) => a + x, 0);
@@ -140,10 +136,10 @@ const program = new Command()
   .name('bench:inter')
   .option('--no-threads', 'skip the worker-threads part')
   .option('--no-sim', 'skip the simulator part')
-  .option('--threads-ranks <list>', 'p + q on threads (comma list)', intList('threads-ranks', 2), [8])
-  .option('--threads-sizes <list>', 'bytes per rank on threads (comma list)', intList('threads-sizes', 0), [65536, 524288, 4194304])
-  .option('--sim-ranks <list>', 'p + q on the simulator (comma list)', intList('sim-ranks', 2), [64, 256])
-  .option('--sim-sizes <list>', 'bytes per rank on the simulator (comma list)', intList('sim-sizes', 0), [...INTER_SWEEP])
+  .option('--threads-ranks <list>', 'p + q on threads (comma list)', parseIntegerListOption('threads-ranks', 2), [8])
+  .option('--threads-sizes <list>', 'bytes per rank on threads (comma list)', parseIntegerListOption('threads-sizes', 0), [65536, 524288, 4194304])
+  .option('--sim-ranks <list>', 'p + q on the simulator (comma list)', parseIntegerListOption('sim-ranks', 2), [64, 256])
+  .option('--sim-sizes <list>', 'bytes per rank on the simulator (comma list)', parseIntegerListOption('sim-sizes', 0), [...INTER_SWEEP])
   .option('--reps <n>', 'timed rounds on threads', parseIntegerOption('reps', 1), 5)
   .option('--warmup <n>', 'untimed rounds on threads', parseIntegerOption('warmup', 0), 2)
   .option('--alpha <x>', 'simulator start-up time per message', parseNumberOption('alpha'), 1000)

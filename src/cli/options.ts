@@ -18,6 +18,12 @@ export function parseIntegerOption(name: string, min = 0): (v: string) => number
   };
 }
 
+/** A comma list of integers >= min (e.g. `--sizes 1,2,3`); an entry's error names the option. */
+export function parseIntegerListOption(name: string, min = 0): (v: string) => number[] {
+  const one = parseIntegerOption(name, min);
+  return (v: string) => v.split(',').map((s) => one(s.trim()));
+}
+
 export function parseSizesOption(v: string): number[] {
   const parts = v.split(',').map((s) => s.trim());
   return parts.map((s, i) => {

@@ -55,6 +55,12 @@ export interface InterCommunicator {
   /** The node of remote rank `rank`. */
   nodeOfRemote(rank: number): number;
   /**
+   * Whether this group is the "low" group: its local rank 0 has a lower world rank than the
+   * remote group's (MPICH's is_low_group). Known locally; the same answer on every rank of a
+   * group and the opposite one in the other group.
+   */
+  readonly lowGroup: boolean;
+  /**
    * MPI_Intercomm_merge, collective over both groups: one intra-communicator, the group whose
    * ranks pass `high` = false first (if both pass the same value, the group holding the lower
    * world rank first), each group in its local order. All ranks of a group pass the same `high`.
@@ -85,6 +91,7 @@ class GroupInterCommunicator extends PointToPointBase implements InterCommunicat
   readonly rank: number;
   readonly size: number;
   readonly remoteSize: number;
+  readonly lowGroup: boolean;
   readonly clock?: VirtualClock;
   private readonly endpoint: Endpoint;
   private remoteOf: Map<number, number> | undefined;
@@ -98,6 +105,7 @@ class GroupInterCommunicator extends PointToPointBase implements InterCommunicat
     this.endpoint = local.endpoint;
     this.rank = local.rank;
     this.size = local.size;
+    this.lowGroup = local.worldRankOf(0) < remote[0];
     this.remoteSize = remote.length;
     if (local.clock !== undefined) this.clock = local.clock;
   }
@@ -188,7 +196,7 @@ class GroupInterCommunicator extends PointToPointBase implements InterCommunicat
       counter.claim(ctx);
       const mineWorld = local.worldRanks();
       const theirs = Array.from(this.remote);
-      const localFirst = localHigh !== remoteHigh ? localHigh === 0 : mineWorld[0] < theirs[0];
+      const localFirst = localHigh !== remoteHigh ? localHigh === 0 : this.lowGroup;
       const group = localFirst ? [...mineWorld, ...theirs] : [...theirs, ...mineWorld];
       const rank = localFirst ? local.rank : theirs.length + local.rank;
       return new GroupCommunicator(this.endpoint, ctx, group, rank);

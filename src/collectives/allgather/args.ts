@@ -13,6 +13,7 @@
 import type { Communicator } from '../../comm/communicator.js';
 import { InvalidArgumentError } from '../../errors.js';
 import { blockLayout } from '../args.js';
+import { checkBytes } from '../basic/validate.js';
 import {
   ALLGATHER_ALGORITHMS,
   ALLGATHERV_ALGORITHMS,
@@ -41,17 +42,12 @@ function checkArgsObject(me: number, args: unknown): void {
   if (args === null || typeof args !== 'object') fail(me, 'args', 'must be an object');
 }
 
-function bytesField(me: number, field: string, v: unknown): Uint8Array {
-  if (!(v instanceof Uint8Array)) fail(me, field, 'must be a Uint8Array');
-  return v;
-}
-
 /** The communicator, the args object and its two buffers checked (every allgather(v) call). */
 function buffersOf(comm: Communicator, args: AllgatherArgs | AllgathervArgs): { me: number; p: number; send: Uint8Array; recv: Uint8Array } {
   checkComm(comm);
   const me = comm.rank;
   checkArgsObject(me, args);
-  return { me, p: comm.size, send: bytesField(me, 'send', args.send), recv: bytesField(me, 'recv', args.recv) };
+  return { me, p: comm.size, send: checkBytes(comm, 'send', args.send), recv: checkBytes(comm, 'recv', args.recv) };
 }
 
 function algorithmOf<A extends string>(me: number, options: unknown, allowed: readonly A[]): A {
@@ -63,8 +59,6 @@ function algorithmOf<A extends string>(me: number, options: unknown, allowed: re
   }
   return a as A;
 }
-
-
 
 /**
  * The block layout of a regular allgather (block i of m bytes at i·m), with this rank's

@@ -20,6 +20,7 @@
  * doubling, the pipelined ring).
  */
 import type { Communicator, MessageData, Request, Status } from '../../comm/communicator.js';
+import { byteLength } from '../../comm/segments.js';
 import { InvalidArgumentError, TruncationError } from '../../errors.js';
 import { checkReceived } from './blocks.js';
 import { ALLGATHER_TAGS, type AllgathervInput } from './types.js';
@@ -41,12 +42,6 @@ export function fingerprint(algorithm: string, bytes: readonly number[]): Uint8A
 
 function asList(d: MessageData): readonly ArrayBufferView[] {
   return ArrayBuffer.isView(d) ? [d] : d;
-}
-
-function byteLength(d: MessageData): number {
-  let n = 0;
-  for (const v of asList(d)) n += v.byteLength;
-  return n;
 }
 
 /** The first step of an allgather algorithm, with the fingerprint in front of its payloads. */

@@ -31,6 +31,7 @@
  * (α = 0: 2(p−1)βm + 16β for p even, 2pβm + 24β for p odd; tested), measured up to 2.4 times
  * the full-duplex time for uneven blocks.
  */
+import { partStart } from '../../util/parts.js';
 import { checkReceived, copyOwn } from './blocks.js';
 import { firstStep } from './handshake.js';
 import { ALLGATHER_TAGS, type AllgathervInput, type AllgathervVariant } from './types.js';
@@ -48,12 +49,6 @@ export function chunkBytes(bytes: readonly number[]): number {
 /** Chunk count of a block of `m` bytes: ⌈m/S⌉ (0 for an empty block). */
 function chunksOf(m: number, s: number): number {
   return Math.ceil(m / s);
-}
-
-/** Start (byte offset in the block) of chunk j of a block of m bytes cut into c near-equal chunks. */
-function chunkStart(m: number, c: number, j: number): number {
-  const base = Math.floor(m / c);
-  return j * base + Math.min(j, m % c);
 }
 
 export async function pipelinedRingAllgatherv(input: AllgathervInput, tag: number): Promise<void> {
@@ -74,9 +69,9 @@ export async function pipelinedRingAllgatherv(input: AllgathervInput, tag: numbe
     const i = (rank - d + p) % p;
     const c = chunksOf(bytes[i], s);
     for (let j = 0; j < c; j++) {
-      const a = chunkStart(bytes[i], c, j);
+      const a = partStart(bytes[i], c, j);
       recvAt.push(offsets[i] + a);
-      recvLen.push(chunkStart(bytes[i], c, j + 1) - a);
+      recvLen.push(partStart(bytes[i], c, j + 1) - a);
     }
     if (d === p - 1) lastBlockChunks = c;
   }
@@ -86,7 +81,7 @@ export async function pipelinedRingAllgatherv(input: AllgathervInput, tag: numbe
   // The send sequence: own chunks, then the receive sequence without block r+1 (its tail).
   const nSend = ownChunks + nRecv - lastBlockChunks;
   const sendView = (u: number): Uint8Array => {
-    if (u < ownChunks) return send.subarray(chunkStart(own, ownChunks, u), chunkStart(own, ownChunks, u + 1));
+    if (u < ownChunks) return send.subarray(partStart(own, ownChunks, u), partStart(own, ownChunks, u + 1));
     const t = u - ownChunks;
     return recv.subarray(recvAt[t], recvAt[t] + recvLen[t]);
   };

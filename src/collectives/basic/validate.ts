@@ -13,7 +13,7 @@ export function checkRoot(comm: Communicator, root: unknown): number {
   return root;
 }
 
-export function checkBytes(comm: Communicator, field: string, x: unknown): Uint8Array {
+export function checkBytes(comm: Pick<Communicator, 'rank'>, field: string, x: unknown): Uint8Array {
   if (!(x instanceof Uint8Array)) throw new InvalidArgumentError(field, 'must be a Uint8Array', { rank: comm.rank });
   return x;
 }

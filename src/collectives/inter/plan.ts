@@ -19,6 +19,9 @@
  *
  * Byte counts throughout (elements are cut anywhere: the segments are bytes).
  */
+import { partOf, partSize, partStart } from '../../util/parts.js';
+
+export { partOf, partSize, partStart } from '../../util/parts.js';
 
 /** A contiguous piece exchanged with one remote rank. */
 export interface Piece {
@@ -28,27 +31,6 @@ export interface Piece {
   readonly offset: number;
   /** Bytes (Algorithm 2 never lists empty pieces; Algorithm 1's rounds may hold empty ones). */
   readonly length: number;
-}
-
-/** Size of part `i` when `total` is cut into `n` near-equal parts (the first total mod n get one more). */
-export function partSize(total: number, n: number, i: number): number {
-  const base = Math.floor(total / n);
-  return i < total % n ? base + 1 : base;
-}
-
-/** Start of part `i` (0 ≤ i ≤ n; part n starts at `total`) of the near-equal cut of `total` into `n`. */
-export function partStart(total: number, n: number, i: number): number {
-  const base = Math.floor(total / n);
-  const r = total % n;
-  return i * base + Math.min(i, r);
-}
-
-/** The part holding index x (0 ≤ x < total) of the near-equal cut of `total` into `n`. */
-export function partOf(total: number, n: number, x: number): number {
-  const base = Math.floor(total / n);
-  const r = total % n;
-  const big = r * (base + 1);
-  return x < big ? Math.floor(x / (base + 1)) : r + Math.floor((x - big) / base);
 }
 
 /** Algorithm 1's subgroups of A (p ranks) for q partners: subgroup i is [start[i], start[i + 1]). */

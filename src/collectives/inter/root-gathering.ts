@@ -10,8 +10,8 @@
  * broadcasts it. Broadcasts: 'scatter-allgather' from BCAST_LONG_BYTES on (the factor-two-off
  * long-message broadcast of the production libraries), binomial below.
  *
- * Which group goes first: the larger one; with equal sizes the group whose local rank 0 has the
- * lower world rank, learned by the two roots in one 8-byte message each way (no other traffic).
+ * Which group goes first: the larger one; with equal sizes the low group (its local rank 0 has
+ * the lower world rank; InterCommunicator.lowGroup, known locally as in MPICH).
  *
  * Cost (α + βm, full duplex, K_A = p·k_A, K_B = q·k_B, long messages):
  * max(⌈log₂p⌉α + β(K_A − k_A), ⌈log₂q⌉α + β(K_B − k_B)) + (α + βK_A) + 2⌈log₂q⌉α + 2βK_B·(q−1)/q
@@ -21,7 +21,6 @@
 import { bcast, gather } from '../basic/index.js';
 import { gatherv } from '../gatherv/index.js';
 import type { InterCommunicator } from '../../comm/intercomm.js';
-import { GroupCommunicator } from '../../comm/group.js';
 import { InvalidArgumentError } from '../../errors.js';
 import { fingerprint } from '../allgather/handshake.js';
 import { checkReceive, receiveChecked } from './segmented.js';
@@ -86,7 +85,7 @@ export async function rootGathering(
   const incoming = contiguous ? recv.subarray(0, remoteTotal) : new Uint8Array(remoteTotal);
   const algorithm = remoteTotal >= BCAST_LONG_BYTES ? 'scatter-allgather' : 'binomial';
   if (rank === 0 && gathered !== undefined) {
-    const first = await localGoesFirst(inter);
+    const first = localGoesFirst(inter);
     const receive = async (): Promise<void> => {
       const st = await receiveChecked(inter, 0, INTER_TAGS.rootExchange, incoming, remote.field);
       checkReceive(inter, st, remoteTotal, 0, remote.field);
@@ -110,14 +109,7 @@ export async function rootGathering(
   }
 }
 
-/** At a root: does this group send first? The larger group; equal sizes: the lower world rank of local rank 0. */
-async function localGoesFirst(inter: InterCommunicator): Promise<boolean> {
-  if (inter.size !== inter.remoteSize) return inter.size > inter.remoteSize;
-  const mine = Float64Array.of(inter.local instanceof GroupCommunicator ? inter.local.worldRankOf(0) : Math.random());
-  const theirs = new Float64Array(1);
-  await inter.waitAll<unknown>([
-    inter.isend(0, INTER_TAGS.rootGather, new Uint8Array(mine.buffer)),
-    inter.irecv(0, INTER_TAGS.rootGather, new Uint8Array(theirs.buffer)),
-  ]);
-  return mine[0] < theirs[0];
+/** At a root: does this group send first? The larger group; equal sizes: the low group (lower world rank of local rank 0). */
+function localGoesFirst(inter: InterCommunicator): boolean {
+  return inter.size !== inter.remoteSize ? inter.size > inter.remoteSize : inter.lowGroup;
 }

@@ -36,7 +36,6 @@ export interface InterOptions {
 }
 
 export const INTER_TAGS = Object.freeze({
-  rootGather: COLLECTIVE_TAG + 0x420,
   rootExchange: COLLECTIVE_TAG + 0x421,
   rootBcast: COLLECTIVE_TAG + 0x422,
   exchange: COLLECTIVE_TAG + 0x423,
