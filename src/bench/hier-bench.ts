@@ -45,6 +45,7 @@ import type { Communicator } from '../comm/communicator.js';
 import { hierarchicalModel } from '../model/cost-model.js';
 import { runSim } from '../transports/sim/index.js';
 import { runThreads } from '../transports/threads/index.js';
+import { blockOf, firstMismatch, fullBuffer, poison } from '../run/data.js';
 
 const VARIANTS = HIERARCHICAL_VARIANT_NAMES;
 type Op = 'gather' | 'gatherv';
@@ -55,7 +56,6 @@ interface BenchCase {
   readonly op: Op;
   readonly counts: readonly number[];
   readonly root: number;
-  readonly seed: number;
 }
 
 /** nodeOf of `nodes` × `perNode` ranks: consecutive, or that placement shuffled. */
@@ -78,30 +78,22 @@ function countsFor(op: Op, p: number, b: number, seed: number): number[] {
   return Array.from({ length: p }, () => prand.unsafeUniformIntDistribution(0, 2 * b, rng));
 }
 
-const byteOf = (r: number, j: number, seed: number): number => (r * 131 + j * 7 + seed) % 251;
-
-function blockOf(c: BenchCase, r: number): Uint8Array {
-  return Uint8Array.from({ length: c.counts[r] }, (_, j) => byteOf(r, j, c.seed));
+/** The root's receive buffer, allocated once per case (outside the timed calls), and the reference to check it against. */
+function rootBuffers(c: BenchCase, rank: number): { recv: Uint8Array; expected: Uint8Array } | undefined {
+  if (rank !== c.root) return undefined;
+  const expected = fullBuffer(c.counts, 1);
+  return { recv: new Uint8Array(expected.length), expected };
 }
 
-function verify(c: BenchCase, recv: Uint8Array | undefined): boolean {
-  if (recv === undefined) return false;
-  let at = 0;
-  for (let r = 0; r < c.counts.length; r++) {
-    for (let j = 0; j < c.counts[r]; j++) if (recv[at + j] !== byteOf(r, j, c.seed)) return false;
-    at += c.counts[r];
-  }
-  return at === recv.length;
-}
-
-/** One call of `variant` on this rank; the root's recv. */
-async function callOnce(comm: Communicator, c: BenchCase, variant: HierarchicalVariantName, send: Uint8Array): Promise<Uint8Array | undefined> {
-  const isRoot = comm.rank === c.root;
-  const total = c.counts.reduce((a, x) => a + x, 0);
-  const recv = isRoot ? new Uint8Array(total) : undefined;
+/** One call of `variant` on this rank, into the root's preallocated `recv`. */
+async function callOnce(comm: Communicator, c: BenchCase, variant: HierarchicalVariantName, send: Uint8Array, recv: Uint8Array | undefined): Promise<void> {
   if (c.op === 'gather') await hierarchicalGather(comm, { send, recv, root: c.root }, { variant });
-  else await hierarchicalGatherv(comm, { send, recv, root: c.root, counts: isRoot ? c.counts : undefined }, { variant });
-  return recv;
+  else await hierarchicalGatherv(comm, { send, recv, root: c.root, counts: comm.rank === c.root ? c.counts : undefined }, { variant });
+}
+
+/** After a checked call: whether the root's buffer holds every block (poisoned before the call, so nothing stale passes). */
+function rootVerified(bufs: { recv: Uint8Array; expected: Uint8Array } | undefined): boolean {
+  return bufs === undefined || firstMismatch(bufs.recv, bufs.expected, 'recv') === undefined;
 }
 
 // ---------------------------------------------------------------- threads rank program
@@ -119,24 +111,26 @@ interface ThreadsRankResult {
 }
 
 export default async function hierBenchRank(comm: Communicator, args: ThreadsArgs): Promise<ThreadsRankResult> {
-  let verified = true;
+  let ok = true;
   const times: number[][][] = [];
   for (const c of args.cases) {
-    const send = blockOf(c, comm.rank);
+    const send = blockOf(comm.rank, c.counts[comm.rank], 1);
+    const bufs = rootBuffers(c, comm.rank);
     const perVariant: number[][] = VARIANTS.map(() => []);
     for (let k = 0; k < args.warmup + args.reps; k++) {
       for (let v = 0; v < VARIANTS.length; v++) {
+        if (k === 0 && bufs !== undefined) poison(bufs.recv, bufs.expected);
         await barrier(comm);
         const t0 = performance.now();
-        const recv = await callOnce(comm, c, VARIANTS[v], send);
+        await callOnce(comm, c, VARIANTS[v], send, bufs?.recv);
         const t1 = performance.now();
         if (k >= args.warmup) perVariant[v].push(t1 - t0);
-        if (k === 0 && comm.rank === c.root && !verify(c, recv)) verified = false;
+        if (k === 0 && !rootVerified(bufs)) ok = false;
       }
     }
     times.push(perVariant);
   }
-  return { times, verified };
+  return { times, verified: ok };
 }
 
 // ---------------------------------------------------------------- main
@@ -178,7 +172,7 @@ async function simRow(o: BenchOptions, op: Op, kind: PlacementKind, size: number
   const nodeOf = placement(kind, o.nodes, o.perNode, o.seed);
   const p = nodeOf.length;
   const root = Math.min(o.root, p - 1);
-  const c: BenchCase = { op, counts: countsFor(op, p, size, o.seed), root, seed: o.seed };
+  const c: BenchCase = { op, counts: countsFor(op, p, size, o.seed), root };
   const model = hierarchicalModel({
     nodeOf,
     intra: { alpha: o.intraAlpha, beta: o.intraBeta },
@@ -192,16 +186,18 @@ async function simRow(o: BenchOptions, op: Op, kind: PlacementKind, size: number
     const res = await runSim(
       p,
       async (comm) => {
-        const send = blockOf(c, comm.rank);
+        const send = blockOf(comm.rank, c.counts[comm.rank], 1);
+        const bufs = rootBuffers(c, comm.rank);
         const clock = comm.clock;
         if (clock === undefined) throw new Error('the simulator has a clock');
         const spans: number[] = [];
         let ok = true;
         for (let k = 0; k < 2; k++) {
+          if (bufs !== undefined) poison(bufs.recv, bufs.expected);
           await clock.sync();
           const t0 = clock.now();
-          const recv = await callOnce(comm, c, variant, send);
-          if (comm.rank === root) ok &&= verify(c, recv);
+          await callOnce(comm, c, variant, send, bufs?.recv);
+          ok &&= rootVerified(bufs);
           await clock.sync();
           spans.push(clock.now() - t0);
         }
@@ -270,7 +266,7 @@ async function threadsPart(o: BenchOptions): Promise<boolean> {
       const p = nodeOf.length;
       const cases: BenchCase[] = [];
       for (const op of ['gather', 'gatherv'] as const) {
-        for (const size of o.threadsSizes) cases.push({ op, counts: countsFor(op, p, size, o.seed), root: Math.min(o.root, p - 1), seed: o.seed });
+        for (const size of o.threadsSizes) cases.push({ op, counts: countsFor(op, p, size, o.seed), root: Math.min(o.root, p - 1) });
       }
       process.stderr.write(`threads ${nodes}x${perNode} ${kind}        \r`);
       const ranks = await runThreads<ThreadsRankResult>(p, self, { cases, reps: o.reps, warmup: o.warmup }, { nodes: nodeOf });

@@ -23,11 +23,6 @@ class BucketLayout implements Layout {
     this.storage = prefix.length;
   }
 
-  /** Elements in bucket i. */
-  countOf(i: number): number {
-    return this.prefix[i + 1] - this.prefix[i];
-  }
-
   visit(first: number, count: number, emit: RunSink): void {
     const b = this.bucketSize;
     visitBlocks(this.prefix, (i) => i * b, first, count, emit);

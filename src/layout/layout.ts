@@ -19,6 +19,7 @@
  * elements costs O(runs touched + log blocks) (a binary search locates the first element).
  */
 import { InvalidArgumentError } from '../errors.js';
+import { requireInteger } from '../model/validate.js';
 
 /** Receives one run: `length` (> 0) consecutive elements at element offset `offset`. */
 export type RunSink = (offset: number, length: number) => void;
@@ -54,18 +55,12 @@ export interface Layout {
 
 /** `value` as a non-negative safe integer, else InvalidArgumentError naming `field`. */
 export function nonNegativeInt(value: unknown, field: string): number {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
-    throw new InvalidArgumentError(field, `must be a non-negative integer, got ${String(value)}`);
-  }
-  return value;
+  return requireInteger(field, value, 0);
 }
 
 /** `value` as a positive safe integer, else InvalidArgumentError naming `field`. */
 export function positiveInt(value: unknown, field: string): number {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) {
-    throw new InvalidArgumentError(field, `must be a positive integer, got ${String(value)}`);
-  }
-  return value;
+  return requireInteger(field, value, 1);
 }
 
 /** A product or sum that must stay a safe integer (sizes, extents, offsets). */

@@ -11,10 +11,11 @@ import {
   type HierarchicalInfo,
   type HierarchicalVariantName,
 } from '../../src/collectives/hierarchical/index.js';
+import { firstMismatch } from '../../src/run/data.js';
 import { int } from '../helpers/random.js';
 import { blockOf, expectedRecv, SENTINEL } from '../helpers/blocks.js';
 
-export { blockOf, displsOf, expectedRecv, SENTINEL } from '../helpers/blocks.js';
+export { blockOf } from '../helpers/blocks.js';
 
 export interface HierCase {
   readonly op: 'gather' | 'gatherv';
@@ -129,12 +130,7 @@ export async function runCaseRank(comm: Communicator, c: HierCase): Promise<{ re
 /** The first differing byte of the root's recv against the reference, or undefined. */
 export function mismatch(c: HierCase, recv: Uint8Array | undefined): string | undefined {
   if (recv === undefined) return 'no recv at the root';
-  const want = expectedRecv(c);
-  if (recv.length !== want.length) return `recv has ${recv.length} bytes, expected ${want.length}`;
-  for (let i = 0; i < want.length; i++) {
-    if (recv[i] !== want[i]) return `byte ${i}: ${recv[i]} instead of ${want[i]}`;
-  }
-  return undefined;
+  return firstMismatch(recv, expectedRecv(c), 'recv');
 }
 
 /** Threads rank program: runs every case (twice: the second call uses the cache); the root reports mismatches. */

@@ -26,7 +26,8 @@ export interface GatherArgs {
   readonly root: number;
 }
 
-export async function gather(comm: Communicator, args: GatherArgs): Promise<void> {
+/** gather's arguments checked on one rank (root, send, and at the root recv of p·m bytes); shared with the hierarchical gather. */
+export function checkGatherArgs(comm: Communicator, args: GatherArgs): { root: number; send: Uint8Array; recv: Uint8Array | undefined } {
   const root = checkRoot(comm, args.root);
   const send = checkBytes(comm, 'send', args.send);
   const { rank, size: p } = comm;
@@ -38,6 +39,13 @@ export async function gather(comm: Communicator, args: GatherArgs): Promise<void
       throw new InvalidArgumentError('recv', `holds ${recv.length} bytes, p·m = ${p}·${m} = ${p * m} needed`, { rank });
     }
   }
+  return { root, send, recv };
+}
+
+export async function gather(comm: Communicator, args: GatherArgs): Promise<void> {
+  const { root, send, recv } = checkGatherArgs(comm, args);
+  const { rank, size: p } = comm;
+  const m = send.length;
   const role = orderedBinomialRole(p, root, rank);
   if (role.children.length === 0 && role.parent >= 0) {
     await comm.send(role.parent, BASIC_TAG.gather, send);

@@ -16,9 +16,8 @@ import type { Communicator } from '../../comm/communicator.js';
 import { InvalidArgumentError } from '../../errors.js';
 import { ceilLog2 } from '../../util/ceil-log.js';
 import { normalizeGatherv } from '../args.js';
-import { gather } from '../basic/gather.js';
-import { checkBytes, checkRoot } from '../basic/validate.js';
-import { gatherv } from '../gatherv/index.js';
+import { checkGatherArgs, gather } from '../basic/gather.js';
+import { BINOMIAL_GATHERV } from '../gatherv/binomial.js';
 import { rootLayout, type BlockLayout } from '../layout.js';
 import { bridgeOf, localOf, structureOf } from './cache.js';
 import { type NodeStructure } from './structure.js';
@@ -78,18 +77,10 @@ export async function hierarchicalGather(
   options?: HierarchicalOptions,
 ): Promise<HierarchicalInfo> {
   if (args === null || typeof args !== 'object') throw new InvalidArgumentError('args', 'must be an object', { rank: comm.rank });
-  const root = checkRoot(comm, args.root);
-  const send = checkBytes(comm, 'send', args.send);
+  const { root, send, recv } = checkGatherArgs(comm, args);
   const v = variantOf(comm, options);
   const p = comm.size;
   const m = send.length;
-  let recv: Uint8Array | undefined;
-  if (comm.rank === root) {
-    recv = checkBytes(comm, 'recv', args.recv);
-    if (recv.length !== p * m) {
-      throw new InvalidArgumentError('recv', `holds ${recv.length} bytes, p·m = ${p}·${m} = ${p * m} needed`, { rank: comm.rank });
-    }
-  }
   const s = structureOf(comm);
   if (v.rootTarget === undefined) {
     await gather(comm, { send, recv, root });
@@ -116,7 +107,7 @@ export async function hierarchicalGatherv(
   const v = variantOf(comm, options);
   const s = structureOf(comm);
   if (v.rootTarget === undefined) {
-    await gatherv(comm, plain, { algorithm: 'binomial' });
+    await (await BINOMIAL_GATHERV.init(input)).start(); // the arguments are validated already
   } else {
     await runTwoLevel(comm, v, input.root, input.send, input.recv, () => rootLayout(input), undefined, 'counts');
   }

@@ -81,7 +81,7 @@ export function bridgeFor(s: NodeStructure, rootNode: number, myNode: number): B
 }
 
 /** The members of nodes lo … hi, node by node (bridge order). */
-export function ranksOfNodes(s: NodeStructure, lo: number, hi: number): Int32Array {
+function ranksOfNodes(s: NodeStructure, lo: number, hi: number): Int32Array {
   let n = 0;
   for (let b = lo; b <= hi; b++) n += s.members[b].length;
   const out = new Int32Array(n);
