@@ -20,11 +20,14 @@ export class VcollError extends Error {
 /** A caller passed a value that cannot be used; `field` names the argument (e.g. `sizes[3]`). */
 export class InvalidArgumentError extends VcollError {
   readonly field: string;
+  /** The message without the "invalid <field>: " prefix (to re-raise it under another field). */
+  readonly detail: string;
 
   constructor(field: string, message: string, options?: { rank?: number; cause?: unknown }) {
     super('INVALID_ARGUMENT', `invalid ${field}: ${message}`, options);
     this.name = 'InvalidArgumentError';
     this.field = field;
+    this.detail = message;
   }
 }
 

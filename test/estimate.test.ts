@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readModelFile, runEstimate, type EstimateCommandOptions } from '../src/cli/estimate-command.js';
+import { runEstimate, type EstimateCommandOptions } from '../src/cli/estimate-command.js';
+import { readModelFile } from '../src/cli/model-file.js';
 import { CommunicationError, InvalidArgumentError } from '../src/errors.js';
 import { hierarchicalModel, linearModel, pairwiseModel } from '../src/model/cost-model.js';
 import {

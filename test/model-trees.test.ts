@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import type { VAlgorithm } from '../src/collectives/types.js';
 import { MODEL_TREE_ALGORITHMS } from '../src/collectives/types.js';
 import { runTreeOnSim } from '../src/bench/platform-run.js';
+import { predictTime } from '../src/run/predict.js';
 import { grid5000Platform, hclPlatform, proportionalBlocks, type Platform } from '../src/bench/platforms.js';
 import { InvalidArgumentError } from '../src/errors.js';
 import { linearModel, pairwiseModel } from '../src/model/cost-model.js';
@@ -389,8 +390,7 @@ describe('gatherv and scatterv run the seed 001 trees on the simulator: right by
       for (const algorithm of MODEL_TREE_ALGORITHMS) {
         for (const op of ['gatherv', 'scatterv'] as const) {
           const root = int(rnd, 0, platform.p - 1);
-          const built = findTreeAlgorithm(algorithm)!.build(platform.sizes, platform.model, { root, op: op === 'gatherv' ? 'gather' : 'scatter' });
-          const want = evaluate(built.tree, platform.sizes, platform.model, op === 'gatherv' ? 'gather' : 'scatter').time;
+          const want = predictTime(algorithm, op, platform.sizes, platform.model, root);
           const got = await runOnSim(op, algorithm, platform, root);
           expect(got, `${algorithm} ${op} root ${root} total ${total}`).toBe(want);
         }

@@ -20,11 +20,8 @@ import Table from 'cli-table3';
 import { Command } from 'commander';
 import { parseIntegerListOption, parseIntegerOption } from '../cli/options.js';
 import type { ModelTreeAlgorithm } from '../collectives/types.js';
-import { obliviousBinomialTree } from '../trees/binomial.js';
-import { evaluate, type Operation } from '../trees/evaluate.js';
-import { modelBinomialTree } from '../trees/model-binomial.js';
-import { traffTree } from '../trees/model-traff.js';
-import { findTreeAlgorithm } from '../trees/registry.js';
+import { predictTime } from '../run/predict.js';
+import type { Operation } from '../trees/evaluate.js';
 import { runTreeOnSim } from './platform-run.js';
 import { grid5000Platform, hclPlatform, type Platform } from './platforms.js';
 
@@ -49,13 +46,9 @@ const PAIRS: readonly { readonly label: string; readonly model: ModelTreeAlgorit
   { label: 'Träff guarded', model: 'model-traff-guarded', original: 'traff' },
 ];
 
+/** The exact model time of `name`'s tree (what the run follows: src/run/predict.ts). */
 function treeTime(name: ModelTreeAlgorithm | 'binomial', pl: Platform, root: number, op: Operation): number {
-  if (name === 'binomial') return evaluate(obliviousBinomialTree(pl.sizes, pl.model, { root }).tree, pl.sizes, pl.model, op).time;
-  if (name === 'model-binomial-min') return modelBinomialTree(pl.sizes, pl.model, { root, op, mapping: 'min-first' }).time;
-  if (name === 'model-binomial-max') return modelBinomialTree(pl.sizes, pl.model, { root, op, mapping: 'max-first' }).time;
-  if (name === 'model-binomial-guarded') return modelBinomialTree(pl.sizes, pl.model, { root, op, mapping: 'best', guard: true }).time;
-  if (name === 'traff') return traffTree(pl.sizes, pl.model, { root, op, predictor: 'oblivious' }).time;
-  return traffTree(pl.sizes, pl.model, { root, op, predictor: 'model', guard: name === 'model-traff-guarded' }).time;
+  return predictTime(name, op === 'gather' ? 'gatherv' : 'scatterv', pl.sizes, pl.model, root);
 }
 
 const pct = (x: number): string => `${(100 * x).toFixed(1)} %`;
@@ -127,11 +120,7 @@ async function simCheck(total: number, nRoots: number, seed: number): Promise<bo
     for (const root of rootsOf(pl.p, String(nRoots))) {
       for (const op of ['gatherv', 'scatterv'] as const) {
         for (const algorithm of algorithms) {
-          const treeOp = op === 'gatherv' ? 'gather' : 'scatter';
-          const want =
-            algorithm === 'binomial'
-              ? treeTime('binomial', pl, root, treeOp)
-              : evaluate((findTreeAlgorithm(algorithm) as NonNullable<ReturnType<typeof findTreeAlgorithm>>).build(pl.sizes, pl.model, { root, op: treeOp }).tree, pl.sizes, pl.model, treeOp).time;
+          const want = predictTime(algorithm, op, pl.sizes, pl.model, root);
           const got = await runTreeOnSim(op, algorithm, pl, root);
           runs++;
           if (!got.ok || got.time !== want) {

@@ -7,46 +7,34 @@ import { gathervInit, scattervInit } from '../collectives/index.js';
 import type { PersistentCollective, VAlgorithm } from '../collectives/types.js';
 import type { Communicator } from '../comm/communicator.js';
 import { runSim } from '../transports/sim/index.js';
+import { blockOf, firstMismatch, fullBuffer } from '../run/data.js';
+import { VIRTUAL_TIMER } from '../run/rank.js';
 import type { Platform } from './platforms.js';
 
 /** One run on the simulator: the data phase's virtual time (slowest rank) and whether every byte arrived. */
 export async function runTreeOnSim(op: 'gatherv' | 'scatterv', algorithm: VAlgorithm, pl: Platform, root: number): Promise<{ time: number; ok: boolean }> {
   const { p, sizes: counts, model } = pl;
-  const displs: number[] = [];
-  let at = 0;
-  for (const c of counts) {
-    displs.push(at);
-    at += c;
-  }
-  const byte = (rank: number, i: number): number => (rank * 131 + i * 7 + 11) & 0xff;
   const res = await runSim(
     p,
     async (comm: Communicator) => {
       const me = comm.rank;
-      const mine = Uint8Array.from({ length: counts[me] }, (_, i) => byte(me, i));
+      const mine = blockOf(me, counts[me], 1);
+      const full = me === root ? fullBuffer(counts, 1) : undefined;
       let out: Uint8Array;
       let plan: PersistentCollective;
       if (op === 'gatherv') {
-        out = new Uint8Array(me === root ? at : 0);
-        plan = await gathervInit(comm, me === root ? { root, send: mine, recv: out, counts } : { root, send: mine }, { algorithm, model });
+        out = new Uint8Array(full?.length ?? 0);
+        plan = await gathervInit(comm, full !== undefined ? { root, send: mine, recv: out, counts } : { root, send: mine }, { algorithm, model });
       } else {
         out = new Uint8Array(counts[me]);
-        const all = new Uint8Array(me === root ? at : 0);
-        if (me === root) for (let r = 0; r < p; r++) for (let i = 0; i < counts[r]; i++) all[displs[r] + i] = byte(r, i);
-        plan = await scattervInit(comm, me === root ? { root, recv: out, send: all, counts } : { root, recv: out }, { algorithm, model });
+        plan = await scattervInit(comm, full !== undefined ? { root, recv: out, send: full, counts } : { root, recv: out }, { algorithm, model });
       }
-      const clock = comm.clock;
-      if (clock === undefined) throw new Error('the simulator communicator has no clock');
-      await clock.sync();
-      const t0 = clock.now();
+      await VIRTUAL_TIMER.sync(comm);
+      const t0 = VIRTUAL_TIMER.now(comm);
       await plan.start();
-      const time = clock.now() - t0;
-      let ok = true;
-      if (op === 'scatterv') {
-        for (let i = 0; i < counts[me]; i++) if (out[i] !== byte(me, i)) ok = false;
-      } else if (me === root) {
-        for (let r = 0; r < p; r++) for (let i = 0; i < counts[r]; i++) if (out[displs[r] + i] !== byte(r, i)) ok = false;
-      }
+      const time = VIRTUAL_TIMER.now(comm) - t0;
+      const want = op === 'scatterv' ? mine : full;
+      const ok = want === undefined || firstMismatch(out, want, 'buffer') === undefined;
       return { time, ok };
     },
     { model },

@@ -12,8 +12,6 @@ import { InvalidArgumentError } from '../errors.js';
 import { linearModel, type CostModel } from '../model/cost-model.js';
 import { modelToJson } from '../model/model-json.js';
 import { readModelFile } from './model-file.js';
-
-export { readModelFile } from './model-file.js';
 import {
   checkEstimateOptions,
   estimatePairwiseOnSim,
@@ -71,7 +69,7 @@ export interface EstimateSummary {
   readonly out: string;
 }
 
-/** Reads a model document from a file; errors keep the JSON path as the field and name the file. */
+/** Min, median and max of `xs` (undefined when empty). */
 function spread(xs: number[]): Spread | undefined {
   if (xs.length === 0) return undefined;
   return { min: Math.min(...xs), median: median(xs), max: Math.max(...xs) };
@@ -128,7 +126,7 @@ export async function runEstimate(opts: EstimateCommandOptions, out: NodeJS.Writ
   try {
     checkEstimateOptions(options, opts.transport);
   } catch (e) {
-    if (e instanceof InvalidArgumentError) throw new InvalidArgumentError(`--${e.field.replace('warmupMs', 'warmup-ms')}`, e.message.replace(/^invalid [^:]*: /, ''));
+    if (e instanceof InvalidArgumentError) throw new InvalidArgumentError(`--${e.field.replace('warmupMs', 'warmup-ms')}`, e.detail);
     throw e;
   }
   const t0 = performance.now();

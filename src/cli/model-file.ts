@@ -15,7 +15,7 @@ export function readModelFile(path: string, option: string): LoadedModel {
     return loadModelJson(text);
   } catch (e) {
     if (e instanceof InvalidArgumentError) {
-      throw new InvalidArgumentError(e.field, `${e.message.replace(/^invalid [^:]*: /, '')} (in ${option} ${path})`);
+      throw new InvalidArgumentError(e.field, `${e.detail} (in ${option} ${path})`);
     }
     throw e;
   }

@@ -87,7 +87,7 @@ function common(comm: Communicator, args: CommonArgs, options: CollectiveOptions
   try {
     requireModelFits(model, p);
   } catch (e) {
-    if (e instanceof InvalidArgumentError) fail(me, e.field, e.message.replace(/^invalid [^:]*: /, ''));
+    if (e instanceof InvalidArgumentError) fail(me, e.field, e.detail);
     throw e;
   }
   const ad = options?.adaptive;

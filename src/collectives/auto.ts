@@ -35,7 +35,7 @@ import type { CostModel } from '../model/cost-model.js';
 import { adaptiveBinomialTree } from '../trees/adaptive.js';
 import { obliviousBinomialTree } from '../trees/binomial.js';
 import { linearTree } from '../trees/linear.js';
-import { depths, type Tree } from '../trees/tree.js';
+import { treeHeight } from '../trees/tree.js';
 import { twoBlockTree } from '../trees/two-block.js';
 import { bcast } from './basic/bcast.js';
 import { ceilLog2 } from '../util/ceil-log.js';
@@ -80,12 +80,6 @@ function planningOf(model: CostModel, p: number, root: number, unitBytes: number
   };
 }
 
-function heightOf(tree: Tree): number {
-  let h = 0;
-  for (const d of depths(tree)) if (d > h) h = d;
-  return h;
-}
-
 /**
  * Predicted times of the candidates auto considers, in AUTO_ORDER (`available`: the
  * algorithms registered for this operation; `roundLatency`: see AutoOptions).
@@ -111,7 +105,7 @@ export function predictAuto(
   if (available.has('adaptive') && model.ports === 1) add('adaptive', adaptiveBinomialTree(counts, model, { root }).time, plan.adaptive.setup, plan.adaptive.rounds);
   if (available.has('two-block') && new Set(counts).size <= 2) {
     const built = twoBlockTree(counts, model, { root });
-    add('two-block', built.time, plan.twoBlock.setup, plan.twoBlock.rounds + heightOf(built.tree));
+    add('two-block', built.time, plan.twoBlock.setup, plan.twoBlock.rounds + treeHeight(built.tree));
   }
   return out;
 }

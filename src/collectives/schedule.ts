@@ -30,12 +30,8 @@
 import { bytesOf, type Communicator, type Status } from '../comm/communicator.js';
 import { CommunicationError, InvalidArgumentError, VcollError } from '../errors.js';
 import type { CostModel } from '../model/cost-model.js';
-import { optimalBinaryTree } from '../trees/binary.js';
-import { optimalTree } from '../trees/optimal.js';
-import { optimalPairwiseTree } from '../trees/optimal-pairwise.js';
-import { depths, postOrder, type Tree } from '../trees/tree.js';
+import { postOrder, treeHeight, type Tree } from '../trees/tree.js';
 import { findTreeAlgorithm } from '../trees/registry.js';
-import { twoBlockTree } from '../trees/two-block.js';
 import type { CollectiveInfo, ModelTreeAlgorithm, PersistentCollective } from './types.js';
 
 // ---------------------------------------------------------------------------------------
@@ -267,8 +263,7 @@ export function encodeSchedules(tree: Tree, counts: ArrayLike<number>): EncodedS
     size[v] = off;
     pieces[v] = list;
   }
-  let height = 0;
-  for (const d of depths(tree)) if (d > height) height = d;
+  const height = treeHeight(tree);
   const fixed = new Int32Array(p * SCHEDULE_WIDTH);
   let nChildren = 0;
   for (let v = 0; v < p; v++) nChildren += tree.children[v].length;
@@ -425,17 +420,13 @@ export type TreeVariantName = 'optimal' | 'binary' | 'two-block' | ModelTreeAlgo
  */
 export function buildTree(name: TreeVariantName, counts: readonly number[], model: CostModel, root: number, rank: number, op: 'gatherv' | 'scatterv'): Tree {
   try {
-    if (name === 'optimal') {
-      return model.linear !== undefined ? optimalTree(counts, model, { root }).tree : optimalPairwiseTree(counts, model, { root }).tree;
-    }
-    if (name === 'binary') return optimalBinaryTree(counts, model, { root }).tree;
-    if (name === 'two-block') return twoBlockTree(counts, model, { root }).tree;
-    const algorithm = findTreeAlgorithm(name);
+    // optimal: the per-pair DP (seed 004 Theorem 1) under a non-homogeneous model
+    const algorithm = findTreeAlgorithm(name === 'optimal' && model.linear === undefined ? 'optimal-pairwise' : name);
     if (algorithm === undefined) throw new VcollError('INTERNAL', `no tree construction named ${name}`);
     return algorithm.build(counts, model, { root, op: op === 'gatherv' ? 'gather' : 'scatter' }).tree;
   } catch (e) {
     if (e instanceof InvalidArgumentError && e.field.startsWith('sizes')) {
-      throw new InvalidArgumentError(e.field.replace(/^sizes/, 'counts'), e.message.replace(/^invalid [^:]*: /, ''), { rank, cause: e });
+      throw new InvalidArgumentError(e.field.replace(/^sizes/, 'counts'), e.detail, { rank, cause: e });
     }
     throw e;
   }

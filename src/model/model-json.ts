@@ -207,9 +207,13 @@ export function validateModelSpec(spec: CostModelSpec): CostModelSpec {
 
 const SPEC_OF = new WeakMap<CostModel, CostModelSpec>();
 
-/** The CostModel a (validated) spec describes. */
+/** The CostModel a spec describes (validated here). */
 export function modelFromSpec(spec: CostModelSpec): CostModel {
-  const s = validateModelSpec(spec);
+  return buildModel(validateModelSpec(spec));
+}
+
+/** The model of a spec readSpec has already validated (and copied). */
+function buildModel(s: CostModelSpec): CostModel {
   const opts = { ports: s.ports, copyAll: s.copyAll };
   let model: CostModel;
   if (s.kind === 'linear') model = linearModel({ alpha: s.alpha, beta: s.beta, gamma: s.gamma, ...opts });
@@ -282,5 +286,5 @@ export function parseModelJson(text: string): { spec: CostModelSpec; meta: Model
 /** Parses, validates and builds the model of a document. */
 export function loadModelJson(text: string): LoadedModel {
   const { spec, meta } = parseModelJson(text);
-  return { spec, model: modelFromSpec(spec), meta };
+  return { spec, model: buildModel(spec), meta };
 }

@@ -20,13 +20,13 @@
  * times, t(m) = α_ij + β_ij·m, β per byte. A negative fitted α or β (noise on a real
  * transport) is clamped to 0 — the models need non-negative parameters — and counted in
  * `clamped`; `residual` is the RMS difference between the measured one-way times and the
- * returned (clamped) line. Each rank fits its own outgoing links; rank 0 gathers the rows and
- * broadcasts the matrices, so every rank returns the same estimate.
+ * returned (clamped) line. Each rank fits its own outgoing links; an allgather of the rows
+ * gives every rank the matrices, so every rank returns the same estimate.
  *
  * Cost: p·(p − 1) ordered pairs in p − 1 rounds (p odd: p), each pair (|sizes| + 1)·(warmup +
  * reps) round trips; on the simulator with a per-pair model the time is
- * Σ_rounds max over pairs of (warmup + reps)·Σ_m (t_ij(m) + t_ji(m)), plus the gather and
- * broadcast of 4p² + p numbers.
+ * Σ_rounds max over pairs of (warmup + reps)·Σ_m (t_ij(m) + t_ji(m)), plus the allgather of
+ * 4p² + p numbers (⌈log₂p⌉ rounds).
  *
  * Units: with a virtual clock (the simulator) the times are model units and β is per byte
  * (the simulator charges model.comm(i, j, bytes / unitBytes)); elsewhere µs and µs per byte.
@@ -35,7 +35,7 @@
  * The default export is the worker-thread rank program of estimatePairwiseOnThreads.
  */
 import { linearRegression, median } from 'simple-statistics';
-import { barrier, bcast, gather } from '../collectives/basic/index.js';
+import { allgather, barrier } from '../collectives/basic/index.js';
 import type { Communicator } from '../comm/communicator.js';
 import { InvalidArgumentError } from '../errors.js';
 import { requireModelFits, type CostModel, type ModelOptions } from '../model/cost-model.js';
@@ -250,12 +250,10 @@ export async function estimatePairwise(comm: Communicator, options: EstimateOpti
     }
     await sync(comm);
   }
-  // rank 0 collects every rank's row and broadcasts them all
+  // every rank gets every rank's row
   const n = rowLength(p);
   const all = new Float64Array(n * p);
-  const allBytes = new Uint8Array(all.buffer);
-  await gather(comm, { send: new Uint8Array(row.buffer), recv: me === 0 ? allBytes : undefined, root: 0 });
-  await bcast(comm, allBytes, 0);
+  await allgather(comm, { send: new Uint8Array(row.buffer), recv: new Uint8Array(all.buffer) });
   const matrix = (offset: number): number[][] => Array.from({ length: p }, (_, i) => Array.from(all.subarray(i * n + offset * p, i * n + offset * p + p)));
   let clamped = 0;
   for (let i = 0; i < p; i++) clamped += all[i * n + 4 * p];

@@ -16,7 +16,7 @@ import { adaptiveBinomialTree } from '../trees/adaptive.js';
 import { obliviousBinomialTree } from '../trees/binomial.js';
 import { evaluate } from '../trees/evaluate.js';
 import { linearTree } from '../trees/linear.js';
-import { depths, type Tree } from '../trees/tree.js';
+import { treeHeight, type Tree } from '../trees/tree.js';
 import type { VOperation } from './spec.js';
 
 /**
@@ -25,7 +25,7 @@ import type { VOperation } from './spec.js';
  * two-block, the seed 001 trees) through the collectives' own buildTree, so the prediction
  * and the run can never use different trees.
  */
-export function dataPhaseTree(algorithm: Exclude<VAlgorithm, 'auto'>, sizes: readonly number[], model: CostModel, root: number, op: VOperation = 'gatherv'): Tree {
+function dataPhaseTree(algorithm: Exclude<VAlgorithm, 'auto'>, sizes: readonly number[], model: CostModel, root: number, op: VOperation): Tree {
   switch (algorithm) {
     case 'linear':
       return linearTree(sizes, model, { root }).tree;
@@ -50,7 +50,5 @@ export function predictTime(
   const tree = dataPhaseTree(algorithm, sizes, model, root, op);
   const time = evaluate(tree, sizes, model, op === 'gatherv' ? 'gather' : 'scatter').time;
   if (roundLatency === 0) return time;
-  let height = 0;
-  for (const d of depths(tree)) if (d > height) height = d;
-  return time + roundLatency * height;
+  return time + roundLatency * treeHeight(tree);
 }

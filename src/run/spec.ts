@@ -98,12 +98,22 @@ function nonNegative(field: string, x: unknown): number {
   return x;
 }
 
-/** Validates a case for p ranks; `prefix` names fields as the caller spells them (e.g. "--"). */
-/** The case's cost model: its modelSpec when given, else the linear α, β, γ. */
+/** Models built from specs, once per spec object (a per-pair spec is p² numbers to validate). */
+const SPEC_MODELS = new WeakMap<CostModelSpec, CostModel>();
+
+/** The case's cost model: its modelSpec when given (built once per spec), else the linear α, β, γ. */
 export function caseModel(c: RunCase): CostModel {
-  return c.modelSpec !== undefined ? modelFromSpec(c.modelSpec) : linearModel(c.model);
+  const spec = c.modelSpec;
+  if (spec === undefined) return linearModel(c.model);
+  let m = SPEC_MODELS.get(spec);
+  if (m === undefined) {
+    m = modelFromSpec(spec);
+    SPEC_MODELS.set(spec, m);
+  }
+  return m;
 }
 
+/** Validates a case for p ranks; `prefix` names fields as the caller spells them (e.g. "--"). */
 export function validateCase(p: number, c: RunCase, prefix = ''): RunCase {
   integerIn(`${prefix}p`, p, 1);
   if (!V_OPERATIONS.includes(c.op)) {
@@ -125,7 +135,7 @@ export function validateCase(p: number, c: RunCase, prefix = ''): RunCase {
   nonNegative(`${prefix}gamma`, c.model.gamma);
   if (c.model.ports !== undefined) integerIn(`${prefix}ports`, c.model.ports, 1, 64);
   if (c.modelSpec !== undefined) {
-    const m = modelFromSpec(c.modelSpec);
+    const m = caseModel(c);
     if (m.size !== undefined && m.size !== p) throw new InvalidArgumentError(`${prefix}model-file`, `defines ${m.size} ranks, the run has ${p}`);
   }
   if (c.roundLatency !== undefined) nonNegative(`${prefix}round-latency`, c.roundLatency);

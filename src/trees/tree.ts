@@ -109,6 +109,13 @@ export function depths(tree: Tree): Int32Array {
   return d;
 }
 
+/** The tree's height: the largest depth (0 for a single node). */
+export function treeHeight(tree: Tree): number {
+  let h = 0;
+  for (const d of depths(tree)) if (d > h) h = d;
+  return h;
+}
+
 /**
  * True when the tree is ordered (seed 004 Definition 3 in the growing form the DPs build):
  * every subtree spans a consecutive range of ranks, and each node's segment grows by
