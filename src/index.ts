@@ -62,6 +62,7 @@ export {
   BaseCommunicator,
   bytesOf,
   type Communicator,
+  type Received,
   type Status,
 } from './comm/communicator.js';
 export type { Endpoint, VirtualClock } from './comm/endpoint.js';

@@ -3,10 +3,10 @@
  * in a seeded random order across pairs (FIFO within a pair, as MPI's non-overtaking rule
  * requires), matching by (context, source, tag) with wildcards. Every message is copied.
  */
-import { ANY_SOURCE, ANY_TAG, type Communicator, type Status } from '../src/comm/communicator.js';
+import { ANY_SOURCE, ANY_TAG, type Communicator, type Received, type Status } from '../src/comm/communicator.js';
 import type { Endpoint } from '../src/comm/endpoint.js';
 import { createWorldCommunicator } from '../src/comm/group.js';
-import { CommunicationError } from '../src/errors.js';
+import { CommunicationError, TruncationError } from '../src/errors.js';
 import { rng } from './helpers/random.js';
 
 interface Msg {
@@ -23,7 +23,9 @@ interface Posted {
   readonly source: number;
   readonly tag: number;
   readonly into: Uint8Array;
-  readonly resolve: (s: Status) => void;
+  /** A receive of unknown size (irecvAlloc): its maxBytes; `into` is then unused. */
+  readonly maxBytes?: number;
+  readonly resolve: (s: Status | Received) => void;
   readonly reject: (e: Error) => void;
 }
 
@@ -86,6 +88,11 @@ class MemNet {
 }
 
 function complete(r: Posted, m: Msg): void {
+  if (r.maxBytes !== undefined) {
+    if (m.data.length > r.maxBytes) r.reject(new TruncationError(`message of ${m.data.length} bytes exceeds maxBytes ${r.maxBytes}`, m.data.length, r.maxBytes));
+    else r.resolve({ source: m.source, tag: m.tag, bytes: m.data.length, data: m.data.slice() });
+    return;
+  }
   if (m.data.length > r.into.length) {
     r.reject(new CommunicationError(`message of ${m.data.length} bytes exceeds the receive buffer of ${r.into.length}`));
     return;
@@ -117,8 +124,16 @@ export class MemEndpoint implements Endpoint {
   }
 
   irecv(ctx: number, source: number, tag: number, into: Uint8Array): Promise<Status> {
+    return this.post(ctx, source, tag, into, undefined) as Promise<Status>;
+  }
+
+  irecvAlloc(ctx: number, source: number, tag: number, maxBytes: number): Promise<Received> {
+    return this.post(ctx, source, tag, new Uint8Array(0), maxBytes) as Promise<Received>;
+  }
+
+  private post(ctx: number, source: number, tag: number, into: Uint8Array, maxBytes: number | undefined): Promise<Status | Received> {
     return new Promise((resolve, reject) => {
-      const r: Posted = { ctx, source, tag, into, resolve, reject };
+      const r: Posted = { ctx, source, tag, into, maxBytes, resolve, reject };
       const u = this.net.unexpected[this.worldRank];
       const i = u.findIndex((m) => matches(r, m));
       if (i >= 0) {

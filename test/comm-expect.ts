@@ -5,6 +5,7 @@
 import { expect } from 'vitest';
 import { UNDEFINED } from '../src/comm/communicator.js';
 import type {
+  AllocRecvObservation,
   AnyTagObservation,
   BadInterArg,
   BadInterObservation,
@@ -169,4 +170,15 @@ export function expectBadInter(
     if (colors[r] !== badGroup) expect(f.message).toMatch(/remote group/);
     expect(o.after).toEqual(remoteIdle ? null : theirs);
   });
+}
+
+/** Every receive of unknown size got its message whole; over maxBytes and bad maxBytes fail typed. */
+export function expectAllocRecv(sizes: readonly number[], got: readonly AllocRecvObservation[]): void {
+  for (const o of got) {
+    expect(o.posted).toEqual(sizes.map(() => true));
+    expect(o.unexpected).toEqual(sizes.map(() => true));
+    expect([o.anySource, o.self]).toEqual([true, true]);
+    expect(o.tooLong).toMatchObject({ name: 'TruncationError' });
+    expect(o.badMax).toMatchObject({ code: 'INVALID_ARGUMENT', field: 'maxBytes', rank: o.rank });
+  }
 }

@@ -8,6 +8,7 @@ import { COLLECTIVE_TAG, UNDEFINED } from '../src/comm/communicator.js';
 import { hierarchicalModel, linearModel } from '../src/model/cost-model.js';
 import { runSim } from '../src/transports/sim/run.js';
 import {
+  expectAllocRecv,
   expectAnyTag,
   expectBadArgs,
   expectBadInter,
@@ -44,6 +45,14 @@ describe('communicators on the simulator', () => {
   it('bad split arguments and bad ranks are typed errors on every rank', async () => {
     expectBadSplit((await runSim(5, (c) => scenarios.badSplit(c, { badRank: 3, color: 0, key: 2 ** 33 }), { model })).results, 3, 'key');
     expectBadArgs((await runSim(6, (c) => scenarios.badArgs(c), { model })).results);
+  });
+
+  it('irecvAlloc: posted before and after the message, ANY_SOURCE, to oneself, maxBytes; world and split', async () => {
+    const sizes = [0, 1, 64, 5000, 70000];
+    for (const p of [1, 2, 5]) {
+      expectAllocRecv(sizes, (await runSim(p, (c) => scenarios.allocRecv(c, { sizes }), { model })).results);
+      expectAllocRecv(sizes, (await runSim(p, (c) => scenarios.allocRecv(c, { sizes, split: true }), { model })).results);
+    }
   });
 
   it('an ANY_TAG receive pending during bcast, barrier and split gets the user message, not theirs', async () => {

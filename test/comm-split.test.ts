@@ -10,6 +10,7 @@ import { createIntercomm, splitIntercomm } from '../src/comm/intercomm.js';
 import { InvalidArgumentError } from '../src/errors.js';
 import { runMem } from './comm-endpoint.js';
 import {
+  expectAllocRecv,
   expectAnyTag,
   expectBadArgs,
   expectBadInter,
@@ -69,6 +70,13 @@ describe('split', () => {
         const { results } = await runMem(p, (c) => scenarios.isolation(c), { seed });
         expectIsolation(p, results);
       }
+    }
+  });
+
+  it('irecvAlloc over a generic endpoint, messages delivered in random order', async () => {
+    const sizes = [0, 3, 1000];
+    for (const p of [1, 3, 6]) {
+      for (const split of [false, true]) expectAllocRecv(sizes, (await runMem(p, (c) => scenarios.allocRecv(c, { sizes, split }), { seed: p })).results);
     }
   });
 

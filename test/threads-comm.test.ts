@@ -9,6 +9,7 @@ import { UNDEFINED } from '../src/comm/communicator.js';
 import { CommunicationError, InvalidArgumentError } from '../src/errors.js';
 import { runThreads } from '../src/transports/threads/run.js';
 import {
+  expectAllocRecv,
   expectAnyTag,
   expectBadArgs,
   expectBadInter,
@@ -20,6 +21,7 @@ import {
   expectSplit,
 } from './comm-expect.js';
 import type {
+  AllocRecvObservation,
   AnyTagObservation,
   BadInterObservation,
   BlockingRecvObservation,
@@ -107,6 +109,17 @@ describe('communicators on threads', () => {
           ]);
         }
       }
+    }
+  });
+
+  it('irecvAlloc: posted before and after the message (ring of 1 KiB), ANY_SOURCE, to oneself, maxBytes; world and split', async () => {
+    const sizes = [0, 1, 63, 64, 65, 1500, 5000, 70000];
+    for (const p of [2, 5]) {
+      const res = await batch(p, [
+        { scenario: 'allocRecv', args: { sizes } },
+        { scenario: 'allocRecv', args: { sizes, split: true } },
+      ]);
+      for (const step of res) expectAllocRecv(sizes, step as AllocRecvObservation[]);
     }
   });
 

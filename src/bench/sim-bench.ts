@@ -25,7 +25,7 @@
  */
 import { Command } from 'commander';
 import { parseIntegerOption } from '../cli/options.js';
-import { BaseCommunicator, type Communicator, type Status } from '../comm/communicator.js';
+import { BaseCommunicator, type Communicator, type Received, type Status } from '../comm/communicator.js';
 import { OpRequest, type Request } from '../comm/request.js';
 import { GATHERV_VARIANTS, gatherv } from '../collectives/index.js';
 import { linearModel } from '../model/cost-model.js';
@@ -129,6 +129,9 @@ class InstantComm extends BaseCommunicator {
   }
   irecv(source: number, tag: number, into: Uint8Array): Request<Status> {
     return this.op({ source, tag, bytes: into.length });
+  }
+  irecvAlloc(source: number, tag: number): Request<Received> {
+    return this.op({ source, tag, bytes: 0, data: new Uint8Array(0) });
   }
   copy(dst: Uint8Array, src: Uint8Array): void {
     dst.set(src);

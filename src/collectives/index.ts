@@ -35,7 +35,6 @@ export {
   hierarchicalGatherv,
   HIERARCHICAL_VARIANTS,
   HIERARCHICAL_VARIANT_NAMES,
-  EAGER_BYTES,
   type HierarchicalVariant,
   type HierarchicalGatherArgs,
   type HierarchicalGathervArgs,

@@ -41,6 +41,11 @@ export interface Status {
   readonly bytes: number;
 }
 
+/** What `irecvAlloc` got: the status and the message in a buffer of exactly its size. */
+export interface Received extends Status {
+  readonly data: Uint8Array;
+}
+
 export interface Communicator {
   readonly rank: number;
   readonly size: number;
@@ -55,8 +60,17 @@ export interface Communicator {
    * `into` may be vectored (segments filled in order; Status.bytes counts them all).
    */
   irecv(source: number, tag: number, into: MessageData): Request<Status>;
+  /**
+   * Starts receiving a message whose size the receiver does not know (MPI_Mprobe followed by
+   * MPI_Mrecv into a buffer of the probed size, as one operation): the transport allocates a
+   * buffer of exactly the matched message's size. Matching and ordering are those of `irecv`;
+   * a message longer than `maxBytes` (default: no limit) fails with a TruncationError.
+   */
+  irecvAlloc(source: number, tag: number, maxBytes?: number): Request<Received>;
   send(dest: number, tag: number, data: MessageData): Promise<void>;
   recv(source: number, tag: number, into: MessageData): Promise<Status>;
+  /** `irecvAlloc` as a promise. */
+  recvAlloc(source: number, tag: number, maxBytes?: number): Promise<Received>;
   /** Waits for all requests (any PromiseLike too); resolves with their values in order, rejects as soon as one fails. */
   waitAll<T>(ops: readonly Request<T>[]): Promise<T[]>;
   /**
@@ -91,6 +105,7 @@ export function bytesOf(view: ArrayBufferView): Uint8Array {
 export abstract class PointToPointBase {
   abstract isend(dest: number, tag: number, data: MessageData): Request<void>;
   abstract irecv(source: number, tag: number, into: MessageData): Request<Status>;
+  abstract irecvAlloc(source: number, tag: number, maxBytes?: number): Request<Received>;
 
   send(dest: number, tag: number, data: MessageData): Promise<void> {
     return toPromise(this.isend(dest, tag, data));
@@ -98,6 +113,10 @@ export abstract class PointToPointBase {
 
   recv(source: number, tag: number, into: MessageData): Promise<Status> {
     return toPromise(this.irecv(source, tag, into));
+  }
+
+  recvAlloc(source: number, tag: number, maxBytes?: number): Promise<Received> {
+    return toPromise(this.irecvAlloc(source, tag, maxBytes));
   }
 
   waitAll<T>(ops: readonly Request<T>[]): Promise<T[]> {

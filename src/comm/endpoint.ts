@@ -6,7 +6,7 @@
  * of different communicators never mixes, whatever the tags). Within one context the usual
  * MPI rules hold: ANY_SOURCE / ANY_TAG wildcards, non-overtaking between a pair of ranks.
  */
-import type { Status } from './communicator.js';
+import type { Received, Status } from './communicator.js';
 import type { Request } from './request.js';
 import type { MessageBuffer } from './segments.js';
 
@@ -41,6 +41,12 @@ export interface Endpoint {
    * without a trip through the event loop. Same arguments, checks and result as `irecv`.
    */
   irecvAwaited?(ctx: number, source: number, tag: number, into: MessageBuffer): Request<Status>;
+  /**
+   * Starts receiving a message of unknown size (Communicator.irecvAlloc): matched like `irecv`,
+   * into a buffer the transport allocates with the message's size; longer than `maxBytes`
+   * (a number ≥ 0 or Infinity, validated by the caller): TruncationError.
+   */
+  irecvAlloc(ctx: number, source: number, tag: number, maxBytes: number): Request<Received>;
   /** A local copy charged γ per unit on the simulator. */
   copy(dst: Uint8Array, src: Uint8Array): void;
   /** The node (shared-memory machine) a world rank runs on. */

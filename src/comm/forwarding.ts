@@ -4,7 +4,7 @@
  * operations they observe and `wrap`, which wraps the sub-communicators split from this one
  * so they are observed too.
  */
-import { BaseCommunicator, type Communicator, type Status } from './communicator.js';
+import { BaseCommunicator, type Communicator, type Received, type Status } from './communicator.js';
 import type { Request } from './request.js';
 import type { MessageData } from './segments.js';
 
@@ -34,6 +34,10 @@ export abstract class ForwardingCommunicator extends BaseCommunicator {
 
   irecv(source: number, tag: number, into: MessageData): Request<Status> {
     return this.inner.irecv(source, tag, into);
+  }
+
+  irecvAlloc(source: number, tag: number, maxBytes?: number): Request<Received> {
+    return this.inner.irecvAlloc(source, tag, maxBytes);
   }
 
   override waitAll<T>(ops: readonly Request<T>[]): Promise<T[]> {

@@ -15,7 +15,7 @@
 
 import { InvalidArgumentError } from '../errors.js';
 import { allgatherRecords, endpointCtx, type Members, TAG_SPLIT, withContext } from './agree.js';
-import { ANY_SOURCE, ANY_TAG, BaseCommunicator, type Communicator, type Status, UNDEFINED } from './communicator.js';
+import { ANY_SOURCE, ANY_TAG, BaseCommunicator, type Communicator, type Received, type Status, UNDEFINED } from './communicator.js';
 import type { Endpoint, VirtualClock } from './endpoint.js';
 import { mapRequest, OpRequest, type Request, toPromise } from './request.js';
 import { isMessageBuffer, type MessageBuffer, type MessageData, toBytes } from './segments.js';
@@ -45,6 +45,12 @@ export function badTag(t: number, wildcard: boolean, rank: number): InvalidArgum
   if (Number.isInteger(t) && t >= 0 && t <= MAX_TAG) return undefined;
   if (wildcard && t === ANY_TAG) return undefined;
   return new InvalidArgumentError('tag', `must be an integer in [0, 2^31 - 1], got ${t}`, { rank });
+}
+
+/** What is wrong with `maxBytes` of irecvAlloc (undefined: a number ≥ 0, Infinity included). */
+export function badMaxBytes(maxBytes: number, rank: number): InvalidArgumentError | undefined {
+  if (typeof maxBytes === 'number' && maxBytes >= 0) return undefined;
+  return new InvalidArgumentError('maxBytes', `must be a number >= 0 (Infinity: no limit), got ${String(maxBytes)}`, { rank });
 }
 
 /** A communicator over an endpoint: a group of world ranks and a context id. */
@@ -145,6 +151,23 @@ export class GroupCommunicator extends BaseCommunicator implements Members {
     }));
   }
 
+  irecvAlloc(source: number, tag: number, maxBytes = Infinity): Request<Received> {
+    const bad = this.badRank('source', source, true) ?? this.badTag(tag, true) ?? badMaxBytes(maxBytes, this.rank);
+    if (bad !== undefined) return rejected(bad);
+    const ctx = endpointCtx(this.ctx, tag);
+    const group = this.group;
+    if (group === null) return this.endpoint.irecvAlloc(ctx, source, tag, maxBytes);
+    if (source !== ANY_SOURCE) {
+      return mapRequest(this.endpoint.irecvAlloc(ctx, group[source], tag, maxBytes), (st) => ({ source, tag: st.tag, bytes: st.bytes, data: st.data }));
+    }
+    return mapRequest(this.endpoint.irecvAlloc(ctx, ANY_SOURCE, tag, maxBytes), (st) => ({
+      source: this.rankOfWorld(st.source),
+      tag: st.tag,
+      bytes: st.bytes,
+      data: st.data,
+    }));
+  }
+
   override send(dest: number, tag: number, data: MessageData): Promise<void> {
     const req = this.isend(dest, tag, data);
     // A send that completed at once (the common case): one shared settled promise.
@@ -227,6 +250,10 @@ class CheckedWorldCommunicator extends GroupCommunicator {
 
   override irecv(source: number, tag: number, into: MessageData): Request<Status> {
     return this.endpoint.irecv(endpointCtx(0, tag), source, tag, into instanceof Uint8Array ? into : toBytes(into));
+  }
+
+  override irecvAlloc(source: number, tag: number, maxBytes = Infinity): Request<Received> {
+    return this.endpoint.irecvAlloc(endpointCtx(0, tag), source, tag, maxBytes);
   }
 
   override send(dest: number, tag: number, data: MessageData): Promise<void> {

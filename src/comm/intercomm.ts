@@ -20,11 +20,11 @@
 
 import { InvalidArgumentError } from '../errors.js';
 import { allgatherRecords, bcastBytes, endpointCtx, MANAGEMENT_TAG, withContext } from './agree.js';
-import { ANY_SOURCE, PointToPointBase, type Communicator, type Status } from './communicator.js';
+import { ANY_SOURCE, PointToPointBase, type Communicator, type Received, type Status } from './communicator.js';
 import type { Endpoint, VirtualClock } from './endpoint.js';
 import { handled, mapRequest, OpRequest, type Request, waitAll } from './request.js';
 import { type MessageData, toBytes } from './segments.js';
-import { badRank, badTag, GroupCommunicator } from './group.js';
+import { badMaxBytes, badRank, badTag, GroupCommunicator } from './group.js';
 
 const TAG_INTER_GATHER = MANAGEMENT_TAG + 3;
 const TAG_INTER_BCAST = MANAGEMENT_TAG + 4;
@@ -46,6 +46,9 @@ export interface InterCommunicator {
   isend(dest: number, tag: number, data: MessageData): Request<void>;
   /** Receives from rank `source` of the REMOTE group (or ANY_SOURCE); Status.source is a remote rank. */
   irecv(source: number, tag: number, into: MessageData): Request<Status>;
+  /** A receive of unknown size from remote rank `source` (Communicator.irecvAlloc). */
+  irecvAlloc(source: number, tag: number, maxBytes?: number): Request<Received>;
+  recvAlloc(source: number, tag: number, maxBytes?: number): Promise<Received>;
   send(dest: number, tag: number, data: MessageData): Promise<void>;
   recv(source: number, tag: number, into: MessageData): Promise<Status>;
   waitAll<T>(ops: readonly Request<T>[]): Promise<T[]>;
@@ -143,6 +146,21 @@ class GroupInterCommunicator extends PointToPointBase implements InterCommunicat
       source: this.remoteRankOfWorld(st.source),
       tag: st.tag,
       bytes: st.bytes,
+    }));
+  }
+
+  irecvAlloc(source: number, tag: number, maxBytes = Infinity): Request<Received> {
+    const bad = this.badRemote('source', source, true) ?? this.badTag(tag, true) ?? badMaxBytes(maxBytes, this.rank);
+    if (bad !== undefined) return OpRequest.failed(bad);
+    const ctx = endpointCtx(this.ctx, tag);
+    if (source !== ANY_SOURCE) {
+      return mapRequest(this.endpoint.irecvAlloc(ctx, this.remote[source], tag, maxBytes), (st) => ({ source, tag: st.tag, bytes: st.bytes, data: st.data }));
+    }
+    return mapRequest(this.endpoint.irecvAlloc(ctx, ANY_SOURCE, tag, maxBytes), (st) => ({
+      source: this.remoteRankOfWorld(st.source),
+      tag: st.tag,
+      bytes: st.bytes,
+      data: st.data,
     }));
   }
 

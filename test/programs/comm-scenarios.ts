@@ -415,7 +415,71 @@ export async function blockingRecvScenario(
   };
 }
 
+/** What `allocRecvScenario` saw. */
+export interface AllocRecvObservation {
+  readonly rank: number;
+  readonly size: number;
+  /** Per size: posted before the message came (ring), and after (unexpected), both right. */
+  readonly posted: boolean[];
+  readonly unexpected: boolean[];
+  /** ANY_SOURCE from the left neighbour: source, tag, bytes and data right. */
+  readonly anySource: boolean;
+  /** A message to oneself. */
+  readonly self: boolean;
+  /** A message longer than maxBytes, then bad maxBytes. */
+  readonly tooLong: Failure | 'resolved';
+  readonly badMax: Failure | 'resolved';
+}
+
+/**
+ * irecvAlloc (receive of unknown size) on a ring: a receive posted before its message is sent
+ * and one posted after the message arrived, for sizes around the transports' thresholds;
+ * ANY_SOURCE, to oneself, over maxBytes (TruncationError), bad maxBytes. On the world
+ * communicator or (`split`) on a reversed half.
+ */
+export async function allocRecvScenario(world: Communicator, args: { sizes: number[]; split?: boolean }): Promise<AllocRecvObservation> {
+  const comm = args.split === true ? ((await world.split(world.rank % 2, -world.rank)) as Communicator) : world;
+  const p = comm.size;
+  const right = (comm.rank + 1) % p;
+  const left = (comm.rank - 1 + p) % p;
+  const good = (st: { source: number; tag: number; bytes: number; data: Uint8Array }, from: number, tag: number, round: number, n: number): boolean =>
+    st.source === from && st.tag === tag && st.bytes === n && st.data.length === n && isPattern(st.data, from, round, n);
+  const posted: boolean[] = [];
+  const unexpected: boolean[] = [];
+  for (let round = 0; round < args.sizes.length; round++) {
+    const n = args.sizes[round];
+    const pending = comm.irecvAlloc(left, TAG);
+    await barrier(comm);
+    const [st] = await Promise.all([pending, comm.send(right, TAG, pattern(comm.rank, round, n, round % 3))]);
+    posted.push(good(st, left, TAG, round, n));
+    const sent = comm.isend(right, TAG + 1, pattern(comm.rank, round + 100, n));
+    await barrier(comm);
+    const st2 = await comm.recvAlloc(left, TAG + 1, n);
+    await sent;
+    unexpected.push(good(st2, left, TAG + 1, round + 100, n));
+  }
+  const [sa] = await Promise.all([comm.recvAlloc(ANY_SOURCE, TAG + 2), comm.send(right, TAG + 2, pattern(comm.rank, 500, 33))]);
+  const [ss] = await Promise.all([comm.recvAlloc(comm.rank, TAG + 3), comm.send(comm.rank, TAG + 3, pattern(comm.rank, 501, 77))]);
+  const sendLong = comm.send(right, TAG + 4, pattern(comm.rank, 502, 100));
+  const long = await settle(comm.recvAlloc(left, TAG + 4, 99));
+  await sendLong;
+  const tooLong = 'ok' in long ? ('resolved' as const) : long.error;
+  const bad = await settle(comm.recvAlloc(left, TAG + 5, -1));
+  const badMax = 'ok' in bad ? ('resolved' as const) : bad.error;
+  return {
+    rank: comm.rank,
+    size: p,
+    posted,
+    unexpected,
+    anySource: good(sa, left, TAG + 2, 500, 33),
+    self: good(ss, comm.rank, TAG + 3, 501, 77),
+    tooLong,
+    badMax,
+  };
+}
+
 export const scenarios = {
+  allocRecv: allocRecvScenario,
   blockingRecv: blockingRecvScenario,
   failure: failureScenario,
   anyTag: anyTagScenario,

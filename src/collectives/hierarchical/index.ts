@@ -116,7 +116,6 @@ export async function hierarchicalGatherv(
 
 export { HIERARCHICAL_VARIANTS, type HierarchicalVariant } from './variants.js';
 export {
-  EAGER_BYTES,
   HIER_TAG,
   HIERARCHICAL_VARIANT_NAMES,
   type HierarchicalGatherArgs,

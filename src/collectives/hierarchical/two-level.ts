@@ -18,14 +18,13 @@
  * most ⌈log₂N⌉ + ⌈log₂n_max⌉ rounds (seed 002 §2: ≤ ⌈log₂p⌉ + 1 for equal nodes).
  * Bytes: the root receives Σ_{i≠root} m_i (β_intra for its node's, β_inter for the rest); as
  * in any binomial gather, a block crosses one edge per tree level between its rank and the
- * root. gatherv below the root adds the
- * size headers of pieces.ts (8 bytes per message; one more α per edge for subtrees larger than
- * EAGER_BYTES). Local work O(p) at the root (placements), O(log n + log N) elsewhere.
+ * root. Every edge is one message of exactly its subtree's data (gatherv below the root, where
+ * the size is not known, receives with recvAlloc: pieces.ts). Local work O(p) at the root (placements), O(log n + log N) elsewhere.
  */
 import type { Communicator } from '../../comm/communicator.js';
 import { InvalidArgumentError } from '../../errors.js';
 import { orderedBinomialRole, type Subtree } from '../basic/tree.js';
-import { joinPieces, piecesOf, recvKnown, recvSized, sendKnown, sendSized, NO_PIECES, type Pieces } from './pieces.js';
+import { joinPieces, piecesOf, recvKnown, recvUnknown, sendKnown, NO_PIECES, type Pieces } from './pieces.js';
 import type { RootTarget } from './root-target.js';
 import type { Bridge, NodeStructure } from './structure.js';
 import { HIER_TAG } from './types.js';
@@ -90,7 +89,7 @@ export async function twoLevelGather(input: TwoLevelInput): Promise<void> {
     const got =
       input.uniformBytes !== undefined
         ? recvKnown(from, peer, tag, count() * input.uniformBytes, 'send')
-        : recvSized(from, peer, tag);
+        : recvUnknown(from, peer, tag);
     return got.then((pieces) => ({ at: c.lo, pieces }));
   };
 
@@ -117,10 +116,7 @@ export async function twoLevelGather(input: TwoLevelInput): Promise<void> {
   const [fromNode, fromBridge] = await Promise.all([Promise.all(localParts), Promise.all(bridgeParts)]);
   if (!isLeader) {
     const mine = combine({ at: li, pieces: piecesOf(input.send) }, fromNode);
-    const parent = members[lrole.parent];
-    await (parent === root || input.uniformBytes !== undefined
-      ? sendKnown(local, lrole.parent, HIER_TAG.local, mine)
-      : sendSized(local, lrole.parent, HIER_TAG.local, mine));
+    await sendKnown(local, lrole.parent, HIER_TAG.local, mine);
     return;
   }
   if (target !== undefined) {
@@ -131,9 +127,7 @@ export async function twoLevelGather(input: TwoLevelInput): Promise<void> {
   const all = combine({ at: myNode, pieces: node }, fromBridge);
   const parentNode = brole.parent;
   const parent = parentNode === bridge.rootNode ? root : bridge.leaders[parentNode];
-  await (parent === root || input.uniformBytes !== undefined
-    ? sendKnown(comm, parent, HIER_TAG.bridge, all)
-    : sendSized(comm, parent, HIER_TAG.bridge, all));
+  await sendKnown(comm, parent, HIER_TAG.bridge, all);
 }
 
 /** Own pieces and the children's, in sequence order. */

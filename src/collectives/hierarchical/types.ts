@@ -64,10 +64,3 @@ export const HIER_TAG = {
   local: COLLECTIVE_TAG + 0x460,
   bridge: COLLECTIVE_TAG + 0x461,
 } as const;
-
-/**
- * gatherv only: a subtree of at most this many bytes travels to a parent that does not know its
- * size in one message, its 8-byte size header in front (eager); a larger one as the header
- * alone, then the data (received in place). See pieces.ts.
- */
-export const EAGER_BYTES = 16 * 1024;

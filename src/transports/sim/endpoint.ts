@@ -3,8 +3,8 @@
  * the shared Simulation, plus the rank's virtual clock. Communicators (world and split) are
  * built on it by comm/group.ts.
  */
-import type { Status } from '../../comm/communicator.js';
-import { badRank, badTag } from '../../comm/group.js';
+import type { Received, Status } from '../../comm/communicator.js';
+import { badMaxBytes, badRank, badTag } from '../../comm/group.js';
 import { OpRequest, type Request } from '../../comm/request.js';
 import { byteLength, isMessageBuffer, type MessageBuffer } from '../../comm/segments.js';
 import type { Endpoint, VirtualClock } from '../../comm/endpoint.js';
@@ -26,6 +26,8 @@ class SimClock implements VirtualClock {
     return this.sim.sync(this.rank);
   }
 }
+
+const EMPTY = new Uint8Array(0);
 
 const isCount = (x: number): boolean => Number.isInteger(x) && x >= 0;
 
@@ -65,6 +67,13 @@ export class SimEndpoint implements Endpoint {
     if (into instanceof Uint8Array) return this.sim.post(RECV, this.worldRank, ctx, source, tag, into, into.length) as OpRequest<Status>;
     if (!isMessageBuffer(into)) return this.bad('into', 'must be a Uint8Array or an array of them (communicators take any typed array or DataView)');
     return this.sim.post(RECV, this.worldRank, ctx, source, tag, into, byteLength(into)) as OpRequest<Status>;
+  }
+
+  irecvAlloc(ctx: number, source: number, tag: number, maxBytes: number): Request<Received> {
+    const bad = badRank('source', source, this.worldSize, true, this.worldRank) ?? badTag(tag, true, this.worldRank) ?? badMaxBytes(maxBytes, this.worldRank);
+    if (bad !== undefined) return OpRequest.failed(bad);
+    if (!isCount(ctx)) return this.bad('ctx', `must be an integer >= 0, got ${ctx}`);
+    return this.sim.post(RECV, this.worldRank, ctx, source, tag, EMPTY, maxBytes, true) as OpRequest<Received>;
   }
 
   copy(dst: Uint8Array, src: Uint8Array): void {

@@ -20,8 +20,10 @@ export class Op {
   tag = 0;
   /** Contiguous, or vectored (segments in order). */
   buf: MessageBuffer = EMPTY;
-  /** Bytes of `buf`. */
+  /** Bytes of `buf` (a receive of unknown size: its maxBytes until matched). */
   len = 0;
+  /** A receive of unknown size (irecvAlloc): `buf` is allocated when it matches. */
+  alloc = false;
   pending = false;
   /** A transfer that holds its ports (its end is in the event heap). */
   started = false;
@@ -61,6 +63,7 @@ export class OpPool {
     op.tag = tag;
     op.buf = buf;
     op.len = len;
+    op.alloc = false;
     op.pending = true;
     op.started = false;
     return op;

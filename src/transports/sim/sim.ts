@@ -168,10 +168,14 @@ export class Simulation {
     return t > this.now ? t : this.now;
   }
 
-  /** Posts an operation (arguments already validated by the endpoint). */
-  post(kind: number, rank: number, ctx: number, peer: number, tag: number, buf: MessageBuffer, len: number): OpRequest<unknown> {
+  /**
+   * Posts an operation (arguments already validated by the endpoint); `alloc`: a receive of
+   * unknown size (irecvAlloc, `len` its maxBytes) whose buffer is allocated when it matches.
+   */
+  post(kind: number, rank: number, ctx: number, peer: number, tag: number, buf: MessageBuffer, len: number, alloc = false): OpRequest<unknown> {
     if (this.aborted !== undefined) return OpRequest.failed(new CommunicationError(this.aborted, { rank }));
     const op = this.pool.take(kind, rank, ctx, peer, tag, buf, len);
+    op.alloc = alloc;
     const req = new OpRequest<unknown>();
     op.req = req;
     this.live++;
@@ -322,7 +326,7 @@ export class Simulation {
       this.settleClock(to);
       this.settleClock(from);
       const err = new TruncationError(
-        `rank ${to}: message of ${n} bytes from rank ${from} tag ${send.tag} truncated: the receive buffer holds ${recv.len} bytes`,
+        `rank ${to}: message of ${n} bytes from rank ${from} tag ${send.tag} truncated: the receive ${recv.alloc ? 'takes at most' : 'buffer holds'} ${recv.len} bytes`,
         n,
         recv.len,
         { rank: to },
@@ -332,6 +336,10 @@ export class Simulation {
       this.pool.give(recv);
       this.pool.give(send);
       return;
+    }
+    if (recv.alloc) {
+      recv.buf = new Uint8Array(n);
+      recv.len = n;
     }
     send.partner = recv;
     recv.partner = send;
@@ -423,7 +431,8 @@ export class Simulation {
     // Only a request somebody waits on schedules program code: then the programs must run
     // before virtual time may advance (docs/MODEL.md "The simulator").
     if ((send.req as OpRequest<unknown>).resolve(undefined)) this.needDrain = true;
-    if ((recv.req as OpRequest<unknown>).resolve({ source: from, tag: send.tag, bytes: n })) this.needDrain = true;
+    const status = recv.alloc ? { source: from, tag: send.tag, bytes: n, data: rb as Uint8Array } : { source: from, tag: send.tag, bytes: n };
+    if ((recv.req as OpRequest<unknown>).resolve(status)) this.needDrain = true;
     this.pool.give(recv);
     this.pool.give(send);
   }

@@ -38,11 +38,11 @@
  * pending and later operation fails with a CommunicationError naming it.
  */
 
-import { ANY_SOURCE, ANY_TAG, type Status } from '../../comm/communicator.js';
+import { ANY_SOURCE, ANY_TAG, type Received, type Status } from '../../comm/communicator.js';
 import type { Endpoint } from '../../comm/endpoint.js';
 import { OpRequest, type Request } from '../../comm/request.js';
 import { byteLength, copyBytes, isMessageBuffer, type MessageBuffer } from '../../comm/segments.js';
-import { badRank, badTag } from '../../comm/group.js';
+import { badMaxBytes, badRank, badTag } from '../../comm/group.js';
 import { CommunicationError, InvalidArgumentError, TruncationError } from '../../errors.js';
 import { type Bell, Channel, waitAsync } from './channel.js';
 
@@ -89,8 +89,10 @@ class RecvOp {
   source = 0;
   tag = 0;
   into: MessageBuffer = EMPTY;
-  /** Bytes `into` holds. */
+  /** Bytes `into` holds (a receive of unknown size: its maxBytes). */
   cap = 0;
+  /** A receive of unknown size (irecvAlloc): `into` is allocated when a message matches (`fit`). */
+  alloc = false;
   /** Its request; null while `irecv` runs (then completion only records the outcome). */
   req: OpRequest<Status> | null = null;
   /** Set when the op completes before it has a request (inside `irecv`). */
@@ -147,6 +149,16 @@ class Fifo<T> {
 
 function matches(op: RecvOp, ctx: number, source: number, tag: number): boolean {
   return op.ctx === ctx && (op.source === ANY_SOURCE || op.source === source) && (op.tag === ANY_TAG || op.tag === tag);
+}
+
+/** A receive of unknown size gets a buffer of the matched message's size (if within its limit). */
+function fit(op: RecvOp, len: number): void {
+  if (op.alloc && len <= op.cap) op.into = new Uint8Array(len);
+}
+
+/** What a completed receive of unknown size resolves with. */
+function received(op: RecvOp, source: number, tag: number, bytes: number): Received {
+  return { source, tag, bytes, data: op.into as Uint8Array };
 }
 
 function truncation(source: number, tag: number, len: number, cap: number): CommunicationError {
@@ -364,12 +376,52 @@ export class ThreadsEndpoint implements Endpoint {
       const done = this.takeDirect(ctx, source, tag, into, cap);
       if (done !== null) return done;
     }
+    const op = this.postRecv(ctx, source, tag, into, cap, false, !direct);
+    if (op.done) {
+      const result = op.error !== null ? OpRequest.failed<Status>(op.error) : this.doneRequest(op.stSource, op.stTag, op.stBytes);
+      this.releaseRecv(op);
+      return result;
+    }
+    const req = (op.req = new OpRequest<Status>());
+    if (source !== ANY_SOURCE && source !== this.rank) this.setFocus(source);
+    this.startLoop();
+    return req;
+  }
+
+  /**
+   * A receive of unknown size (Communicator.irecvAlloc): posted and matched like `irecv`; the
+   * buffer is allocated with the matched message's size (`fit`), and the data is moved into it
+   * by the same paths (no fast paths that assume a buffer: `takeDirect`, `takeFocus`).
+   */
+  irecvAlloc(ctx: number, source: number, tag: number, maxBytes: number): Request<Received> {
+    const bad = this.badArgs(ctx, 'source', source, tag, 'into', EMPTY, true) ?? badMaxBytes(maxBytes, this.rank);
+    if (bad !== undefined) return OpRequest.failed(bad);
+    if (this.checkFailed()) return OpRequest.failed(this.failure);
+    const op = this.postRecv(ctx, source, tag, EMPTY, maxBytes, true, true);
+    if (op.done) {
+      const result = op.error !== null ? OpRequest.failed<Received>(op.error) : OpRequest.done(received(op, op.stSource, op.stTag, op.stBytes));
+      this.releaseRecv(op);
+      return result;
+    }
+    const req = new OpRequest<Received>();
+    op.req = req as OpRequest<unknown> as OpRequest<Status>;
+    if (source !== ANY_SOURCE && source !== this.rank) this.setFocus(source);
+    this.startLoop();
+    return req;
+  }
+
+  /**
+   * A new receive operation: completed from the unexpected queue if a message there matches,
+   * else posted; then (`poll`) what has arrived is moved. The caller looks at `op.done`.
+   */
+  private postRecv(ctx: number, source: number, tag: number, into: MessageBuffer, cap: number, alloc: boolean, poll: boolean): RecvOp {
     const op = this.recvPool.pop() ?? new RecvOp();
     op.ctx = ctx;
     op.source = source;
     op.tag = tag;
     op.into = into;
     op.cap = cap;
+    op.alloc = alloc;
     op.req = null;
     op.done = false;
     op.error = null;
@@ -385,16 +437,8 @@ export class ThreadsEndpoint implements Endpoint {
     }
     if (posted) this.linkPosted(op);
     // Unless the ring of the only possible source was just looked at, move what has arrived.
-    if (!op.done && !direct) this.poll();
-    if (op.done) {
-      const result = op.error !== null ? OpRequest.failed<Status>(op.error) : this.doneRequest(op.stSource, op.stTag, op.stBytes);
-      this.releaseRecv(op);
-      return result;
-    }
-    const req = (op.req = new OpRequest<Status>());
-    if (source !== ANY_SOURCE && source !== this.rank) this.setFocus(source);
-    this.startLoop();
-    return req;
+    if (!op.done && poll) this.poll();
+    return op;
   }
 
   /**
@@ -558,6 +602,7 @@ export class ThreadsEndpoint implements Endpoint {
 
   private releaseRecv(op: RecvOp): void {
     op.into = EMPTY;
+    op.alloc = false;
     op.req = null;
     op.error = null;
     this.recvPool.push(op);
@@ -593,8 +638,9 @@ export class ThreadsEndpoint implements Endpoint {
     this.pending--;
     const req = op.req;
     if (req !== null) {
+      const st = op.alloc ? received(op, source, tag, bytes) : this.statusOf(source, tag, bytes);
       this.releaseRecv(op);
-      if (req.resolve(this.statusOf(source, tag, bytes))) this.woke = true;
+      if (req.resolve(st)) this.woke = true;
     } else {
       op.done = true;
       op.stSource = source;
@@ -620,6 +666,7 @@ export class ThreadsEndpoint implements Endpoint {
     for (let op = this.postedHead; op !== null; op = op.next) {
       if (!matches(op, ctx, this.rank, tag)) continue;
       this.unlinkPosted(op);
+      fit(op, len);
       if (len > op.cap) this.failRecv(op, truncation(this.rank, tag, len, op.cap));
       else {
         copyBytes(op.into, data, len);
@@ -634,6 +681,7 @@ export class ThreadsEndpoint implements Endpoint {
 
   /** Completes `op` from a fully arrived unexpected message (already unlinked). */
   private finishFromUnexpected(op: RecvOp, u: Unexpected): void {
+    fit(op, u.len);
     if (u.len > op.cap) this.failRecv(op, truncation(u.source, u.tag, u.len, op.cap));
     else {
       const n = u.len;
@@ -651,6 +699,7 @@ export class ThreadsEndpoint implements Endpoint {
    */
   private adoptArriving(op: RecvOp, u: Unexpected): void {
     const s = u.source;
+    fit(op, u.len);
     if (u.len > op.cap) this.sinkKind[s] = SINK_DISCARD;
     else {
       const got = (this.incoming[s] as Channel).messageOffset;
@@ -823,7 +872,7 @@ export class ThreadsEndpoint implements Endpoint {
   private takeFocus(): boolean {
     const s = this.focus;
     const op = this.postedHead;
-    if (op !== null && this.sinkKind[s] === SINK_NONE) {
+    if (op !== null && !op.alloc && this.sinkKind[s] === SINK_NONE) {
       const ch = this.incoming[s] as Channel;
       const into = op.into;
       if (ch.peek(false) && into instanceof Uint8Array) {
@@ -903,6 +952,7 @@ export class ThreadsEndpoint implements Endpoint {
       if (!matches(op, ctx, source, tag)) continue;
       this.unlinkPosted(op);
       this.sinkOp[source] = op;
+      fit(op, len);
       return (this.sinkKind[source] = len > op.cap ? SINK_DISCARD : SINK_RECV);
     }
     this.sinkEntry[source] = this.newUnexpected(ctx, source, tag, len);
