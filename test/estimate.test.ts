@@ -339,6 +339,9 @@ describe('cost models as JSON', () => {
     expect(loadField({ ...h, inter: { alpha: 1, beta: 1, gamma: 1 } })).toBe('inter.gamma');
     expect(loadField({ ...h, nodeOf: [0, 1.5] })).toBe('nodeOf[1]');
     expect(loadField({ ...h, nodeOf: [] })).toBe('nodeOf');
+    // node numbers are int32 (larger ones would wrap), ports at most 2^16
+    expect(loadField({ ...h, nodeOf: [0, 2 ** 32] })).toBe('nodeOf[1]');
+    expect(loadField({ ...base(), ports: 2 ** 40 })).toBe('ports');
     expect(loadField({ ...h, alpha: 1 })).toBe('alpha');
     const l = JSON.parse(modelToJson(linearSpec)) as Record<string, unknown>;
     expect(loadField({ ...l, gamma: null })).toBe('gamma');
@@ -346,6 +349,15 @@ describe('cost models as JSON', () => {
     expect(loadField('{"format": ')).toBe('(document)');
     expect(loadField('NaN')).toBe('(document)');
     expect(loadField('[1]')).toBe('(document)');
+  });
+
+  it('the spec kept for a loaded model is frozen: it cannot drift from the model', () => {
+    const loaded = loadModelJson(modelToJson(pairwiseSpec));
+    const spec = loaded.spec as PairwiseModelSpec;
+    expect(() => {
+      (spec.alpha[0] as number[])[1] = -5;
+    }).toThrow(TypeError);
+    expect(modelToJson(loaded.model)).toBe(modelToJson(pairwiseSpec));
   });
 
   it('bad specs given in code: NaN and Infinity are caught with their path', () => {
@@ -407,6 +419,10 @@ describe('vcoll estimate', () => {
     const bad = vcoll(['estimate', '--sizes', '5,5', '--out', join(dir, 'never.json')]);
     expect(bad.status).toBe(2);
     expect(bad.stderr).toContain('--sizes');
+    // An unwritable --out fails before measuring, naming the option.
+    const noDir = vcoll(['estimate', '--p', '2', '--out', join(dir, 'no', 'such', 'dir.json')]);
+    expect(noDir.status).toBe(2);
+    expect(noDir.stderr).toContain('--out');
   }, 30_000);
 });
 

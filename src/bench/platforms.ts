@@ -111,6 +111,7 @@ function readCommon(opts: PlatformOptions | undefined): { seed: number; total: n
 /** Sizes ∝ weights with Σ = total exactly (largest remainder, ties to the lower rank). */
 export function proportionalBlocks(weights: readonly number[], total: number): number[] {
   requireInteger('total', total, 0);
+  if (!Array.isArray(weights) || weights.length === 0) throw new InvalidArgumentError('weights', 'must be a non-empty array of positive numbers');
   let sum = 0;
   for (let i = 0; i < weights.length; i++) {
     const w = weights[i];

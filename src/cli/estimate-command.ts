@@ -5,7 +5,8 @@
  * the simulator the largest error against the true model) and writes the estimated pairwise
  * model as a JSON document (src/model/model-json.ts) that `loadModelJson` reads back.
  */
-import { writeFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import Table from 'cli-table3';
 import { median } from 'simple-statistics';
 import { InvalidArgumentError } from '../errors.js';
@@ -113,6 +114,15 @@ export function formatEstimate(s: EstimateSummary): string {
   return lines.join('\n') + '\n';
 }
 
+/** Fails before any measurement when the model file cannot be written (the file or its folder; nothing is created). */
+function checkWritable(path: string): void {
+  try {
+    accessSync(existsSync(path) ? path : dirname(resolve(path)), constants.W_OK);
+  } catch (e) {
+    throw new InvalidArgumentError('--out', `cannot write ${path}: ${e instanceof Error ? e.message : String(e)}`);
+  }
+}
+
 /** Runs the command: measures, writes the model file, prints the summary. */
 export async function runEstimate(opts: EstimateCommandOptions, out: NodeJS.WritableStream = process.stdout): Promise<EstimateSummary> {
   if (opts.truth !== undefined && opts.transport !== 'sim') throw new InvalidArgumentError('--truth', 'only with --transport sim (threads measure themselves)');
@@ -129,6 +139,7 @@ export async function runEstimate(opts: EstimateCommandOptions, out: NodeJS.Writ
     if (e instanceof InvalidArgumentError) throw new InvalidArgumentError(`--${e.field.replace('warmupMs', 'warmup-ms')}`, e.detail);
     throw e;
   }
+  checkWritable(opts.out);
   const t0 = performance.now();
   let est: PairwiseEstimate;
   let truth: CostModel | undefined;

@@ -42,8 +42,13 @@ export interface ModelOptions {
   copyAll?: boolean;
 }
 
+/** The most ports a model may have (a processor with more is effectively unbounded). */
+export const MAX_PORTS = 2 ** 16;
+/** The largest node number of a hierarchical model (stored as int32). */
+export const MAX_NODE = 2 ** 31 - 1;
+
 function commonOptions(opts: ModelOptions | undefined): { ports: number; copyAll: boolean } {
-  const ports = requireInteger('ports', opts?.ports ?? 1, 1);
+  const ports = requireInteger('ports', opts?.ports ?? 1, 1, MAX_PORTS);
   const copyAll = opts?.copyAll ?? false;
   if (typeof copyAll !== 'boolean') throw new InvalidArgumentError('copyAll', 'must be a boolean');
   return { ports, copyAll };
@@ -153,7 +158,7 @@ export function hierarchicalModel(params: {
   }
   const p = nodeOf.length;
   const node = new Int32Array(p);
-  for (let i = 0; i < p; i++) node[i] = requireInteger(`nodeOf[${i}]`, nodeOf[i], 0);
+  for (let i = 0; i < p; i++) node[i] = requireInteger(`nodeOf[${i}]`, nodeOf[i], 0, MAX_NODE);
   const ia = requireNonNegativeFinite('intra.alpha', params.intra?.alpha);
   const ib = requireNonNegativeFinite('intra.beta', params.intra?.beta);
   const ea = requireNonNegativeFinite('inter.alpha', params.inter?.alpha);

@@ -19,6 +19,7 @@
  * CostModelSpec (the plain parameters). `specOfModel` recovers the spec of a linear model (from
  * `model.linear`) and of any model built here (`modelFromSpec`, `loadModelJson`).
  */
+import { MAX_NODE, MAX_PORTS } from './cost-model.js';
 import { InvalidArgumentError } from '../errors.js';
 import { hierarchicalModel, linearModel, pairwiseModel, type CostModel } from './cost-model.js';
 
@@ -101,9 +102,9 @@ function nonNegative(v: unknown, path: string): number {
   return v === 0 ? 0 : v;
 }
 
-function integer(v: unknown, path: string, min: number): number {
+function integer(v: unknown, path: string, min: number, max: number): number {
   if (typeof v !== 'number' || !Number.isInteger(v)) throw new InvalidArgumentError(path, `must be an integer, got ${describe(v)}`);
-  if (v < min) throw new InvalidArgumentError(path, `must be >= ${min}, got ${v}`);
+  if (v < min || v > max) throw new InvalidArgumentError(path, `must be in [${min}, ${max}], got ${v}`);
   return v === 0 ? 0 : v;
 }
 
@@ -137,7 +138,7 @@ const KIND_KEYS = {
 } as const;
 
 function common(obj: JsonObject): SpecCommon {
-  const ports = integer(field(obj, 'ports', 'ports'), 'ports', 1);
+  const ports = integer(field(obj, 'ports', 'ports'), 'ports', 1, MAX_PORTS);
   const copyAll = field(obj, 'copyAll', 'copyAll');
   if (typeof copyAll !== 'boolean') throw new InvalidArgumentError('copyAll', `must be true or false, got ${describe(copyAll)}`);
   return { ports, copyAll };
@@ -179,7 +180,7 @@ function readSpec(v: unknown, withHeader: boolean): CostModelSpec {
   }
   const nodes = array(field(v, 'nodeOf', 'nodeOf'), 'nodeOf');
   if (nodes.length < 1) throw new InvalidArgumentError('nodeOf', 'must list the node of at least one rank');
-  const nodeOf = nodes.map((x, i) => integer(x, `nodeOf[${i}]`, 0));
+  const nodeOf = nodes.map((x, i) => integer(x, `nodeOf[${i}]`, 0, MAX_NODE));
   const intra = alphaBeta(field(v, 'intra', 'intra'), 'intra');
   const inter = alphaBeta(field(v, 'inter', 'inter'), 'inter');
   const gamma = nonNegative(field(v, 'gamma', 'gamma'), 'gamma');
@@ -212,6 +213,15 @@ export function modelFromSpec(spec: CostModelSpec): CostModel {
   return buildModel(validateModelSpec(spec));
 }
 
+/** Freezes a spec and its arrays, so the spec kept for a model can never drift from it. */
+function deepFreeze<T>(x: T): T {
+  if (x !== null && typeof x === 'object' && !Object.isFrozen(x)) {
+    for (const v of Object.values(x)) deepFreeze(v);
+    Object.freeze(x);
+  }
+  return x;
+}
+
 /** The model of a spec readSpec has already validated (and copied). */
 function buildModel(s: CostModelSpec): CostModel {
   const opts = { ports: s.ports, copyAll: s.copyAll };
@@ -219,7 +229,7 @@ function buildModel(s: CostModelSpec): CostModel {
   if (s.kind === 'linear') model = linearModel({ alpha: s.alpha, beta: s.beta, gamma: s.gamma, ...opts });
   else if (s.kind === 'pairwise') model = pairwiseModel({ alpha: s.alpha, beta: s.beta, gamma: s.gamma, ...opts });
   else model = hierarchicalModel({ nodeOf: s.nodeOf, intra: s.intra, inter: s.inter, gamma: s.gamma, ...opts });
-  SPEC_OF.set(model, s);
+  SPEC_OF.set(model, deepFreeze(s));
   return model;
 }
 

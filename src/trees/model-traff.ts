@@ -8,10 +8,11 @@
  * under r), with a predictor t(i, j, m) (model.comm(i, j, m) for a gather, model.comm(j, i, m)
  * for a scatter):
  * 1. sort S decreasingly by t(i, j, m_i), m_i being i's own block (ties: lower rank first);
- * 2. cut the sorted list into k = ⌈log₂(n + 1)⌉ contiguous, non-empty subsets (n = |S|),
- *    balanced in their total predicted cost to j: the cut minimises Σ (subset cost)², so the
- *    first subsets hold fewer, slower processes and the last ones more, faster processes
- *    (the seed's "left subtrees have less processes with slower transfer times");
+ * 2. cut the sorted list into k = ⌈log₂(n + 1)⌉ contiguous, non-empty subsets (n = |S|)
+ *    whose predicted costs to j follow a binomial tree's shares (subset j ≈ 2^(j−1)/(2^k − 1)
+ *    of the total, `balancedPartition`), so the first subsets hold fewer, slower processes and
+ *    the last ones more, faster processes (the seed's "left subtrees have less processes with
+ *    slower transfer times while the right subtrees have more processes with faster ones");
  * 3. each subset's representative is the process i with the least t(i, j, Σ_subset m), the
  *    time to move the whole subset's data to / from j (ties: the larger own block, then the
  *    lower rank); it becomes a child of j;
@@ -27,8 +28,11 @@
  * - k = ⌈log₂(n + 1)⌉ is the degree of a binomial tree's node over n + 1 processes: Träff's
  *   construction is binomial-tree based and degenerates to a binomial tree for equal blocks
  *   and identical links;
- * - "balanced" = least sum of squared subset costs (a min-max cut leaves the rest unbalanced
- *   whenever one process dominates);
+ * - "balanced in their total communication cost" = balanced for a one-ported parent, which
+ *   takes its subsets one after the other: a later subset may cost twice the one before, as in
+ *   a binomial tree. With equal blocks and links the cut is exactly 1, 2, 4, … and the tree is
+ *   as fast as the binomial tree, in ⌈log₂p⌉ rounds (tested). (Subsets of equal cost are not:
+ *   p = 16 gives subtrees 3, 4, 4, 4, 40 % slower than binomial — a weak original.)
  * - the original Träff tree (`predictor: 'oblivious'`) is the same construction with a
  *   homogeneous predictor: "Träff considers the message size assigned to each process and
  *   assumes identical links between all nodes". Its links are the model's mean α and β over
@@ -39,8 +43,8 @@
  * The tree's time is always evaluate(tree, sizes, model, op) under the real model.
  *
  * The model-based tree is not always faster than the original (measured on the seed's two
- * platforms, docs/heterogeneous-trees.md: e.g. up to 21 % slower for some roots on the
- * Grid5000-like platform with small messages, where cost-balanced subsets put the remote
+ * platforms, docs/heterogeneous-trees.md: e.g. up to 19.5 % slower for some roots on the
+ * Grid5000-like platform with small messages, where the cut by cost puts the remote
  * site's processes into several subsets that each cross the wide-area link). The explicit
  * guard (`guard: true`) builds both and keeps the one evaluate predicts faster.
  *
@@ -109,30 +113,39 @@ export function homogeneousPredictor(model: CostModel, p: number): CostModel {
 }
 
 /**
- * Cuts `costs` (in list order) into k contiguous non-empty parts with the least Σ (part sum)²;
- * returns the exclusive end index of each part (the last is costs.length). Costs must be
- * non-negative. The split points are monotone (the squared part sum satisfies the quadrangle
- * inequality), so each of the k − 1 layers of the dynamic program takes O(n log n) by divide
- * and conquer; ties go to the earlier split.
+ * Cuts `costs` (in list order) into k contiguous non-empty parts whose sums are closest to the
+ * binomial shares of their total C: part j (1-based) aims at 2^(j−1)/(2^k − 1)·C, so the parts'
+ * targets double as in a binomial tree (equal costs and k = log₂(n + 1): exactly 1, 2, 4, …
+ * costs). "Closest" is the least Σ_j (part sum_j − target_j)²; returns the exclusive end index
+ * of each part (the last is costs.length). Costs must be finite and non-negative; they are
+ * scaled by their maximum first (no overflow). The part cost is a convex function of the part
+ * sum, so the split points are monotone (quadrangle inequality) and each of the k − 1 layers
+ * of the dynamic program takes O(n log n) by divide and conquer; ties go to the earlier split.
  */
 export function balancedPartition(costs: ArrayLike<number>, k: number): Int32Array {
   const n = costs.length;
   if (!Number.isInteger(k) || k < 1 || k > n) throw new VcollError('INTERNAL', `cannot cut ${n} costs into ${k} non-empty parts`);
+  let max = 0;
+  for (let i = 0; i < n; i++) if (costs[i] > max) max = costs[i];
+  const scale = max > 0 ? max : 1;
   const prefix = new Float64Array(n + 1);
-  for (let i = 0; i < n; i++) prefix[i + 1] = prefix[i] + costs[i];
+  for (let i = 0; i < n; i++) prefix[i + 1] = prefix[i] + costs[i] / scale;
+  const unit = prefix[n] / (2 ** k - 1);
+  const target = (j: number): number => 2 ** (j - 1) * unit;
   let prev = new Float64Array(n + 1).fill(Infinity); // best for the first i costs in j parts
-  for (let i = 1; i <= n; i++) prev[i] = prefix[i] * prefix[i];
+  for (let i = 1; i <= n; i++) prev[i] = (prefix[i] - target(1)) ** 2;
   const splits: Int32Array[] = [];
   for (let j = 2; j <= k; j++) {
     const cur = new Float64Array(n + 1).fill(Infinity);
     const arg = new Int32Array(n + 1).fill(-1);
     const last = prev;
+    const t = target(j);
     const solve = (lo: number, hi: number, sLo: number, sHi: number): void => {
       const mid = (lo + hi) >> 1;
       let bestS = -1;
       let bestV = Infinity;
       for (let s = Math.max(sLo, j - 1); s <= Math.min(sHi, mid - 1); s++) {
-        const d = prefix[mid] - prefix[s];
+        const d = prefix[mid] - prefix[s] - t;
         const v = last[s] + d * d;
         if (v < bestV) {
           bestV = v;
