@@ -160,17 +160,27 @@ describe('hierarchical gather and gatherv on the simulator: correctness', () => 
       const p = 13;
       const nodeOf = placementOf(kind, p, 4, rnd);
       for (const variant of ['zero-copy', 'reorder'] as const) {
-        for (const counts of [
-          Array.from({ length: p }, (_, i) => (i % 3 === 0 ? 0 : int(rnd, 2000, 90000))),
-          Array.from({ length: p }, (_, i) => (i % 2 === 0 ? 16384 : 16384 + (i % 4 === 1 ? 1 : -1))),
-        ]) {
+        for (const pattern of ['random', 'around 16 KiB', 'powers of two'] as const) {
+          const counts = Array.from({ length: p }, (_, i) =>
+            pattern === 'random' ? (i % 3 === 0 ? 0 : int(rnd, 2000, 90000)) : pattern === 'around 16 KiB' ? 16384 + (i % 4) - 1 : 64 * 2 ** i,
+          );
           const total = counts.reduce((a, x) => a + x, 0);
-          const c: HierCase = { op: 'gatherv', variant, root: int(rnd, 0, p - 1), counts, unitBytes: 1, recvBytes: total, seed: 3 };
+          const root = int(rnd, 0, p - 1);
+          const c: HierCase = { op: 'gatherv', variant, root, counts, unitBytes: 1, recvBytes: total, seed: 3 };
           const x = await timedSecondCall(nodeOf, c, model(nodeOf));
           const second = (x.res.trace?.messages ?? []).filter((msg) => msg.start >= x.t0);
-          expect(second.length).toBe(p - 1);
-          // Every block crosses one edge per tree level: at least total − root's bytes in all.
-          expect(second.reduce((a, msg) => a + msg.bytes, 0)).toBeGreaterThanOrEqual(total - counts[c.root]);
+          // One message per non-root rank (its subtree, 8 bytes of size check behind).
+          expect(second.map((msg) => msg.from).sort((a, b) => a - b)).toEqual([...Array(p).keys()].filter((r) => r !== root));
+          if (pattern !== 'powers of two') continue;
+          // Rank i's block is 64·2^i bytes, so a message's size says which ranks it holds: the sender,
+          // and exactly the ranks of the messages the sender received — the blocks of a tree.
+          const held = (bytes: number): number[] => [...Array(p).keys()].filter((r) => ((bytes - 8) / 64) & (2 ** r));
+          const sent = new Map(second.map((msg) => [msg.from, held(msg.bytes)]));
+          for (const msg of second) {
+            expect((msg.bytes - 8) % 64).toBe(0);
+            const fromChildren = second.filter((m2) => m2.to === msg.from).flatMap((m2) => sent.get(m2.from) as number[]);
+            expect(sent.get(msg.from)).toEqual([msg.from, ...fromChildren].sort((a, b) => a - b));
+          }
         }
       }
     }
@@ -355,6 +365,24 @@ describe('hierarchical gather and gatherv: typed errors', () => {
         ),
       );
       expect(f).toBe('counts');
+    }
+  });
+
+  it('gatherv: blocks wrong by amounts that cancel within one message are reported too (size check), not delivered misplaced', async () => {
+    // Ranks 3 and 7 share node 1 (leader 1): its message has the right total, 2 + 3 + 1 bytes.
+    const counts = [2, 2, 2, 2, 2, 2, 2, 2];
+    for (const variant of ['zero-copy', 'reorder'] as const) {
+      for (const [plus, minus] of [
+        [3, 7],
+        [7, 3],
+      ]) {
+        const size = (r: number): number => (r === plus ? 3 : r === minus ? 1 : 2);
+        const run = sim((c) =>
+          hierarchicalGatherv(c, { send: new Uint8Array(size(c.rank)), recv: new Uint8Array(2 * p), counts: c.rank === 0 ? counts : undefined, root: 0 }, { variant }),
+        );
+        await expect(run).rejects.toThrow(/do not match the root's counts/);
+        expect(await failureField(run)).toBe('counts');
+      }
     }
   });
 });

@@ -564,3 +564,84 @@ describe('validation', () => {
     expect(e?.message).toMatch(/src.*holds 10 bytes, needs 11/);
   });
 });
+
+describe('review fixes: ranges, non-layouts, offsets beyond 2^53', () => {
+  /** One of every layout kind, each with 2 elements in one repetition. */
+  const everyKind = (): Layout[] => [
+    contiguous(2),
+    vector(2, 1, 3),
+    indexed([1, 1], [4, 0]),
+    withDisplacements([2], [1]),
+    indexedBlock(1, [3, 0]),
+    bucket(3, [1, 0, 1]),
+    boundedVector(3, 1, 2, 4),
+    circularVector(2, 1, 2, 5, 4),
+    stretchedVector([1, 1], 2).typeOf(1),
+    resized(indexed([2], [0]), 5),
+  ];
+
+  it('Layout.visit past the end of one repetition throws (no hang, no run past the end) for every kind', () => {
+    for (const l of everyKind()) {
+      expect(l.size).toBe(2);
+      const got: number[][] = [];
+      let emits = 0;
+      const emit = (o: number, k: number): void => {
+        if (++emits > 100) throw new Error(`${l.kind}: still emitting`);
+        got.push([o, k]);
+      };
+      expect(invalidField(() => l.visit(0, 3, emit))).toBe('count');
+      expect(invalidField(() => l.visit(1, 2, emit))).toBe('count');
+      expect(invalidField(() => l.visit(3, 0, emit))).toBe('first');
+      expect(invalidField(() => l.visit(-1, 1, emit))).toBe('first');
+      expect(invalidField(() => l.visit(0, 0.5, emit))).toBe('count');
+      expect(got).toEqual([]);
+      l.visit(0, 2, emit);
+      l.visit(2, 0, emit);
+      expect(sum(got.map(([, k]) => k))).toBe(2);
+    }
+    // the reviewer's repros: indexed hung, vector emitted a run past its single element
+    expect(invalidField(() => indexed([1], [0]).visit(0, 2, () => undefined))).toBe('count');
+    expect(invalidField(() => vector(1, 1, 1).visit(0, 2, () => undefined))).toBe('count');
+    // ranges over repetitions (forEachRun and everything above it) still span repetitions
+    expect(runs(indexed([1], [0]), 0, 2)).toEqual({ offsets: [0], lengths: [2], end: 2 });
+  });
+
+  it('anything that is not a Layout raises InvalidArgumentError naming the layout', () => {
+    const buf = new Uint8Array(16);
+    const notLayouts: unknown[] = [null, undefined, {}, 3, 'x', { size: 1, extent: 1 }, { size: Number.NaN, extent: 1, visit: () => undefined }];
+    notLayouts.push({ size: 1, extent: -1, visit: () => undefined }, stretchedVector([1], 2));
+    for (const bad of notLayouts) {
+      const l = bad as Layout;
+      expect(invalidField(() => normalize(l))).toBe('layout');
+      expect(invalidField(() => signature(l))).toBe('layout');
+      expect(invalidField(() => resized(l, 1))).toBe('layout');
+      expect(invalidField(() => pack(l, buf, 0, 1, buf))).toBe('layout');
+      expect(invalidField(() => unpack(l, buf, 0, 1, buf))).toBe('layout');
+      expect(invalidField(() => views(l, buf, 0, 1))).toBe('layout');
+      expect(invalidField(() => runs(l, 0, 1))).toBe('layout');
+      expect(invalidField(() => forEachRun(l, 0, 1, () => undefined))).toBe('layout');
+      expect(invalidField(() => elementOffset(l, 0))).toBe('layout');
+      expect(invalidField(() => requiredLength(l, 0, 1))).toBe('layout');
+    }
+    // the layout is named before the other arguments
+    expect(invalidField(() => pack(null as unknown as Layout, 'x' as unknown as Uint8Array, 0, 1, buf))).toBe('layout');
+  });
+
+  it('element offsets beyond 2^53 throw instead of rounding', () => {
+    const B = Number.MAX_SAFE_INTEGER;
+    // repetition 1 starts at 2^52 + 1; its element is at 2^53 + 1, which a double cannot hold
+    const l = indexedBlock(1, [2 ** 52]);
+    expect(elementOffset(l, 0)).toBe(2 ** 52);
+    expect(invalidField(() => elementOffset(l, 1))).toBe('count');
+    expect(invalidField(() => requiredLength(l, 0, 2))).toBe('count');
+    expect(invalidField(() => runs(l, 0, 2))).toBe('count');
+    // a run that starts safe but whose last element is past 2^53 − 1
+    const v = resized(vector(1, 4, 1), B - 2);
+    expect(runs(v, 4, 3).lengths).toEqual([3]); // offsets B − 2 … B, the last safe integer
+    expect(invalidField(() => runs(v, 4, 4))).toBe('count');
+    // the circular offset (x + rotate) mod bound is exact near 2^53
+    expect(runs(circularVector(1, 1, 1, B, B - 2, B - 3), 0, 1).offsets).toEqual([B - 5]);
+    expect(runs(circularVector(1, 2, 2, B, B - 1, B - 3), 0, 2)).toEqual({ offsets: [B - 4], lengths: [2], end: B - 2 });
+    expect(runs(circularVector(1, 3, 3, B, 2, B - 3), 0, 3)).toEqual({ offsets: [B - 1, 0], lengths: [1, 2], end: B });
+  });
+});

@@ -11,26 +11,28 @@
  * Cost: O(1) storage except indexedBlock (its displs, one number per block); walking k
  * elements is O(runs touched).
  */
-import { InvalidArgumentError } from '../errors.js';
 import {
+  CheckedLayout,
   nonNegativeInt,
   numberArray,
+  requireLayout,
   safe,
   visitEqualBlocks,
   type Layout,
   type RunSink,
 } from './layout.js';
 
-class ContiguousLayout implements Layout {
+class ContiguousLayout extends CheckedLayout {
   readonly kind = 'contiguous' as const;
   readonly storage = 0;
   readonly extent: number;
 
   constructor(readonly size: number) {
+    super();
     this.extent = size;
   }
 
-  visit(first: number, count: number, emit: RunSink): void {
+  protected visitRange(first: number, count: number, emit: RunSink): void {
     if (count > 0) emit(first, count);
   }
 }
@@ -45,10 +47,10 @@ export function contiguous(n: number): Layout {
  * extent = layout.size. Packing k elements of L gives exactly k elements of signature(L).
  */
 export function signature(layout: Layout): Layout {
-  return contiguous(layout.size);
+  return contiguous(requireLayout(layout).size);
 }
 
-class VectorLayout implements Layout {
+class VectorLayout extends CheckedLayout {
   readonly kind = 'vector' as const;
   readonly storage = 0;
   readonly size: number;
@@ -59,11 +61,12 @@ class VectorLayout implements Layout {
     readonly blocklength: number,
     readonly stride: number,
   ) {
+    super();
     this.size = safe(count * blocklength, 'count');
     this.extent = this.size === 0 ? 0 : safe((count - 1) * stride + blocklength, 'stride');
   }
 
-  visit(first: number, count: number, emit: RunSink): void {
+  protected visitRange(first: number, count: number, emit: RunSink): void {
     const s = this.stride;
     visitEqualBlocks(this.blocklength, (t) => t * s, first, count, emit);
   }
@@ -78,7 +81,7 @@ export function vector(count: number, blocklength: number, stride: number): Layo
   );
 }
 
-class IndexedBlockLayout implements Layout {
+class IndexedBlockLayout extends CheckedLayout {
   readonly kind = 'indexedBlock' as const;
   readonly size: number;
   readonly extent: number;
@@ -88,6 +91,7 @@ class IndexedBlockLayout implements Layout {
     readonly blocklength: number,
     readonly displs: Float64Array,
   ) {
+    super();
     this.size = safe(displs.length * blocklength, 'blocklength');
     let end = 0;
     if (blocklength > 0) for (const d of displs) end = Math.max(end, safe(d + blocklength, 'displs'));
@@ -95,7 +99,7 @@ class IndexedBlockLayout implements Layout {
     this.storage = displs.length;
   }
 
-  visit(first: number, count: number, emit: RunSink): void {
+  protected visitRange(first: number, count: number, emit: RunSink): void {
     const d = this.displs;
     visitEqualBlocks(this.blocklength, (t) => d[t], first, count, emit);
   }
@@ -110,7 +114,7 @@ export function indexedBlock(blocklength: number, displs: ArrayLike<number>): La
   return new IndexedBlockLayout(bl, copy);
 }
 
-class ResizedLayout implements Layout {
+class ResizedLayout extends CheckedLayout {
   readonly kind = 'resized' as const;
   readonly size: number;
   readonly storage: number;
@@ -119,19 +123,17 @@ class ResizedLayout implements Layout {
     readonly base: Layout,
     readonly extent: number,
   ) {
+    super();
     this.size = base.size;
     this.storage = base.storage;
   }
 
-  visit(first: number, count: number, emit: RunSink): void {
+  protected visitRange(first: number, count: number, emit: RunSink): void {
     this.base.visit(first, count, emit);
   }
 }
 
 /** `layout` with repetitions `extent` elements apart (the type map is unchanged). */
 export function resized(layout: Layout, extent: number): Layout {
-  if (layout === null || typeof layout !== 'object' || typeof layout.visit !== 'function') {
-    throw new InvalidArgumentError('layout', 'must be a Layout');
-  }
-  return new ResizedLayout(layout, nonNegativeInt(extent, 'extent'));
+  return new ResizedLayout(requireLayout(layout), nonNegativeInt(extent, 'extent'));
 }

@@ -19,7 +19,7 @@
  * elements is O(runs touched) (at most one extra run for the wrap).
  */
 import { InvalidArgumentError } from '../errors.js';
-import { nonNegativeInt, safe, visitEqualBlocks, type Layout, type RunSink } from './layout.js';
+import { nonNegativeInt, safe, visitEqualBlocks, CheckedLayout, type Layout, type RunSink } from './layout.js';
 
 interface Clipped {
   readonly count: number;
@@ -48,18 +48,19 @@ function clip(count: number, blocklength: number, stride: number, bound: number,
   return { count: kept, blocklength: bl, stride: s, bound: b, start: st, size };
 }
 
-class BoundedVectorLayout implements Layout {
+class BoundedVectorLayout extends CheckedLayout {
   readonly kind = 'boundedVector' as const;
   readonly storage = 0;
   readonly size: number;
   readonly extent: number;
 
   constructor(readonly shape: Clipped) {
+    super();
     this.size = shape.size;
     this.extent = shape.bound;
   }
 
-  visit(first: number, count: number, emit: RunSink): void {
+  protected visitRange(first: number, count: number, emit: RunSink): void {
     const { start, stride, blocklength } = this.shape;
     visitEqualBlocks(blocklength, (t) => start + t * stride, first, count, emit);
   }
@@ -70,7 +71,7 @@ export function boundedVector(count: number, blocklength: number, stride: number
   return new BoundedVectorLayout(clip(count, blocklength, stride, bound, start));
 }
 
-class CircularVectorLayout implements Layout {
+class CircularVectorLayout extends CheckedLayout {
   readonly kind = 'circularVector' as const;
   readonly storage = 0;
   readonly size: number;
@@ -80,11 +81,12 @@ class CircularVectorLayout implements Layout {
     readonly shape: Clipped,
     readonly rotate: number,
   ) {
+    super();
     this.size = shape.size;
     this.extent = shape.bound;
   }
 
-  visit(first: number, count: number, emit: RunSink): void {
+  protected visitRange(first: number, count: number, emit: RunSink): void {
     const { start, stride, blocklength, bound } = this.shape;
     const rot = this.rotate;
     visitEqualBlocks(
@@ -93,8 +95,8 @@ class CircularVectorLayout implements Layout {
       first,
       count,
       (x, len) => {
-        let at = x + rot;
-        if (at >= bound) at -= bound;
+        // (x + rot) mod bound without forming x + rot, which may pass 2^53 (x, rot < bound)
+        const at = x >= bound - rot ? x - (bound - rot) : x + rot;
         const head = bound - at;
         if (len <= head) {
           emit(at, len);

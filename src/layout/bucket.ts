@@ -6,9 +6,9 @@
  * Extent p·bucketSize. Cost: O(p) storage, O(log p) to locate an element, O(runs) to walk.
  */
 import { InvalidArgumentError } from '../errors.js';
-import { lengthPrefix, nonNegativeInt, numberArray, safe, visitBlocks, type Layout, type RunSink } from './layout.js';
+import { lengthPrefix, nonNegativeInt, numberArray, safe, visitBlocks, CheckedLayout, type Layout, type RunSink } from './layout.js';
 
-class BucketLayout implements Layout {
+class BucketLayout extends CheckedLayout {
   readonly kind = 'bucket' as const;
   readonly size: number;
   readonly extent: number;
@@ -18,12 +18,13 @@ class BucketLayout implements Layout {
     readonly bucketSize: number,
     readonly prefix: Float64Array,
   ) {
+    super();
     this.size = prefix[prefix.length - 1];
     this.extent = safe((prefix.length - 1) * bucketSize, 'bucketSize');
     this.storage = prefix.length;
   }
 
-  visit(first: number, count: number, emit: RunSink): void {
+  protected visitRange(first: number, count: number, emit: RunSink): void {
     const b = this.bucketSize;
     visitBlocks(this.prefix, (i) => i * b, first, count, emit);
   }

@@ -9,9 +9,9 @@
  * element f is a binary search, O(log n); walking is O(blocks touched).
  */
 import { InvalidArgumentError } from '../errors.js';
-import { lengthPrefix, nonNegativeInt, numberArray, safe, visitBlocks, type Layout, type RunSink } from './layout.js';
+import { lengthPrefix, nonNegativeInt, numberArray, safe, visitBlocks, CheckedLayout, type Layout, type RunSink } from './layout.js';
 
-class IndexedLayout implements Layout {
+class IndexedLayout extends CheckedLayout {
   readonly size: number;
   readonly extent: number;
   readonly storage: number;
@@ -22,6 +22,7 @@ class IndexedLayout implements Layout {
     readonly prefix: Float64Array,
     readonly displs: Float64Array,
   ) {
+    super();
     this.size = prefix[prefix.length - 1];
     let end = 0;
     for (let j = 0; j < displs.length; j++) {
@@ -32,7 +33,7 @@ class IndexedLayout implements Layout {
     this.storage = prefix.length + displs.length;
   }
 
-  visit(first: number, count: number, emit: RunSink): void {
+  protected visitRange(first: number, count: number, emit: RunSink): void {
     const d = this.displs;
     visitBlocks(this.prefix, (j) => d[j], first, count, emit);
   }

@@ -48,9 +48,62 @@ export interface Layout {
   /**
    * Emits the runs holding elements first … first + count − 1 of ONE repetition, in element
    * order, each of positive length (adjacent runs are not merged). Requires
-   * 0 ≤ first ≤ first + count ≤ size; `forEachRun` checks and spans repetitions.
+   * 0 ≤ first ≤ first + count ≤ size, else InvalidArgumentError (`first`, `count`): a range
+   * past one repetition throws; `forEachRun` spans repetitions.
    */
   visit(first: number, count: number, emit: RunSink): void;
+}
+
+/**
+ * `value` as a Layout (an object with a `visit` function and non-negative safe integer `size`
+ * and `extent`), else InvalidArgumentError naming `field`. Every public entry point taking a
+ * layout calls it first.
+ */
+export function requireLayout(value: unknown, field = 'layout'): Layout {
+  if (value === null || typeof value !== 'object') {
+    throw new InvalidArgumentError(field, `must be a Layout, got ${value === null ? 'null' : typeof value}`);
+  }
+  const l = value as Partial<Layout>;
+  if (typeof l.visit !== 'function') throw new InvalidArgumentError(field, 'must be a Layout (it has no visit function)');
+  for (const key of ['size', 'extent'] as const) {
+    const v = l[key];
+    if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) {
+      throw new InvalidArgumentError(field, `must be a Layout: its ${key} must be a non-negative safe integer, got ${String(v)}`);
+    }
+  }
+  return value as Layout;
+}
+
+/**
+ * Checks a range of ONE repetition, 0 ≤ first ≤ first + count ≤ size (names: `first`,
+ * `count`): what every `Layout.visit` requires.
+ */
+export function checkVisitRange(size: number, first: number, count: number): void {
+  nonNegativeInt(first, 'first');
+  nonNegativeInt(count, 'count');
+  if (first > size) throw new InvalidArgumentError('first', `${first} is past the end of one repetition of ${size} elements`);
+  if (count > size - first) {
+    throw new InvalidArgumentError('count', `${count} elements from element ${first} run past one repetition of ${size} elements`);
+  }
+}
+
+/**
+ * The base of every layout kind: `visit` checks its range once (`checkVisitRange`), then the
+ * kind's `visitRange` walks it, trusting 0 ≤ first ≤ first + count ≤ size.
+ */
+export abstract class CheckedLayout implements Layout {
+  abstract readonly kind: LayoutKind;
+  abstract readonly size: number;
+  abstract readonly extent: number;
+  abstract readonly storage: number;
+
+  visit(first: number, count: number, emit: RunSink): void {
+    checkVisitRange(this.size, first, count);
+    this.visitRange(first, count, emit);
+  }
+
+  /** Emits the runs of elements first … first + count − 1, already checked to lie in one repetition. */
+  protected abstract visitRange(first: number, count: number, emit: RunSink): void;
 }
 
 /** `value` as a non-negative safe integer, else InvalidArgumentError naming `field`. */
@@ -113,7 +166,9 @@ export function visitBlocks(
   let j = blockOf(prefix, first);
   let within = first - prefix[j];
   let left = count;
-  while (left > 0) {
+  // j stays below the block count: a range past the last block (excluded by checkVisitRange)
+  // must not spin on NaN lengths.
+  while (left > 0 && j + 1 < prefix.length) {
     const len = prefix[j + 1] - prefix[j] - within;
     if (len > 0) {
       const k = Math.min(len, left);
@@ -149,7 +204,10 @@ export function visitEqualBlocks(
   }
 }
 
-/** Checks `first` and `count` (names: `first`, `count`) against a layout: ranges over repetitions. */
+/**
+ * Checks `first` and `count` (names: `first`, `count`) against a layout (already checked by
+ * `requireLayout`): ranges over repetitions.
+ */
 export function checkRange(layout: Layout, first: number, count: number): void {
   nonNegativeInt(first, 'first');
   nonNegativeInt(count, 'count');
@@ -164,6 +222,7 @@ export function checkRange(layout: Layout, first: number, count: number): void {
  * `layout` (repetition r shifted by r·extent), in element order, unmerged.
  */
 export function forEachRun(layout: Layout, first: number, count: number, emit: RunSink): void {
+  requireLayout(layout);
   checkRange(layout, first, count);
   if (count === 0) return;
   const { size, extent } = layout;
@@ -173,8 +232,20 @@ export function forEachRun(layout: Layout, first: number, count: number, emit: R
   while (left > 0) {
     const k = Math.min(size - i, left);
     const base = safe(r * extent, 'count');
-    if (base === 0) layout.visit(i, k, emit);
-    else layout.visit(i, k, (o, l) => emit(base + o, l));
+    if (base === 0) {
+      layout.visit(i, k, emit);
+    } else {
+      layout.visit(i, k, (o, l) => {
+        // every offset base + o … base + o + l − 1 must be exact. A sum past 2^53 − 1 rounds to
+        // ≥ 2^53, never back into the safe range, so checking (base + o) + (l − 1) covers the run
+        // (not base + o + l − 1: base + o + l may round down to 2^53 and the − 1 make it safe).
+        const at = base + o;
+        if (!Number.isSafeInteger(at + (l - 1))) {
+          throw new InvalidArgumentError('count', `element offsets of repetition ${r} (at ${base}) pass 2^53 − 1`);
+        }
+        emit(at, l);
+      });
+    }
     left -= k;
     i = 0;
     r++;
@@ -183,6 +254,7 @@ export function forEachRun(layout: Layout, first: number, count: number, emit: R
 
 /** The element offset of element `e` of the repetition of `layout`. */
 export function elementOffset(layout: Layout, e: number): number {
+  requireLayout(layout);
   let at = -1;
   forEachRun(layout, e, 1, (o) => {
     at = o;
@@ -195,6 +267,7 @@ export function elementOffset(layout: Layout, e: number): number {
  * the farthest one (0 when count = 0). O(runs).
  */
 export function requiredLength(layout: Layout, first: number, count: number): number {
+  requireLayout(layout);
   let end = 0;
   forEachRun(layout, first, count, (o, l) => {
     if (o + l > end) end = o + l;

@@ -9,7 +9,7 @@
  */
 import { contiguous, indexedBlock, resized, vector } from './basic.js';
 import { indexed } from './indexed.js';
-import type { Layout } from './layout.js';
+import { requireLayout, type Layout } from './layout.js';
 import { runs } from './runs.js';
 
 function simplest(offsets: readonly number[], lengths: readonly number[]): Layout {
@@ -25,6 +25,7 @@ function simplest(offsets: readonly number[], lengths: readonly number[]): Layou
 
 /** The simplest layout with the same elements, order, size and extent as `layout`. */
 export function normalize(layout: Layout): Layout {
+  requireLayout(layout);
   const r = runs(layout, 0, layout.size);
   const out = simplest(r.offsets, r.lengths);
   return out.extent === layout.extent ? out : resized(out, layout.extent);

@@ -15,7 +15,7 @@
  * (O(runs), O(runs log runs) if the runs do not ascend in memory).
  */
 import { InvalidArgumentError } from '../errors.js';
-import { checkRange, forEachRun, positiveInt, requiredLength, safe, type Layout } from './layout.js';
+import { checkRange, forEachRun, positiveInt, requiredLength, requireLayout, safe, type Layout } from './layout.js';
 import { requireDisjoint, runs } from './runs.js';
 
 /** One contiguous view, or views filled / sent in order (the shape of comm's MessageBuffer). */
@@ -63,6 +63,7 @@ export function pack(
   dst: ArrayBufferView,
   unitBytes?: number,
 ): number {
+  requireLayout(layout);
   const s = bytesOf(src, 'src');
   const d = bytesOf(dst, 'dst');
   const u = unitOf(src, unitBytes);
@@ -103,6 +104,7 @@ export function unpack(
   src: ArrayBufferView,
   unitBytes?: number,
 ): number {
+  requireLayout(layout);
   const d = bytesOf(dst, 'dst');
   const s = bytesOf(src, 'src');
   const u = unitOf(dst, unitBytes);
@@ -135,6 +137,7 @@ export function views(
   unitBytes?: number,
   access: ViewAccess = 'write',
 ): LayoutViews {
+  requireLayout(layout);
   const b = bytesOf(buf, 'buf');
   const u = unitOf(buf, unitBytes);
   if (access !== 'read' && access !== 'write') throw new InvalidArgumentError('access', `must be 'read' or 'write', got ${String(access)}`);

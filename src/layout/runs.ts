@@ -7,7 +7,7 @@
  * O(runs log runs) otherwise.
  */
 import { InvalidArgumentError } from '../errors.js';
-import { forEachRun, type Layout } from './layout.js';
+import { forEachRun, requireLayout, type Layout } from './layout.js';
 
 /** Merged runs, in element units: run t covers offsets[t] … offsets[t] + lengths[t] − 1. */
 export interface Runs {
@@ -19,6 +19,7 @@ export interface Runs {
 
 /** The merged runs of elements first … first + count − 1 of `layout`. */
 export function runs(layout: Layout, first: number, count: number): Runs {
+  requireLayout(layout);
   const offsets: number[] = [];
   const lengths: number[] = [];
   let end = 0;

@@ -11,7 +11,7 @@
  * walking is O(blocks touched).
  */
 import { InvalidArgumentError } from '../errors.js';
-import { lengthPrefix, nonNegativeInt, numberArray, safe, visitBlocks, type Layout, type RunSink } from './layout.js';
+import { lengthPrefix, nonNegativeInt, numberArray, safe, visitBlocks, CheckedLayout, type Layout, type RunSink } from './layout.js';
 
 /** The family of p stretched types sharing one array. */
 export interface StretchedVector {
@@ -28,7 +28,7 @@ export interface StretchedVector {
   typeOf(i: number): Layout;
 }
 
-class StretchedType implements Layout {
+class StretchedType extends CheckedLayout {
   readonly kind = 'stretchedVector' as const;
   readonly size: number;
   readonly extent: number;
@@ -39,12 +39,13 @@ class StretchedType implements Layout {
     readonly p: number,
     readonly index: number,
   ) {
+    super();
     this.size = prefix[prefix.length - 1];
     this.extent = p * this.size;
     this.storage = prefix.length;
   }
 
-  visit(first: number, count: number, emit: RunSink): void {
+  protected visitRange(first: number, count: number, emit: RunSink): void {
     const { prefix, p, index } = this;
     visitBlocks(prefix, (j) => index * (prefix[j + 1] - prefix[j]) + p * prefix[j], first, count, emit);
   }

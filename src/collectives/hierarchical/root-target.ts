@@ -28,6 +28,8 @@ import type { NodeStructure } from './structure.js';
 export interface RootTarget {
   /** Where the message holding the blocks of `ranks`, in that order, is received. */
   place(ranks: ArrayLike<number>): Placement;
+  /** The bytes the root's counts give rank `rank`. */
+  blockBytes(rank: number): number;
   /** Copies the root's own block into `recv`. */
   copyOwn(): void;
   /** After every receive: whatever the variant still has to do. */
@@ -75,6 +77,7 @@ export function zeroCopyTarget(t: TargetInput): RootTarget {
       const bytes = l.size * u;
       return { buffer, bytes, segments: Array.isArray(buffer) ? buffer.length : bytes > 0 ? 1 : 0 };
     },
+    blockBytes: (r) => t.layout.counts[r] * u,
     copyOwn: () => copyOwn(t),
     finish: () => {},
   };
@@ -110,6 +113,7 @@ export function reorderTarget(t: TargetInput): RootTarget {
       }
       return { buffer: inter.subarray(start, start + bytes), bytes, segments: bytes > 0 ? 1 : 0 };
     },
+    blockBytes: (r) => layout.counts[r] * u,
     copyOwn: () => copyOwn(t),
     finish: () => {
       for (const r of order) {

@@ -19,13 +19,16 @@
  * Bytes: the root receives Σ_{i≠root} m_i (β_intra for its node's, β_inter for the rest); as
  * in any binomial gather, a block crosses one edge per tree level between its rank and the
  * root. Every edge is one message of exactly its subtree's data (gatherv below the root, where
- * the size is not known, receives with recvAlloc: pieces.ts). Local work O(p) at the root (placements), O(log n + log N) elsewhere.
+ * the size is not known, receives with recvAlloc: pieces.ts); gatherv adds an 8-byte trailer
+ * to every message, the size check of size-check.ts, so the root catches blocks that disagree
+ * with its counts even when a message's total agrees. Local work O(p) at the root (placements), O(log n + log N) elsewhere.
  */
 import type { Communicator } from '../../comm/communicator.js';
-import { InvalidArgumentError } from '../../errors.js';
+import { CommunicationError, InvalidArgumentError } from '../../errors.js';
 import { orderedBinomialRole, type Subtree } from '../basic/tree.js';
 import { joinPieces, piecesOf, recvKnown, recvUnknown, sendKnown, NO_PIECES, type Pieces } from './pieces.js';
 import type { RootTarget } from './root-target.js';
+import { addChecks, blockCheck, CHECK_BYTES, decodeCheck, encodeCheck, NO_BLOCKS, sameCheck, type SizeCheck } from './size-check.js';
 import type { Bridge, NodeStructure } from './structure.js';
 import { HIER_TAG } from './types.js';
 
@@ -46,10 +49,11 @@ export interface TwoLevelInput {
   readonly field: string;
 }
 
-/** A subtree's pieces and where they go in the parent's sequence (local index or node index). */
+/** A subtree's pieces and where they go in the parent's sequence (local index or node index); gatherv: their size check. */
 interface Part {
   readonly at: number;
   readonly pieces: Pieces;
+  readonly check: SizeCheck;
 }
 
 export async function twoLevelGather(input: TwoLevelInput): Promise<void> {
@@ -63,6 +67,10 @@ export async function twoLevelGather(input: TwoLevelInput): Promise<void> {
   const lrole = orderedBinomialRole(members.length, localRoot, li);
   const isLeader = li === localRoot;
 
+  const checked = input.uniformBytes === undefined;
+  const protocol = (peer: string, what: string): CommunicationError =>
+    new CommunicationError(`hierarchical gatherv: ${what} from ${peer} (do all ranks call the same collective and variant?)`, { rank: me });
+
   /** Receives one child's message: into the root's target, or as pieces. */
   const receive = (
     c: Subtree,
@@ -75,22 +83,42 @@ export async function twoLevelGather(input: TwoLevelInput): Promise<void> {
     if (target !== undefined) {
       const seq = ranks();
       const place = target.place(seq);
-      return from.recv(peer, tag, place.buffer).then((st) => {
-        if (st.bytes !== place.bytes) {
+      const trailer = checked ? new Uint8Array(CHECK_BYTES) : undefined;
+      const into = trailer === undefined ? place.buffer : [...(Array.isArray(place.buffer) ? place.buffer : [place.buffer]), trailer];
+      const want = place.bytes + (trailer === undefined ? 0 : CHECK_BYTES);
+      return from.recv(peer, tag, into).then((st) => {
+        if (st.bytes !== want) {
           throw new InvalidArgumentError(
             input.field,
-            `ranks ${describe(seq)} delivered ${st.bytes} bytes, the root expects ${place.bytes}`,
+            `ranks ${describe(seq)} delivered ${st.bytes - (want - place.bytes)} bytes, the root expects ${place.bytes}`,
             { rank: me },
           );
         }
-        return { at: c.lo, pieces: NO_PIECES };
+        if (trailer !== undefined) {
+          let expected = NO_BLOCKS;
+          for (let j = 0; j < seq.length; j++) expected = addChecks(expected, blockCheck(seq[j], target.blockBytes(seq[j])));
+          const got = decodeCheck(trailer);
+          if (got === undefined || !sameCheck(got, expected)) {
+            throw new InvalidArgumentError(
+              input.field,
+              `ranks ${describe(seq)}: their blocks' sizes do not match the root's counts (their total, ${place.bytes} bytes, does)`,
+              { rank: me },
+            );
+          }
+        }
+        return { at: c.lo, pieces: NO_PIECES, check: NO_BLOCKS };
       });
     }
-    const got =
-      input.uniformBytes !== undefined
-        ? recvKnown(from, peer, tag, count() * input.uniformBytes, 'send')
-        : recvUnknown(from, peer, tag);
-    return got.then((pieces) => ({ at: c.lo, pieces }));
+    if (!checked) return recvKnown(from, peer, tag, count() * (input.uniformBytes as number), 'send').then((pieces) => ({ at: c.lo, pieces, check: NO_BLOCKS }));
+    return recvUnknown(from, peer, tag).then((all) => {
+      const buf = all.segs.length === 0 ? new Uint8Array(0) : all.segs[0];
+      const where = `${from === local ? 'local' : 'bridge'} child ${peer}`;
+      if (buf.length < CHECK_BYTES) throw protocol(where, `a ${buf.length}-byte message where at least ${CHECK_BYTES} were expected`);
+      const check = decodeCheck(buf.subarray(buf.length - CHECK_BYTES));
+      if (check === undefined) throw protocol(where, 'a message without a valid size check');
+      const data = buf.subarray(0, buf.length - CHECK_BYTES);
+      return { at: c.lo, pieces: piecesOf(data), check };
+    });
   };
 
   // Node level: children in reverse order (smallest range first), all posted now.
@@ -114,26 +142,33 @@ export async function twoLevelGather(input: TwoLevelInput): Promise<void> {
 
   // Awaited together, so that a failure of one leaves no rejection unobserved.
   const [fromNode, fromBridge] = await Promise.all([Promise.all(localParts), Promise.all(bridgeParts)]);
+  const own: Part = { at: li, pieces: piecesOf(input.send), check: checked ? blockCheck(me, input.send.length) : NO_BLOCKS };
   if (!isLeader) {
-    const mine = combine({ at: li, pieces: piecesOf(input.send) }, fromNode);
-    await sendKnown(local, lrole.parent, HIER_TAG.local, mine);
+    await sendKnown(local, lrole.parent, HIER_TAG.local, withCheck(combine(own, fromNode), checked));
     return;
   }
   if (target !== undefined) {
     target.finish();
     return;
   }
-  const node = combine({ at: li, pieces: piecesOf(input.send) }, fromNode);
-  const all = combine({ at: myNode, pieces: node }, fromBridge);
+  const node = combine(own, fromNode);
+  const all = combine({ at: myNode, ...node }, fromBridge);
   const parentNode = brole.parent;
   const parent = parentNode === bridge.rootNode ? root : bridge.leaders[parentNode];
-  await sendKnown(comm, parent, HIER_TAG.bridge, all);
+  await sendKnown(comm, parent, HIER_TAG.bridge, withCheck(all, checked));
 }
 
-/** Own pieces and the children's, in sequence order. */
-function combine(own: Part, children: readonly Part[]): Pieces {
+/** Own pieces and the children's, in sequence order, and the sum of their size checks. */
+function combine(own: Part, children: readonly Part[]): { pieces: Pieces; check: SizeCheck } {
   const parts = [own, ...children].sort((a, b) => a.at - b.at);
-  return joinPieces(parts.map((p) => p.pieces));
+  let check = NO_BLOCKS;
+  for (const p of parts) check = addChecks(check, p.check);
+  return { pieces: joinPieces(parts.map((p) => p.pieces)), check };
+}
+
+/** The pieces to send: gatherv appends the size check as a trailer segment. */
+function withCheck(x: { pieces: Pieces; check: SizeCheck }, checked: boolean): Pieces {
+  return checked ? joinPieces([x.pieces, piecesOf(encodeCheck(x.check))]) : x.pieces;
 }
 
 function describe(ranks: ArrayLike<number>): string {
