@@ -64,3 +64,27 @@ export class TruncationError extends CommunicationError {
     this.capacity = capacity;
   }
 }
+
+/** One rank's part in a deadlock: what it waited for, or that it had already finished. */
+export interface DeadlockedRank {
+  readonly rank: number;
+  /** The rank had returned (or failed) before the deadlock: it waits for nothing. */
+  readonly finished: boolean;
+  /** Its pending operations, e.g. "recv from 3 tag 5 (context 2)", "send to 1 tag 5 (65536 bytes)". */
+  readonly waitsFor: readonly string[];
+}
+
+/**
+ * Every rank of a run waits for an operation that no other rank will ever complete (or has
+ * finished): raised on each waiting rank with that rank's pending operations (`ranks` holds it
+ * alone, `rank` is that rank), and by the run (`ranks` lists every rank, `rank` undefined).
+ */
+export class DeadlockError extends CommunicationError {
+  readonly ranks: readonly DeadlockedRank[];
+
+  constructor(message: string, ranks: readonly DeadlockedRank[], options?: { rank?: number; cause?: unknown }) {
+    super(message, options);
+    this.name = 'DeadlockError';
+    this.ranks = ranks;
+  }
+}

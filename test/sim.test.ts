@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ANY_SOURCE, ANY_TAG, type Communicator } from '../src/comm/communicator.js';
-import { CommunicationError, InvalidArgumentError, TruncationError } from '../src/errors.js';
+import { CommunicationError, DeadlockError, InvalidArgumentError, TruncationError } from '../src/errors.js';
 import { hierarchicalModel, linearModel, pairwiseModel, type CostModel } from '../src/model/cost-model.js';
 import { runSim, type SimOptions } from '../src/transports/sim/index.js';
 import { evaluate } from '../src/trees/evaluate.js';
@@ -222,6 +222,12 @@ describe('simulator: point to point', () => {
       ),
     );
     expectDeadlock(e, ['rank 0: recv from 1 tag 7', 'rank 1: recv from 0 tag 7'], ['rank 2']);
+    // The same DeadlockError as on worker threads: every waiting rank with its operations.
+    expect(e).toBeInstanceOf(DeadlockError);
+    expect((e as DeadlockError).ranks).toEqual([
+      { rank: 0, finished: false, waitsFor: ['recv from 1 tag 7'] },
+      { rank: 1, finished: false, waitsFor: ['recv from 0 tag 7'] },
+    ]);
   });
 
   it('an operation left unmatched when every rank finished is reported; a free self message costs nothing', async () => {

@@ -18,7 +18,7 @@
  * on the root.
  */
 import { inOrder, selfCopy } from '../ports.js';
-import { CommunicationError, InvalidArgumentError } from '../../errors.js';
+import { CommunicationError, DeadlockError, InvalidArgumentError } from '../../errors.js';
 import type { Communicator } from '../../comm/communicator.js';
 import { mapRequest, type Request } from '../../comm/request.js';
 import { V_TAGS } from '../defaults.js';
@@ -30,10 +30,10 @@ import type { GathervPlanInput, GathervVariant } from '../variant.js';
 /**
  * A receive of rank `from`'s block failed or brought the wrong size: the counts disagree.
  * A CommunicationError naming this rank (or no rank) is the transport's truncation of a
- * longer message; errors naming another rank (a failed peer) pass through.
+ * longer message; errors naming another rank (a failed peer) and deadlocks pass through.
  */
 export function countMismatch(comm: Communicator, field: string, from: number, e: unknown): unknown {
-  if (e instanceof CommunicationError && (e.rank === undefined || e.rank === comm.rank)) {
+  if (e instanceof CommunicationError && !(e instanceof DeadlockError) && (e.rank === undefined || e.rank === comm.rank)) {
     return new InvalidArgumentError(field, `rank ${from} sent more elements than this rank expects (${e.message})`, {
       rank: comm.rank,
       cause: e,

@@ -40,7 +40,7 @@
  * - Rank programs must only await the communicator's promises (and other microtasks):
  *   timers or real I/O are invisible to the virtual clock and look like a deadlock.
  */
-import { CommunicationError, InvalidArgumentError, TruncationError } from '../../errors.js';
+import { CommunicationError, DeadlockError, type DeadlockedRank, InvalidArgumentError, TruncationError } from '../../errors.js';
 import { requireModelFits, type CostModel } from '../../model/cost-model.js';
 import { OpRequest } from '../../comm/request.js';
 import { copyBytes, type MessageBuffer } from '../../comm/segments.js';
@@ -282,12 +282,13 @@ export class Simulation {
       break;
     }
     if (this.finished < p || this.live > 0) {
-      const stuck = this.describeStuck();
-      const what = this.finished < p ? 'deadlock' : 'unmatched operations at the end';
-      const msg = `${what} at virtual time ${this.now}: ${stuck.join('; ')}`;
+      const stuck = this.stuckRanks();
+      const deadlock = this.finished < p;
+      const what = deadlock ? 'deadlock' : 'unmatched operations at the end';
+      const msg = `${what} at virtual time ${this.now}: ${stuck.map(describeStuckRank).join('; ')}`;
       this.abortAll(msg, undefined);
       await drain();
-      throw new CommunicationError(msg);
+      throw deadlock ? new DeadlockError(msg, stuck) : new CommunicationError(msg);
     }
     const finish = Array.from(this.clock);
     let time = 0;
@@ -582,7 +583,8 @@ export class Simulation {
   }
 
   /** Every unfinished rank with the operations it waits for. */
-  private describeStuck(): string[] {
+  /** Every rank with what it waits for (finished ranks with their leftover operations). */
+  private stuckRanks(): DeadlockedRank[] {
     const waits = new Map<number, string[]>();
     const add = (r: number, what: string): void => {
       const list = waits.get(r);
@@ -594,11 +596,10 @@ export class Simulation {
       for (let x = this.pendHead[r]; x !== null; x = x.qNext) add(r, describeOp(x));
       if (this.syncResolve[r] !== null) add(r, 'waiting in clock.sync()');
     }
-    const out: string[] = [];
+    const out: DeadlockedRank[] = [];
     for (let r = 0; r < this.p; r++) {
       const w = waits.get(r);
-      if (w !== undefined) out.push(`rank ${r}: ${w.join(', ')}`);
-      else if (!this.done[r]) out.push(`rank ${r}: blocked outside the communicator`);
+      if (w !== undefined || !this.done[r]) out.push({ rank: r, finished: this.done[r] !== 0, waitsFor: w ?? [] });
     }
     return out;
   }
@@ -640,4 +641,9 @@ export class Simulation {
     }
     this.syncCount = 0;
   }
+}
+
+function describeStuckRank(s: DeadlockedRank): string {
+  if (s.waitsFor.length > 0) return `rank ${s.rank}: ${s.waitsFor.join(', ')}`;
+  return `rank ${s.rank}: blocked outside the communicator`;
 }

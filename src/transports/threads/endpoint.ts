@@ -36,6 +36,17 @@
  *   operation right after a completion does not start a new loop.
  * A rank that fails records itself in the run's failure word and rings everyone: every
  * pending and later operation fails with a CommunicationError naming it.
+ *
+ * Deadlocks (see run.ts): the sleep path — and nothing else — publishes, for `runThreads`'
+ * deadlock monitor, that the loop sleeps with operations pending (state RANK_WAITING) and how
+ * many times it went to sleep (layout.ts); the worker adds a heartbeat and RANK_FINISHED. When
+ * every rank has slept without news for `deadlockMs` (or finished), the monitor records
+ * RUN_DEADLOCKED in the failure word and rings everyone: every pending and later operation
+ * of this rank fails with a DeadlockError listing this rank's pending operations. A program
+ * that awaits something other than vcoll (a timer, I/O) for longer than `deadlockMs` while its
+ * loop sleeps and every other rank waits for it is taken for deadlocked; one whose JS computes
+ * is not (its heartbeat stops). A loop that never sleeps (`spinLoads` Infinity) is never seen
+ * waiting: no deadlock is detected then.
  */
 
 import { ANY_SOURCE, ANY_TAG, type Received, type Status } from '../../comm/communicator.js';
@@ -43,8 +54,9 @@ import type { Endpoint } from '../../comm/endpoint.js';
 import { OpRequest, type Request } from '../../comm/request.js';
 import { byteLength, copyBytes, isMessageBuffer, type MessageBuffer } from '../../comm/segments.js';
 import { badMaxBytes, badRank, badTag } from '../../comm/group.js';
-import { CommunicationError, InvalidArgumentError, TruncationError } from '../../errors.js';
+import { CommunicationError, DeadlockError, InvalidArgumentError, TruncationError } from '../../errors.js';
 import { type Bell, Channel, waitAsync } from './channel.js';
+import { PROGRESS_OFFSET, RANK_RUNNING, RANK_WAITING, RUN_DEADLOCKED, type RankWords } from './layout.js';
 
 /** Loads the progress loop spins before it sleeps (an Atomics.load costs ~10-15 ns on V8/x86: ~20-30 µs). */
 export const DEFAULT_SPIN_LOADS = 2000;
@@ -67,6 +79,10 @@ const BELL_NEWS = 2;
 export const RECV_SPIN_LOADS = 256;
 /** Microtask turns the progress loop waits, with nothing pending, for the program's next operation. */
 const LINGER_TURNS = 3;
+/** Pending operations a DeadlockError lists (in `ranks`; its message shows fewer), the rest counted. */
+const DEADLOCK_LIST_MAX = 64;
+/** Pending operations a DeadlockError's message shows. */
+const DEADLOCK_MESSAGE_MAX = 8;
 /** Unexpected-message buffers up to 2^POOL_MAX_CLASS bytes are pooled, POOL_PER_CLASS of each size. */
 const POOL_MAX_CLASS = 20;
 const POOL_PER_CLASS = 4;
@@ -188,6 +204,11 @@ export interface ThreadsEndpointInit {
   readonly nodes?: readonly number[];
   /** Loads the progress loop spins before it sleeps (default: `defaultSpinLoads()`; Infinity: never sleeps). */
   readonly spinLoads?: number;
+  /**
+   * This rank's state and progress words for the deadlock monitor (layout.ts `rankWordsOf`),
+   * written when the loop goes to sleep and wakes; absent: nothing is published.
+   */
+  readonly monitor?: RankWords;
 }
 
 export class ThreadsEndpoint implements Endpoint {
@@ -205,6 +226,10 @@ export class ThreadsEndpoint implements Endpoint {
   private readonly nodes: readonly number[] | undefined;
   private readonly spinLoads: number;
   private readonly recvSpinLoads: number;
+  /** The deadlock monitor's words of this rank (null: none) and how many times the loop slept. */
+  private readonly monWords: Int32Array | null;
+  private readonly monIndex: number;
+  private sleeps = 0;
 
   private readonly sendQueues: Fifo<SendOp>[];
   private postedHead: RecvOp | null = null;
@@ -273,6 +298,8 @@ export class ThreadsEndpoint implements Endpoint {
       throw new InvalidArgumentError('spinLoads', `must be a number >= 0, got ${this.spinLoads}`, { rank: init.rank });
     }
     this.recvSpinLoads = Math.min(this.spinLoads, RECV_SPIN_LOADS);
+    this.monWords = init.monitor?.words ?? null;
+    this.monIndex = init.monitor?.index ?? 0;
     const p = init.size;
     this.sendQueues = Array.from({ length: p }, () => new Fifo<SendOp>());
     this.sinkKind = new Uint8Array(p);
@@ -316,7 +343,8 @@ export class ThreadsEndpoint implements Endpoint {
     if (this.failWords[this.failIndex] === 0) return false;
     const f = Atomics.load(this.failWords, this.failIndex);
     if (f === 0) return false;
-    this.fail(f - 1);
+    if (f === RUN_DEADLOCKED) this.failDeadlock();
+    else this.fail(f - 1);
     return true;
   }
 
@@ -777,10 +805,19 @@ export class ThreadsEndpoint implements Endpoint {
           continue;
         }
         if (this.pending === 0 || this.failure !== undefined) continue;
+        const mon = this.monWords;
+        if (mon !== null) {
+          // For the deadlock monitor: one more sleep (published first), asleep with work pending
+          // (unless the worker already recorded the rank finished).
+          this.sleeps = (this.sleeps + 1) | 0;
+          Atomics.store(mon, this.monIndex + PROGRESS_OFFSET, this.sleeps);
+          Atomics.compareExchange(mon, this.monIndex, RANK_RUNNING, RANK_WAITING);
+        }
         Atomics.store(this.bellWords, this.sleepIndex, 1);
         const r = waitAsync(this.bellWords, this.bellIndex, 0);
         if (r.async) await r.value;
         Atomics.store(this.bellWords, this.sleepIndex, 0);
+        if (mon !== null) Atomics.compareExchange(mon, this.monIndex, RANK_WAITING, RANK_RUNNING);
       }
     } finally {
       this.publishAll();
@@ -975,10 +1012,60 @@ export class ThreadsEndpoint implements Endpoint {
     } else (entry as Unexpected).complete = true;
   }
 
+  /**
+   * This rank's pending operations, oldest receives first, then sends by destination, e.g.
+   * "recv from 3 tag 5 (context 2)", "send to 1 tag 5 (65536 bytes)"; past `max`, a last entry
+   * counts the rest.
+   */
+  pendingOperations(max = Infinity): string[] {
+    const out: string[] = [];
+    let more = 0;
+    const add = (what: string): void => {
+      if (out.length < max) out.push(what);
+      else more++;
+    };
+    const ctxOf = (ctx: number): string => (ctx === 0 ? '' : ` (context ${ctx})`);
+    const recv = (op: RecvOp): string =>
+      `recv from ${op.source === ANY_SOURCE ? 'any source' : op.source} tag ${op.tag === ANY_TAG ? 'any tag' : op.tag}${ctxOf(op.ctx)}`;
+    for (let s = 0; s < this.size; s++) {
+      const op = this.sinkOp[s];
+      if (op === null) continue;
+      const ch = this.incoming[s] as Channel;
+      add(`${recv(op)}, matched by a message from ${s} (${ch.messageOffset} of ${this.sinkLen[s]} bytes arrived)`);
+    }
+    for (let op = this.postedHead; op !== null; op = op.next) add(recv(op));
+    for (let d = 0; d < this.size; d++) {
+      const q = this.sendQueues[d];
+      if (q.length === 0) continue;
+      // The queue is a ring: take every op out and put it back, in order.
+      for (let i = q.length; i > 0; i--) {
+        const op = q.shift();
+        add(`send to ${d} tag ${op.tag} (${byteLength(op.data)} bytes)${ctxOf(op.ctx)}`);
+        q.push(op);
+      }
+    }
+    if (more > 0) out.push(`${more} more`);
+    return out;
+  }
+
   /** Fails every pending operation because `rank` failed. */
   private fail(rank: number): void {
     if (this.failure !== undefined) return;
-    const err = new CommunicationError(`rank ${rank} failed`, { rank });
+    this.failWith(new CommunicationError(`rank ${rank} failed`, { rank }));
+  }
+
+  /** Fails every pending operation because the run deadlocked, listing them. */
+  private failDeadlock(): void {
+    if (this.failure !== undefined) return;
+    const waitsFor = this.pendingOperations(DEADLOCK_LIST_MAX);
+    const shown = waitsFor.slice(0, DEADLOCK_MESSAGE_MAX);
+    if (waitsFor.length > shown.length) shown.push('…');
+    const what = waitsFor.length === 0 ? 'nothing pending' : `waits for ${shown.join(', ')}`;
+    const message = `deadlock: every rank of the run waits for a message that will never come (or has finished); rank ${this.rank} ${what}`;
+    this.failWith(new DeadlockError(message, [{ rank: this.rank, finished: false, waitsFor }], { rank: this.rank }));
+  }
+
+  private failWith(err: CommunicationError): void {
     this.failure = err;
     for (const q of this.sendQueues) {
       while (q.length > 0) {

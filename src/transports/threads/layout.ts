@@ -8,18 +8,43 @@
  * looks only at the channels of peers with that bit (exactly one peer per bit up to 32
  * ranks). Next to it, a sleep word that r sets while it sleeps in `Atomics.waitAsync`, so that
  * peers call `Atomics.notify` only then. Each rank's words sit on their own 128-byte line.
+ *
+ * Also on that line, the words the deadlock monitor of `runThreads` reads (run.ts): the rank's
+ * state (RANK_RUNNING, RANK_WAITING while its progress loop sleeps with operations pending,
+ * RANK_FINISHED once its program returned and drained, or failed), its progress word (the
+ * number of times its loop went to sleep, published as it goes to sleep: a rank that is asleep
+ * at two looks with the same count slept in between) and its heartbeat (a counter its worker's
+ * event loop increments on a timer: a rank whose JS computes does not beat).
  */
 
 import { type Bell, Channel, createChannelBuffer, ringBell } from './channel.js';
 
 /** Int32 words per rank in the bells buffer (128 bytes: one rank per cache line pair). */
 const STRIDE = 32;
+/** Offsets in a rank's words: doorbell, sleep word, then what the deadlock monitor reads. */
+const SLEEP = 1;
+const STATE = 2;
+/** From the state word (see `RankWords`). */
+export const PROGRESS_OFFSET = 1;
+export const HEARTBEAT_OFFSET = 2;
+
+/** A rank's state word: running (or not started): its JS may do anything. */
+export const RANK_RUNNING = 0;
+/** A rank's state word: its progress loop sleeps on the doorbell with ≥ 1 operation pending. */
+export const RANK_WAITING = 1;
+/** A rank's state word: its program returned and its operations drained, or it failed. */
+export const RANK_FINISHED = 2;
+/** The failure word's value once the deadlock monitor found the run deadlocked. */
+export const RUN_DEADLOCKED = -1;
 
 export interface ThreadsLayout {
   readonly size: number;
   /** `channels[s * size + d]`: the channel from rank s to rank d (null when s = d). */
   readonly channels: readonly (SharedArrayBuffer | null)[];
-  /** Rank r's doorbell at word r·32, its sleep word at r·32 + 1; the failure word after them. */
+  /**
+   * Rank r's doorbell at word r·32, its sleep word at r·32 + 1, its state, progress and heartbeat
+   * words at r·32 + 2, 3, 4; the failure word after every rank's.
+   */
   readonly bells: SharedArrayBuffer;
 }
 
@@ -41,10 +66,26 @@ export function doorbellBit(peer: number): number {
  * ring it), with the sleep word that gates `Atomics.notify`.
  */
 export function bellOf(layout: ThreadsLayout, rank: number, peer?: number, words = new Int32Array(layout.bells)): Bell {
-  return { words, index: rank * STRIDE, bit: peer === undefined ? -1 : doorbellBit(peer), sleepIndex: rank * STRIDE + 1 };
+  return { words, index: rank * STRIDE, bit: peer === undefined ? -1 : doorbellBit(peer), sleepIndex: rank * STRIDE + SLEEP };
 }
 
-/** The run-wide failure word: 0 while healthy, then 1 + the rank that failed first. */
+/**
+ * Rank `rank`'s words for the deadlock monitor: its state word at `index`, its progress word at
+ * `index + PROGRESS_OFFSET`, its heartbeat at `index + HEARTBEAT_OFFSET`.
+ */
+export interface RankWords {
+  readonly words: Int32Array;
+  readonly index: number;
+}
+
+export function rankWordsOf(layout: ThreadsLayout, rank: number, words = new Int32Array(layout.bells)): RankWords {
+  return { words, index: rank * STRIDE + STATE };
+}
+
+/**
+ * The run-wide failure word: 0 while healthy, then 1 + the rank that failed first, or
+ * RUN_DEADLOCKED once the deadlock monitor found the run deadlocked.
+ */
 export function failureWordOf(layout: ThreadsLayout, words = new Int32Array(layout.bells)): { words: Int32Array; index: number } {
   return { words, index: layout.size * STRIDE };
 }
@@ -64,6 +105,23 @@ export function failRun(layout: ThreadsLayout, rank: number): void {
   const words = new Int32Array(layout.bells);
   const f = failureWordOf(layout, words);
   Atomics.compareExchange(f.words, f.index, 0, rank + 1);
+  ringEveryone(layout, words);
+}
+
+/**
+ * Records the run as deadlocked unless a failure is recorded already (returns whether it did)
+ * and wakes every rank; each rank's endpoint then fails its pending operations with a
+ * DeadlockError listing them.
+ */
+export function declareDeadlock(layout: ThreadsLayout): boolean {
+  const words = new Int32Array(layout.bells);
+  const f = failureWordOf(layout, words);
+  if (Atomics.compareExchange(f.words, f.index, 0, RUN_DEADLOCKED) !== 0) return false;
+  ringEveryone(layout, words);
+  return true;
+}
+
+function ringEveryone(layout: ThreadsLayout, words: Int32Array<SharedArrayBuffer>): void {
   for (let r = 0; r < layout.size; r++) {
     const bell = bellOf(layout, r, undefined, words);
     ringBell(bell);

@@ -5,13 +5,24 @@
  * structured clone. A rank that throws or exits poisons every channel, so every other
  * rank's pending operations fail fast with an error naming it, and `runThreads` rejects.
  *
+ * Never a hang: a deadlock monitor on the main thread (deadlock.ts) finds the run deadlocked
+ * when every rank's progress loop has slept with operations pending and nothing rang it (or
+ * the rank finished) for `deadlockMs` — mismatched collectives, a receive with no matching
+ * send, a rank waiting for one that returned. Every waiting rank's pending operations then fail
+ * with a DeadlockError listing them, and `runThreads` rejects with a DeadlockError naming every
+ * rank and what it waited for (or that it had finished). A rank whose JS computes is never
+ * taken for blocked (its worker's heartbeat stops), but one whose program awaits something
+ * other than vcoll (timers, I/O) for longer than `deadlockMs` while every other rank waits for
+ * it is: raise `deadlockMs` or pass Infinity for such programs.
+ *
  * Works both from TypeScript sources (workers then load `tsx`) and from the compiled `dist/`.
  */
 
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { CommunicationError, InvalidArgumentError } from '../../errors.js';
+import { CommunicationError, DeadlockError, InvalidArgumentError, type DeadlockedRank } from '../../errors.js';
+import { DeadlockMonitor, defaultDeadlockMs, heartbeatIntervalMs, monitorIntervalMs } from './deadlock.js';
 import { createLayout, poisonLayout } from './layout.js';
 import type { WorkerInit, WorkerReport } from './worker.js';
 
@@ -32,6 +43,17 @@ export interface RunThreadsOptions {
    * with more ranks than cores a smaller budget leaves the cores to the ranks that work.
    */
   readonly spinLoads?: number;
+  /**
+   * After how long without progress a run whose every rank waits (or has finished) is
+   * reported as deadlocked, in ms (> 0; default: the VCOLL_THREADS_DEADLOCK_MS environment
+   * variable, else 10000; Infinity: never). Every waiting rank's pending operations then fail
+   * with a DeadlockError listing them and `runThreads` rejects with a DeadlockError naming
+   * every rank. A rank computing in JS is never taken for blocked, but a program that awaits
+   * non-vcoll events (timers, I/O) for longer than this while every other rank waits for it
+   * is reported as deadlocked: raise it, or pass Infinity. Ranks that never sleep
+   * (`spinLoads` Infinity) are never seen waiting.
+   */
+  readonly deadlockMs?: number;
 }
 
 const SELF_IS_TS = import.meta.url.endsWith('.ts');
@@ -89,6 +111,11 @@ export async function runThreads<R = unknown>(
   if (spinLoads !== undefined && !(typeof spinLoads === 'number' && spinLoads >= 0)) {
     throw new InvalidArgumentError('spinLoads', `must be a number >= 0, got ${String(spinLoads)}`);
   }
+  const deadlockMs = options.deadlockMs ?? defaultDeadlockMs();
+  if (!(typeof deadlockMs === 'number' && deadlockMs > 0)) {
+    throw new InvalidArgumentError('deadlockMs', `must be a number > 0 (Infinity: never), got ${String(deadlockMs)}`);
+  }
+  const monitored = deadlockMs !== Infinity;
   const layout = createLayout(p, options.channelBytes ?? 64 * 1024);
   const needsTs = SELF_IS_TS || isTs(programUrl);
   const grace = options.failureGraceMs ?? 2000;
@@ -102,15 +129,27 @@ export async function runThreads<R = unknown>(
     let failed = false;
     let finished = false;
     let graceTimer: NodeJS.Timeout | undefined;
+    // What each rank reported: 'done', its pending operations when the run deadlocked, or an error.
+    const reports = new Array<'done' | readonly string[] | { error: string } | undefined>(p);
+    const monitor = monitored ? new DeadlockMonitor(layout, deadlockMs) : undefined;
+    let monitorTimer: NodeJS.Timeout | undefined;
 
     const workers: Worker[] = [];
     const finish = (): void => {
       if (finished) return;
       finished = true;
       if (graceTimer !== undefined) clearTimeout(graceTimer);
+      if (monitorTimer !== undefined) clearInterval(monitorTimer);
       for (const w of workers) void w.terminate();
-      if (failed) reject(primary ?? secondary);
+      if (monitor?.declared === true) reject(deadlockError(p, deadlockMs, reports, monitor));
+      else if (failed) reject(primary ?? secondary);
       else resolve(results);
+    };
+    const startGrace = (): void => {
+      if (!failed) {
+        failed = true;
+        graceTimer = setTimeout(finish, grace);
+      }
     };
     const settle = (rank: number): void => {
       if (settled[rank]) return;
@@ -127,20 +166,31 @@ export async function runThreads<R = unknown>(
         primary ??= new CommunicationError(`rank ${rank} failed: ${message}`, { rank });
         poisonLayout(layout, rank);
       }
-      if (!failed) {
-        failed = true;
-        graceTimer = setTimeout(finish, grace);
-      }
+      reports[rank] ??= { error: message };
+      startGrace();
       settle(rank);
     };
 
+    if (monitor !== undefined) {
+      monitorTimer = setInterval(() => {
+        if (monitor.tick(performance.now())) startGrace();
+      }, monitorIntervalMs(deadlockMs)).unref();
+    }
+
     for (let rank = 0; rank < p; rank++) {
-      const init: WorkerInit = { rank, layout, programUrl, args, nodes, spinLoads };
+      const heartbeatMs = monitored ? heartbeatIntervalMs(deadlockMs) : undefined;
+      const init: WorkerInit = { rank, layout, programUrl, args, nodes, spinLoads, heartbeatMs };
       const w = startWorker(init, needsTs);
       workers.push(w);
       w.on('message', (m: WorkerReport) => {
         if (m.type === 'done') {
           results[rank] = m.result as R;
+          reports[rank] = 'done';
+          settle(rank);
+        } else if (m.waitsFor !== undefined) {
+          // Failed by the deadlock: what it waited for (no rank to blame, nothing to poison).
+          reports[rank] = m.waitsFor;
+          startGrace();
           settle(rank);
         } else {
           failRank(rank, m.message, m.causedBy);
@@ -152,4 +202,41 @@ export async function runThreads<R = unknown>(
       });
     }
   });
+}
+
+/** Ranks (waiting ones) and operations per rank the run's DeadlockError message shows. */
+const MESSAGE_RANKS = 16;
+const MESSAGE_OPS = 4;
+
+/** The run's DeadlockError: every rank with what it waited for, had finished, or reported. */
+function deadlockError(
+  p: number,
+  deadlockMs: number,
+  reports: readonly ('done' | readonly string[] | { error: string } | undefined)[],
+  monitor: DeadlockMonitor,
+): DeadlockError {
+  const ranks: DeadlockedRank[] = [];
+  const waiting: string[] = [];
+  const finishedRanks: number[] = [];
+  const other: string[] = [];
+  for (let r = 0; r < p; r++) {
+    const rep = reports[r];
+    if (rep === 'done' || (rep === undefined && monitor.finishedAtDeclaration(r))) {
+      ranks.push({ rank: r, finished: true, waitsFor: [] });
+      finishedRanks.push(r);
+    } else if (Array.isArray(rep)) {
+      const ops = rep as readonly string[];
+      ranks.push({ rank: r, finished: false, waitsFor: ops });
+      const shown = ops.slice(0, MESSAGE_OPS).join(', ') + (ops.length > MESSAGE_OPS ? ', …' : '');
+      waiting.push(`rank ${r} waits for ${ops.length === 0 ? 'nothing' : shown}`);
+    } else {
+      ranks.push({ rank: r, finished: false, waitsFor: [] });
+      other.push(rep === undefined ? `rank ${r} did not report (terminated)` : `rank ${r} failed: ${(rep as { error: string }).error}`);
+    }
+  }
+  const parts = waiting.slice(0, MESSAGE_RANKS);
+  if (waiting.length > MESSAGE_RANKS) parts.push(`${waiting.length - MESSAGE_RANKS} more ranks waiting`);
+  if (finishedRanks.length > 0) parts.push(`${finishedRanks.length === 1 ? 'rank' : 'ranks'} ${finishedRanks.join(', ')} finished`);
+  parts.push(...other);
+  return new DeadlockError(`deadlock: no rank progressed for ${deadlockMs} ms: ${parts.join('; ')}`, ranks);
 }
