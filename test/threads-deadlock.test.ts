@@ -5,6 +5,7 @@
  * runs that merely take long (a rank computing, a long exchange through a small ring) do not.
  * Then the monitor (deadlock.ts) and the endpoint's side of it, driven in one thread.
  */
+import { threadsWorld } from './helpers/threads-world.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ANY_SOURCE, ANY_TAG, type Status } from '../src/comm/communicator.js';
 import type { Request } from '../src/comm/request.js';
@@ -12,7 +13,6 @@ import { CommunicationError, DeadlockError, InvalidArgumentError } from '../src/
 import * as api from '../src/index.js';
 import { DeadlockMonitor } from '../src/transports/threads/deadlock.js';
 import type { Channel } from '../src/transports/threads/channel.js';
-import { ThreadsEndpoint } from '../src/transports/threads/endpoint.js';
 import {
   HEARTBEAT_OFFSET,
   PROGRESS_OFFSET,
@@ -167,24 +167,9 @@ describe('runThreads: deadlockMs', () => {
   });
 });
 
-/** p monitored endpoints over one layout, driven in this thread (as test/helpers/threads-world.ts). */
+/** p monitored endpoints over one layout, driven in this thread, sleeping at once. */
 function world(p: number, ring: number) {
-  const layout = createLayout(p, ring);
-  const words = new Int32Array(layout.bells);
-  const eps = Array.from(
-    { length: p },
-    (_, rank) =>
-      new ThreadsEndpoint({
-        rank,
-        size: p,
-        outgoing: Array.from({ length: p }, (_, d) => channelOf(layout, rank, d, words)),
-        incoming: Array.from({ length: p }, (_, s) => channelOf(layout, s, rank, words)),
-        bell: bellOf(layout, rank, undefined, words),
-        failure: failureWordOf(layout, words),
-        monitor: rankWordsOf(layout, rank, words),
-        spinLoads: 0,
-      }),
-  );
+  const { layout, words, eps } = threadsWorld(p, ring, { monitored: true, spinLoads: 0 });
   const state = (r: number): number => Atomics.load(words, rankWordsOf(layout, r).index);
   return { layout, words, eps, state };
 }

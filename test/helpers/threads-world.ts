@@ -1,9 +1,21 @@
 /** Endpoints of the threads transport driven in one thread: p ranks over one shared layout. */
 import { ThreadsEndpoint } from '../../src/transports/threads/endpoint.js';
-import { bellOf, channelOf, createLayout, failRun, failureWordOf } from '../../src/transports/threads/layout.js';
+import { bellOf, channelOf, createLayout, failRun, failureWordOf, rankWordsOf, type ThreadsLayout } from '../../src/transports/threads/layout.js';
 
-/** p endpoints with rings of `ring` bytes, and `fail(rank)` marking that rank failed. */
-export function threadsWorld(p: number, ring: number): { eps: ThreadsEndpoint[]; fail: (rank: number) => void } {
+export interface ThreadsWorld {
+  readonly eps: ThreadsEndpoint[];
+  /** Marks `rank` failed. */
+  readonly fail: (rank: number) => void;
+  readonly layout: ThreadsLayout;
+  /** The shared words (bells, failure, per-rank monitor words). */
+  readonly words: Int32Array;
+}
+
+/**
+ * p endpoints with rings of `ring` bytes; `monitored`: they publish their state for the
+ * deadlock monitor (rankWordsOf); `spinLoads`: their spin budget.
+ */
+export function threadsWorld(p: number, ring: number, opts: { monitored?: boolean; spinLoads?: number } = {}): ThreadsWorld {
   const layout = createLayout(p, ring);
   const words = new Int32Array(layout.bells);
   const eps = Array.from(
@@ -16,7 +28,9 @@ export function threadsWorld(p: number, ring: number): { eps: ThreadsEndpoint[];
         incoming: Array.from({ length: p }, (_, s) => channelOf(layout, s, rank, words)),
         bell: bellOf(layout, rank, undefined, words),
         failure: failureWordOf(layout, words),
+        ...(opts.monitored === true ? { monitor: rankWordsOf(layout, rank, words) } : {}),
+        ...(opts.spinLoads !== undefined ? { spinLoads: opts.spinLoads } : {}),
       }),
   );
-  return { eps, fail: (rank) => failRun(layout, rank) };
+  return { eps, fail: (rank) => failRun(layout, rank), layout, words };
 }
