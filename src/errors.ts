@@ -3,7 +3,7 @@
  * offending `field`. Errors raised on a rank of a running collective also carry that `rank`.
  */
 
-export type VcollErrorCode = 'INVALID_ARGUMENT' | 'TOO_LARGE' | 'INTERNAL' | 'COMMUNICATION';
+export type VcollErrorCode = 'INVALID_ARGUMENT' | 'TOO_LARGE' | 'INTERNAL' | 'COMMUNICATION' | 'UNAVAILABLE';
 
 export class VcollError extends Error {
   readonly code: VcollErrorCode;
@@ -52,7 +52,7 @@ export class CommunicationError extends VcollError {
 
 /** A message longer than the receive buffer posted for it (MPI_ERR_TRUNCATE), raised on the receiving rank. */
 export class TruncationError extends CommunicationError {
-  /** Bytes of the message. */
+  /** Bytes of the message (-1 where the transport cannot tell: MPI reports only that it was longer). */
   readonly bytes: number;
   /** Bytes of the receive buffer. */
   readonly capacity: number;
@@ -86,5 +86,21 @@ export class DeadlockError extends CommunicationError {
     super(message, options);
     this.name = 'DeadlockError';
     this.ranks = ranks;
+  }
+}
+
+/**
+ * An optional part of vcoll is not there: the MPI binding was not built (or cannot load), or a
+ * variant needs a transport the communicator does not run on (`mpi-native` outside MPI). The
+ * message says how to get it.
+ */
+export class UnavailableError extends VcollError {
+  /** What is missing, e.g. 'mpi-binding', 'mpi-transport'. */
+  readonly what: string;
+
+  constructor(what: string, message: string, options?: { rank?: number; cause?: unknown }) {
+    super('UNAVAILABLE', message, options);
+    this.name = 'UnavailableError';
+    this.what = what;
   }
 }

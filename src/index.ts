@@ -70,7 +70,7 @@ export { OpRequest, mapRequest, waitAll, toPromise, type Request } from './comm/
 export { byteLength, copyBytes, type MessageBuffer } from './comm/segments.js';
 export { GroupCommunicator, createWorldCommunicator } from './comm/group.js';
 export { createIntercomm, splitIntercomm, type InterCommunicator } from './comm/intercomm.js';
-export { CommunicationError, DeadlockError, TruncationError, type DeadlockedRank } from './errors.js';
+export { CommunicationError, DeadlockError, TruncationError, UnavailableError, type DeadlockedRank } from './errors.js';
 export { runSim, type PortSetting, type RankProgram, type SimOptions, type SimResult, type SimTrace } from './transports/sim/index.js';
 export { runThreads, ThreadsEndpoint, type RunThreadsOptions } from './transports/threads/index.js';
 export * from './collectives/index.js';

@@ -20,6 +20,7 @@
  */
 
 import type { VirtualClock } from './endpoint.js';
+import type { NativeCollectives } from './native.js';
 import { type Request, toPromise, waitAll } from './request.js';
 import type { MessageData } from './segments.js';
 
@@ -82,6 +83,11 @@ export interface Communicator {
   nodeOf(rank: number): number;
   /** The simulator's virtual clock (absent on real transports). */
   readonly clock?: VirtualClock;
+  /**
+   * The collectives of the library the transport runs on (MPI's, on the MPI transport; absent
+   * elsewhere): what the `mpi-native` variants call.
+   */
+  readonly native?: NativeCollectives;
   /**
    * MPI_Comm_split, collective over this communicator: ranks passing the same `color`
    * (an integer ≥ 0) form a new communicator, ordered by `key` (an int32) and then by their

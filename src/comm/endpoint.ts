@@ -7,6 +7,7 @@
  * MPI rules hold: ANY_SOURCE / ANY_TAG wildcards, non-overtaking between a pair of ranks.
  */
 import type { Received, Status } from './communicator.js';
+import type { NativeCollectives, NativeInterCollectives } from './native.js';
 import type { Request } from './request.js';
 import type { MessageBuffer } from './segments.js';
 
@@ -53,4 +54,20 @@ export interface Endpoint {
   nodeOf(worldRank: number): number;
   /** Present on the simulator only. */
   readonly clock?: VirtualClock;
+  /**
+   * Optional: called on every member of a new communicator (context id `ctx`, endpoint contexts
+   * 2·ctx and 2·ctx + 1) once the members agreed on it, with the members' world ranks in rank
+   * order (null: the world), before any traffic in it; an intercommunicator's context lists both
+   * groups, ascending. For transports whose contexts are objects of their own (MPI
+   * communicators); the call may block until every member has made it.
+   */
+  openContext?(ctx: number, worldRanks: readonly number[] | null): void;
+  /** Optional: the transport's own collectives over communicator context `ctx` (the MPI library's). */
+  nativeCollectives?(ctx: number): NativeCollectives;
+  /**
+   * Optional: the transport's own collectives over the intercommunicator of context `ctx`
+   * whose local group has context `localCtx`; `remoteLeader` is the world rank of the remote
+   * group's rank 0. Collective over both groups the first time.
+   */
+  nativeInterCollectives?(ctx: number, localCtx: number, remoteLeader: number): NativeInterCollectives;
 }

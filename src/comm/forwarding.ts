@@ -28,6 +28,10 @@ export abstract class ForwardingCommunicator extends BaseCommunicator {
     return this.inner.clock;
   }
 
+  get native(): Communicator['native'] {
+    return this.inner.native;
+  }
+
   isend(dest: number, tag: number, data: MessageData): Request<void> {
     return this.inner.isend(dest, tag, data);
   }

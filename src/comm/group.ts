@@ -17,6 +17,7 @@ import { InvalidArgumentError } from '../errors.js';
 import { allgatherRecords, endpointCtx, type Members, TAG_SPLIT, withContext } from './agree.js';
 import { ANY_SOURCE, ANY_TAG, BaseCommunicator, type Communicator, type Received, type Status, UNDEFINED } from './communicator.js';
 import type { Endpoint, VirtualClock } from './endpoint.js';
+import type { NativeCollectives } from './native.js';
 import { mapRequest, OpRequest, type Request, toPromise } from './request.js';
 import { isMessageBuffer, type MessageBuffer, type MessageData, toBytes } from './segments.js';
 
@@ -81,6 +82,15 @@ export class GroupCommunicator extends BaseCommunicator implements Members {
     this.size = group === null ? endpoint.worldSize : group.length;
     this.rank = rank;
     if (endpoint.clock !== undefined) this.clock = endpoint.clock;
+    endpoint.openContext?.(ctx, group === null ? null : Array.from(group));
+  }
+
+  private nativeOps: NativeCollectives | null | undefined;
+
+  /** The transport's own collectives over this communicator (MPI's), if it has them. */
+  get native(): NativeCollectives | undefined {
+    if (this.nativeOps === undefined) this.nativeOps = this.endpoint.nativeCollectives?.(this.ctx) ?? null;
+    return this.nativeOps ?? undefined;
   }
 
   /** The world rank of `rank` (no validation). */

@@ -22,6 +22,7 @@ import { InvalidArgumentError } from '../errors.js';
 import { allgatherRecords, bcastBytes, endpointCtx, MANAGEMENT_TAG, withContext } from './agree.js';
 import { ANY_SOURCE, PointToPointBase, type Communicator, type Received, type Status } from './communicator.js';
 import type { Endpoint, VirtualClock } from './endpoint.js';
+import type { NativeInterCollectives } from './native.js';
 import { handled, mapRequest, OpRequest, type Request, waitAll } from './request.js';
 import { type MessageData, toBytes } from './segments.js';
 import { badMaxBytes, badRank, badTag, GroupCommunicator } from './group.js';
@@ -57,6 +58,11 @@ export interface InterCommunicator {
   nodeOf(rank: number): number;
   /** The node of remote rank `rank`. */
   nodeOfRemote(rank: number): number;
+  /**
+   * The transport's own intergroup collectives (MPI's, on the MPI transport; absent elsewhere).
+   * The first use is collective over both groups (it makes the MPI intercommunicator).
+   */
+  readonly native?: NativeInterCollectives;
   /**
    * Whether this group is the "low" group: its local rank 0 has a lower world rank than the
    * remote group's (MPICH's is_low_group). Known locally; the same answer on every rank of a
@@ -111,6 +117,17 @@ class GroupInterCommunicator extends PointToPointBase implements InterCommunicat
     this.lowGroup = local.worldRankOf(0) < remote[0];
     this.remoteSize = remote.length;
     if (local.clock !== undefined) this.clock = local.clock;
+    this.endpoint.openContext?.(ctx, [...local.worldRanks(), ...remote].sort((a, b) => a - b));
+  }
+
+  private nativeOps: NativeInterCollectives | null | undefined;
+
+  get native(): NativeInterCollectives | undefined {
+    if (this.nativeOps === undefined) {
+      const ep = this.endpoint;
+      this.nativeOps = ep.nativeInterCollectives === undefined ? null : ep.nativeInterCollectives(this.ctx, this.local.ctx, this.remote[0]);
+    }
+    return this.nativeOps ?? undefined;
   }
 
   private badRemote(field: string, r: number, wildcard: boolean): InvalidArgumentError | undefined {

@@ -1,0 +1,924 @@
+/*
+ * vcoll's MPI binding: a thin N-API layer over the MPI library (Open MPI or MPICH), used by
+ * src/transports/mpi/. Everything here is synchronous and does exactly one MPI thing per call;
+ * matching, contexts, promises and progress (polling MPI_Testsome from the event loop: Open MPI
+ * has no progress thread) live in TypeScript.
+ *
+ * Handles: communicators are small integers into a table (0 is MPI_COMM_WORLD); pending
+ * requests are slots of a request table (reused); matched probes (MPI_Improbe) are slots of a
+ * message table until MPI_Imrecv takes them. Buffers are typed arrays (their memory does not
+ * move while the JS side holds them, which it does until completion); a list of typed arrays is
+ * one message through an hindexed datatype on MPI_BOTTOM (zero copy). Every communicator uses
+ * MPI_ERRORS_RETURN: a failing call throws a JS Error carrying `mpiClass` (the error class
+ * number) and `mpiClassName` ("MPI_ERR_TRUNCATE", ...), which the TypeScript side maps to
+ * vcoll's typed errors.
+ */
+#define _GNU_SOURCE
+#include <limits.h>
+#include <mpi.h>
+#include <node_api.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* ---------- tables ---------- */
+
+static MPI_Comm *comms = NULL;
+static int ncomms = 0, capcomms = 0;
+
+static MPI_Request *reqs = NULL;
+static MPI_Datatype *reqtypes = NULL; /* a derived datatype to free at completion, or MPI_DATATYPE_NULL */
+static int *freeslots = NULL;
+static int nreqs = 0, capreqs = 0, nfree = 0, nactive = 0;
+
+static MPI_Message *msgs = NULL;
+static int capmsgs = 0;
+
+static int *idx_scratch = NULL;
+static MPI_Status *st_scratch = NULL;
+static int capscratch = 0;
+
+/* ---------- errors ---------- */
+
+static const char *class_name(int cls) {
+  switch (cls) {
+    case MPI_SUCCESS: return "MPI_SUCCESS";
+    case MPI_ERR_BUFFER: return "MPI_ERR_BUFFER";
+    case MPI_ERR_COUNT: return "MPI_ERR_COUNT";
+    case MPI_ERR_TYPE: return "MPI_ERR_TYPE";
+    case MPI_ERR_TAG: return "MPI_ERR_TAG";
+    case MPI_ERR_COMM: return "MPI_ERR_COMM";
+    case MPI_ERR_RANK: return "MPI_ERR_RANK";
+    case MPI_ERR_REQUEST: return "MPI_ERR_REQUEST";
+    case MPI_ERR_ROOT: return "MPI_ERR_ROOT";
+    case MPI_ERR_GROUP: return "MPI_ERR_GROUP";
+    case MPI_ERR_OP: return "MPI_ERR_OP";
+    case MPI_ERR_ARG: return "MPI_ERR_ARG";
+    case MPI_ERR_TRUNCATE: return "MPI_ERR_TRUNCATE";
+    case MPI_ERR_OTHER: return "MPI_ERR_OTHER";
+    case MPI_ERR_INTERN: return "MPI_ERR_INTERN";
+    case MPI_ERR_IN_STATUS: return "MPI_ERR_IN_STATUS";
+    case MPI_ERR_PENDING: return "MPI_ERR_PENDING";
+    case MPI_ERR_NO_MEM: return "MPI_ERR_NO_MEM";
+    default: return "MPI_ERR_UNKNOWN";
+  }
+}
+
+/* Throws a JS Error for MPI error code `err` raised by `what`; returns NULL for the caller. */
+static napi_value throw_mpi(napi_env env, const char *what, int err) {
+  char text[MPI_MAX_ERROR_STRING + 1];
+  int len = 0, cls = MPI_ERR_UNKNOWN;
+  if (MPI_Error_string(err, text, &len) != MPI_SUCCESS) len = snprintf(text, sizeof text, "error %d", err);
+  text[len] = 0;
+  MPI_Error_class(err, &cls);
+  char msg[MPI_MAX_ERROR_STRING + 128];
+  snprintf(msg, sizeof msg, "%s failed: %s (%s)", what, text, class_name(cls));
+  napi_value m, e, c, n;
+  napi_create_string_utf8(env, msg, NAPI_AUTO_LENGTH, &m);
+  napi_create_error(env, NULL, m, &e);
+  napi_create_int32(env, cls, &c);
+  napi_set_named_property(env, e, "mpiClass", c);
+  napi_create_string_utf8(env, class_name(cls), NAPI_AUTO_LENGTH, &n);
+  napi_set_named_property(env, e, "mpiClassName", n);
+  napi_throw(env, e);
+  return NULL;
+}
+
+static napi_value throw_type(napi_env env, const char *msg) {
+  napi_throw_type_error(env, NULL, msg);
+  return NULL;
+}
+
+static napi_value throw_range(napi_env env, const char *msg) {
+  napi_throw_range_error(env, NULL, msg);
+  return NULL;
+}
+
+#define CHECK_MPI(call, what)                          \
+  do {                                                 \
+    int rc_ = (call);                                  \
+    if (rc_ != MPI_SUCCESS) return throw_mpi(env, what, rc_); \
+  } while (0)
+
+/* ---------- argument helpers ---------- */
+
+static napi_value undefined_value(napi_env env) {
+  napi_value u;
+  napi_get_undefined(env, &u);
+  return u;
+}
+
+static napi_value int_value(napi_env env, int64_t v) {
+  napi_value r;
+  napi_create_int64(env, v, &r);
+  return r;
+}
+
+static int get_args(napi_env env, napi_callback_info info, size_t want, napi_value *argv) {
+  size_t argc = want;
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < want) {
+    throw_type(env, "vcoll_mpi: too few arguments");
+    return 0;
+  }
+  return 1;
+}
+
+static int get_int(napi_env env, napi_value v, int *out) {
+  int32_t x;
+  if (napi_get_value_int32(env, v, &x) != napi_ok) {
+    throw_type(env, "vcoll_mpi: expected an integer");
+    return 0;
+  }
+  *out = x;
+  return 1;
+}
+
+static int get_comm(napi_env env, napi_value v, MPI_Comm *out) {
+  int h;
+  if (!get_int(env, v, &h)) return 0;
+  if (h < 0 || h >= ncomms || comms[h] == MPI_COMM_NULL) {
+    throw_range(env, "vcoll_mpi: not a live communicator handle");
+    return 0;
+  }
+  *out = comms[h];
+  return 1;
+}
+
+/* A typed array's bytes (null/undefined: NULL, 0 when `optional`). */
+static int get_bytes(napi_env env, napi_value v, void **data, size_t *len, int optional) {
+  napi_valuetype t;
+  napi_typeof(env, v, &t);
+  if (optional && (t == napi_null || t == napi_undefined)) {
+    *data = NULL;
+    *len = 0;
+    return 1;
+  }
+  bool is;
+  napi_is_typedarray(env, v, &is);
+  if (!is) {
+    throw_type(env, "vcoll_mpi: expected a typed array");
+    return 0;
+  }
+  napi_typedarray_type tt;
+  size_t n, off;
+  napi_value ab;
+  void *p;
+  napi_get_typedarray_info(env, v, &tt, &n, &p, &ab, &off);
+  size_t el = 1;
+  switch (tt) {
+    case napi_int16_array: case napi_uint16_array: el = 2; break;
+    case napi_int32_array: case napi_uint32_array: case napi_float32_array: el = 4; break;
+    case napi_float64_array: case napi_bigint64_array: case napi_biguint64_array: el = 8; break;
+    default: el = 1;
+  }
+  *data = p;
+  *len = n * el;
+  return 1;
+}
+
+static int get_int32_array(napi_env env, napi_value v, int **data, size_t *n, int optional) {
+  void *p;
+  size_t len;
+  if (!get_bytes(env, v, &p, &len, optional)) return 0;
+  *data = (int *)p;
+  *n = len / sizeof(int);
+  return 1;
+}
+
+/*
+ * A message buffer: one typed array (base = its data, count bytes of MPI_BYTE) or an array of
+ * them (base = MPI_BOTTOM, one element of a committed hindexed datatype over their addresses).
+ */
+typedef struct {
+  void *base;
+  int count;
+  MPI_Datatype type;
+  int derived;
+} msgbuf;
+
+static int get_msgbuf(napi_env env, napi_value v, msgbuf *out) {
+  bool arr;
+  napi_is_array(env, v, &arr);
+  if (!arr) {
+    void *p;
+    size_t len;
+    if (!get_bytes(env, v, &p, &len, 0)) return 0;
+    if (len > INT_MAX) {
+      throw_range(env, "vcoll_mpi: a message longer than 2^31 - 1 bytes (MPI int counts)");
+      return 0;
+    }
+    out->base = p;
+    out->count = (int)len;
+    out->type = MPI_BYTE;
+    out->derived = 0;
+    return 1;
+  }
+  uint32_t n;
+  napi_get_array_length(env, v, &n);
+  int *lens = malloc(sizeof(int) * (n + 1));
+  MPI_Aint *disp = malloc(sizeof(MPI_Aint) * (n + 1));
+  int k = 0;
+  size_t total = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    napi_value s;
+    napi_get_element(env, v, i, &s);
+    void *p;
+    size_t len;
+    if (!get_bytes(env, s, &p, &len, 0)) {
+      free(lens);
+      free(disp);
+      return 0;
+    }
+    if (len == 0) continue;
+    total += len;
+    if (total > INT_MAX) {
+      free(lens);
+      free(disp);
+      throw_range(env, "vcoll_mpi: a message longer than 2^31 - 1 bytes (MPI int counts)");
+      return 0;
+    }
+    lens[k] = (int)len;
+    MPI_Get_address(p, &disp[k]);
+    k++;
+  }
+  MPI_Datatype t;
+  int rc = MPI_Type_create_hindexed(k, lens, disp, MPI_BYTE, &t);
+  free(lens);
+  free(disp);
+  if (rc == MPI_SUCCESS) rc = MPI_Type_commit(&t);
+  if (rc != MPI_SUCCESS) {
+    throw_mpi(env, "MPI_Type_create_hindexed", rc);
+    return 0;
+  }
+  out->base = MPI_BOTTOM;
+  out->count = 1;
+  out->type = t;
+  out->derived = 1;
+  return 1;
+}
+
+static void free_msgbuf(msgbuf *b) {
+  if (b->derived) MPI_Type_free(&b->type);
+}
+
+/* ---------- request slots ---------- */
+
+static int grow(void **p, int *cap, int need, size_t el) {
+  if (need <= *cap) return 1;
+  int c = *cap == 0 ? 64 : *cap;
+  while (c < need) c *= 2;
+  void *q = realloc(*p, el * (size_t)c);
+  if (q == NULL) return 0;
+  *p = q;
+  *cap = c;
+  return 1;
+}
+
+static int new_slot(void) {
+  if (nfree > 0) return freeslots[--nfree];
+  if (nreqs == capreqs) {
+    int c = capreqs == 0 ? 64 : 2 * capreqs;
+    MPI_Request *r = realloc(reqs, sizeof(MPI_Request) * (size_t)c);
+    if (r == NULL) return -1;
+    reqs = r;
+    MPI_Datatype *t = realloc(reqtypes, sizeof(MPI_Datatype) * (size_t)c);
+    if (t == NULL) return -1;
+    reqtypes = t;
+    int *f = realloc(freeslots, sizeof(int) * (size_t)c);
+    if (f == NULL) return -1;
+    freeslots = f;
+    capreqs = c;
+  }
+  reqtypes[nreqs] = MPI_DATATYPE_NULL;
+  return nreqs++;
+}
+
+static void release_slot(int s) {
+  reqs[s] = MPI_REQUEST_NULL;
+  if (reqtypes[s] != MPI_DATATYPE_NULL) MPI_Type_free(&reqtypes[s]);
+  reqtypes[s] = MPI_DATATYPE_NULL;
+  freeslots[nfree++] = s;
+  nactive--;
+}
+
+/* The byte count of a completed receive. */
+static int status_bytes(MPI_Status *st, MPI_Datatype t) {
+  int n = 0;
+  if (t == MPI_DATATYPE_NULL) {
+    MPI_Get_count(st, MPI_BYTE, &n);
+  } else {
+    MPI_Get_elements(st, t, &n);
+  }
+  return n == MPI_UNDEFINED ? -1 : n;
+}
+
+/* ---------- environment ---------- */
+
+
+static napi_value js_init(napi_env env, napi_callback_info info) {
+  int flag = 0;
+  MPI_Initialized(&flag);
+  int provided = MPI_THREAD_SINGLE;
+  if (!flag) {
+    int rc = MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided);
+    if (rc != MPI_SUCCESS) return throw_mpi(env, "MPI_Init_thread", rc);
+  } else {
+    MPI_Query_thread(&provided);
+  }
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  if (ncomms == 0) {
+    if (!grow((void **)&comms, &capcomms, 1, sizeof(MPI_Comm))) return throw_range(env, "vcoll_mpi: out of memory");
+    comms[0] = MPI_COMM_WORLD;
+    ncomms = 1;
+  }
+  int rank, size, *tagub, tflag = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &tagub, &tflag);
+  char version[MPI_MAX_LIBRARY_VERSION_STRING + 1];
+  int vlen = 0;
+  MPI_Get_library_version(version, &vlen);
+  version[vlen] = 0;
+  while (vlen > 0 && (version[vlen - 1] == '\n' || version[vlen - 1] == ' ')) version[--vlen] = 0;
+  char host[MPI_MAX_PROCESSOR_NAME + 1];
+  int hlen = 0;
+  MPI_Get_processor_name(host, &hlen);
+  host[hlen] = 0;
+  napi_value o, v;
+  napi_create_object(env, &o);
+  napi_set_named_property(env, o, "rank", int_value(env, rank));
+  napi_set_named_property(env, o, "size", int_value(env, size));
+  napi_set_named_property(env, o, "threadLevel", int_value(env, provided));
+  napi_set_named_property(env, o, "tagUb", int_value(env, tflag ? *tagub : 32767));
+  napi_create_string_utf8(env, version, NAPI_AUTO_LENGTH, &v);
+  napi_set_named_property(env, o, "library", v);
+  napi_create_string_utf8(env, host, NAPI_AUTO_LENGTH, &v);
+  napi_set_named_property(env, o, "host", v);
+  return o;
+}
+
+static napi_value js_finalize(napi_env env, napi_callback_info info) {
+  int flag = 0;
+  MPI_Finalized(&flag);
+  if (!flag) CHECK_MPI(MPI_Finalize(), "MPI_Finalize");
+  return undefined_value(env);
+}
+
+static napi_value js_abort(napi_env env, napi_callback_info info) {
+  napi_value argv[1];
+  if (!get_args(env, info, 1, argv)) return NULL;
+  int code;
+  if (!get_int(env, argv[0], &code)) return NULL;
+  fflush(stdout);
+  fflush(stderr);
+  MPI_Abort(MPI_COMM_WORLD, code);
+  exit(code);
+}
+
+static napi_value js_wtime(napi_env env, napi_callback_info info) {
+  napi_value r;
+  napi_create_double(env, MPI_Wtime(), &r);
+  return r;
+}
+
+static napi_value js_yield(napi_env env, napi_callback_info info) {
+  sched_yield();
+  return undefined_value(env);
+}
+
+/* ---------- communicators ---------- */
+
+static napi_value new_comm(napi_env env, MPI_Comm c) {
+  if (c == MPI_COMM_NULL) return int_value(env, -1);
+  MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
+  if (!grow((void **)&comms, &capcomms, ncomms + 1, sizeof(MPI_Comm))) return throw_range(env, "vcoll_mpi: out of memory");
+  comms[ncomms] = c;
+  return int_value(env, ncomms++);
+}
+
+static napi_value js_comm_dup(napi_env env, napi_callback_info info) {
+  napi_value argv[1];
+  MPI_Comm c, d;
+  if (!get_args(env, info, 1, argv) || !get_comm(env, argv[0], &c)) return NULL;
+  CHECK_MPI(MPI_Comm_dup(c, &d), "MPI_Comm_dup");
+  return new_comm(env, d);
+}
+
+/* commCreateGroup(parent, ranks: Int32Array (ranks of parent, in the new order), tag) */
+static napi_value js_comm_create_group(napi_env env, napi_callback_info info) {
+  napi_value argv[3];
+  MPI_Comm c, d;
+  int *ranks, tag;
+  size_t n;
+  if (!get_args(env, info, 3, argv) || !get_comm(env, argv[0], &c) || !get_int32_array(env, argv[1], &ranks, &n, 0) ||
+      !get_int(env, argv[2], &tag))
+    return NULL;
+  MPI_Group pg, g;
+  CHECK_MPI(MPI_Comm_group(c, &pg), "MPI_Comm_group");
+  int rc = MPI_Group_incl(pg, (int)n, ranks, &g);
+  MPI_Group_free(&pg);
+  if (rc != MPI_SUCCESS) return throw_mpi(env, "MPI_Group_incl", rc);
+  rc = MPI_Comm_create_group(c, g, tag, &d);
+  MPI_Group_free(&g);
+  if (rc != MPI_SUCCESS) return throw_mpi(env, "MPI_Comm_create_group", rc);
+  return new_comm(env, d);
+}
+
+static napi_value js_comm_split(napi_env env, napi_callback_info info) {
+  napi_value argv[3];
+  MPI_Comm c, d;
+  int color, key;
+  if (!get_args(env, info, 3, argv) || !get_comm(env, argv[0], &c) || !get_int(env, argv[1], &color) || !get_int(env, argv[2], &key))
+    return NULL;
+  CHECK_MPI(MPI_Comm_split(c, color < 0 ? MPI_UNDEFINED : color, key, &d), "MPI_Comm_split");
+  return new_comm(env, d);
+}
+
+static napi_value js_comm_split_shared(napi_env env, napi_callback_info info) {
+  napi_value argv[1];
+  MPI_Comm c, d;
+  if (!get_args(env, info, 1, argv) || !get_comm(env, argv[0], &c)) return NULL;
+  int rank;
+  MPI_Comm_rank(c, &rank);
+  CHECK_MPI(MPI_Comm_split_type(c, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &d), "MPI_Comm_split_type");
+  return new_comm(env, d);
+}
+
+/* intercommCreate(local, localLeader, peer, remoteLeader, tag) */
+static napi_value js_intercomm_create(napi_env env, napi_callback_info info) {
+  napi_value argv[5];
+  MPI_Comm local, peer, d;
+  int ll, rl, tag;
+  if (!get_args(env, info, 5, argv) || !get_comm(env, argv[0], &local) || !get_int(env, argv[1], &ll) || !get_comm(env, argv[2], &peer) ||
+      !get_int(env, argv[3], &rl) || !get_int(env, argv[4], &tag))
+    return NULL;
+  CHECK_MPI(MPI_Intercomm_create(local, ll, peer, rl, tag, &d), "MPI_Intercomm_create");
+  return new_comm(env, d);
+}
+
+static napi_value js_intercomm_merge(napi_env env, napi_callback_info info) {
+  napi_value argv[2];
+  MPI_Comm c, d;
+  int high;
+  if (!get_args(env, info, 2, argv) || !get_comm(env, argv[0], &c) || !get_int(env, argv[1], &high)) return NULL;
+  CHECK_MPI(MPI_Intercomm_merge(c, high, &d), "MPI_Intercomm_merge");
+  return new_comm(env, d);
+}
+
+static napi_value js_comm_free(napi_env env, napi_callback_info info) {
+  napi_value argv[1];
+  int h;
+  if (!get_args(env, info, 1, argv) || !get_int(env, argv[0], &h)) return NULL;
+  if (h <= 0 || h >= ncomms || comms[h] == MPI_COMM_NULL) return throw_range(env, "vcoll_mpi: not a freeable communicator handle");
+  CHECK_MPI(MPI_Comm_free(&comms[h]), "MPI_Comm_free");
+  comms[h] = MPI_COMM_NULL;
+  return undefined_value(env);
+}
+
+/* commInfo(h) -> [rank, size, remoteSize (0: intra)] */
+static napi_value js_comm_info(napi_env env, napi_callback_info info) {
+  napi_value argv[1];
+  MPI_Comm c;
+  if (!get_args(env, info, 1, argv) || !get_comm(env, argv[0], &c)) return NULL;
+  int rank, size, inter, rsize = 0;
+  MPI_Comm_rank(c, &rank);
+  MPI_Comm_size(c, &size);
+  MPI_Comm_test_inter(c, &inter);
+  if (inter) MPI_Comm_remote_size(c, &rsize);
+  napi_value a;
+  napi_create_array_with_length(env, 3, &a);
+  napi_set_element(env, a, 0, int_value(env, rank));
+  napi_set_element(env, a, 1, int_value(env, size));
+  napi_set_element(env, a, 2, int_value(env, rsize));
+  return a;
+}
+
+/* ---------- point-to-point ---------- */
+
+/* isend(comm, dest, tag, data) -> slot, or -1 when the send completed at once (eager). */
+static napi_value js_isend(napi_env env, napi_callback_info info) {
+  napi_value argv[4];
+  MPI_Comm c;
+  int dest, tag;
+  msgbuf b;
+  if (!get_args(env, info, 4, argv) || !get_comm(env, argv[0], &c) || !get_int(env, argv[1], &dest) || !get_int(env, argv[2], &tag) ||
+      !get_msgbuf(env, argv[3], &b))
+    return NULL;
+  MPI_Request r;
+  int rc = MPI_Isend(b.base, b.count, b.type, dest, tag, c, &r);
+  if (rc != MPI_SUCCESS) {
+    free_msgbuf(&b);
+    return throw_mpi(env, "MPI_Isend", rc);
+  }
+  int done = 0;
+  rc = MPI_Test(&r, &done, MPI_STATUS_IGNORE);
+  if (rc != MPI_SUCCESS) {
+    free_msgbuf(&b);
+    return throw_mpi(env, "MPI_Isend", rc);
+  }
+  if (done) {
+    free_msgbuf(&b);
+    return int_value(env, -1);
+  }
+  int s = new_slot();
+  if (s < 0) return throw_range(env, "vcoll_mpi: out of memory");
+  reqs[s] = r;
+  reqtypes[s] = b.derived ? b.type : MPI_DATATYPE_NULL;
+  nactive++;
+  return int_value(env, s);
+}
+
+/* irecv(comm, source, tag, into) -> slot */
+static napi_value js_irecv(napi_env env, napi_callback_info info) {
+  napi_value argv[4];
+  MPI_Comm c;
+  int src, tag;
+  msgbuf b;
+  if (!get_args(env, info, 4, argv) || !get_comm(env, argv[0], &c) || !get_int(env, argv[1], &src) || !get_int(env, argv[2], &tag) ||
+      !get_msgbuf(env, argv[3], &b))
+    return NULL;
+  MPI_Request r;
+  int rc = MPI_Irecv(b.base, b.count, b.type, src < 0 ? MPI_ANY_SOURCE : src, tag < 0 ? MPI_ANY_TAG : tag, c, &r);
+  if (rc != MPI_SUCCESS) {
+    free_msgbuf(&b);
+    return throw_mpi(env, "MPI_Irecv", rc);
+  }
+  int s = new_slot();
+  if (s < 0) return throw_range(env, "vcoll_mpi: out of memory");
+  reqs[s] = r;
+  reqtypes[s] = b.derived ? b.type : MPI_DATATYPE_NULL;
+  nactive++;
+  return int_value(env, s);
+}
+
+static void put_status(int *out, int slot, MPI_Status *st, int err, MPI_Datatype t) {
+  out[0] = slot;
+  out[1] = st->MPI_SOURCE;
+  out[2] = st->MPI_TAG;
+  out[3] = status_bytes(st, t);
+  out[4] = err;
+}
+
+static double now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+/*
+ * test(slot, spinNs, out: Int32Array(5)) -> 1 when the request completed (out = slot, source,
+ * tag, bytes, error class; the slot is released), 0 when it is still pending after spinning on
+ * MPI_Test for up to spinNs nanoseconds (0: one test).
+ */
+static napi_value js_test(napi_env env, napi_callback_info info) {
+  napi_value argv[3];
+  int s, spin, *out;
+  size_t n;
+  if (!get_args(env, info, 3, argv) || !get_int(env, argv[0], &s) || !get_int(env, argv[1], &spin) || !get_int32_array(env, argv[2], &out, &n, 0))
+    return NULL;
+  if (s < 0 || s >= nreqs || reqs[s] == MPI_REQUEST_NULL || n < 5) return throw_range(env, "vcoll_mpi: not a pending request slot");
+  MPI_Status st;
+  int done = 0, rc;
+  double until = spin > 0 ? now_ns() + spin : 0;
+  for (int i = 0;; i++) {
+    rc = MPI_Test(&reqs[s], &done, &st);
+    if (rc != MPI_SUCCESS || done) break;
+    if (spin <= 0 || ((i & 15) == 15 && now_ns() > until)) break;
+  }
+  if (rc != MPI_SUCCESS) {
+    /* The request completed in error (MPI_Test returns the error, the status holds nothing). */
+    int cls;
+    MPI_Error_class(rc, &cls);
+    out[0] = s;
+    out[1] = -1;
+    out[2] = -1;
+    out[3] = -1;
+    out[4] = cls;
+    release_slot(s);
+    return int_value(env, 1);
+  }
+  if (!done) return int_value(env, 0);
+  put_status(out, s, &st, MPI_SUCCESS, reqtypes[s]);
+  release_slot(s);
+  return int_value(env, 1);
+}
+
+/*
+ * testsome(out: Int32Array) -> n: the pending requests that completed, 5 ints each in out
+ * (slot, source, tag, bytes, error class); their slots are released.
+ */
+static napi_value js_testsome(napi_env env, napi_callback_info info) {
+  napi_value argv[1];
+  int *out;
+  size_t n;
+  if (!get_args(env, info, 1, argv) || !get_int32_array(env, argv[0], &out, &n, 0)) return NULL;
+  if (nactive == 0) return int_value(env, 0);
+  int cap = capscratch;
+  if (!grow((void **)&idx_scratch, &cap, nreqs, sizeof(int))) return throw_range(env, "vcoll_mpi: out of memory");
+  int cap2 = capscratch;
+  if (!grow((void **)&st_scratch, &cap2, nreqs, sizeof(MPI_Status))) return throw_range(env, "vcoll_mpi: out of memory");
+  capscratch = cap;
+  int outcount = 0;
+  int rc = MPI_Testsome(nreqs, reqs, &outcount, idx_scratch, st_scratch);
+  if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) return throw_mpi(env, "MPI_Testsome", rc);
+  if (outcount == MPI_UNDEFINED) return int_value(env, 0);
+  int room = (int)(n / 5);
+  if (outcount > room) return throw_range(env, "vcoll_mpi: testsome output buffer too small");
+  for (int i = 0; i < outcount; i++) {
+    int s = idx_scratch[i];
+    int cls = MPI_SUCCESS;
+    if (rc == MPI_ERR_IN_STATUS && st_scratch[i].MPI_ERROR != MPI_SUCCESS) MPI_Error_class(st_scratch[i].MPI_ERROR, &cls);
+    put_status(out + 5 * i, s, &st_scratch[i], cls, reqtypes[s]);
+    reqs[s] = MPI_REQUEST_NULL;
+    release_slot(s);
+  }
+  return int_value(env, outcount);
+}
+
+/* pending() -> the number of requests not yet completed. */
+static napi_value js_pending(napi_env env, napi_callback_info info) {
+  return int_value(env, nactive);
+}
+
+/*
+ * improbe(comm, source, tag, out: Int32Array(3)) -> a message id (out = source, tag, bytes)
+ * when a matching message is there (it is taken out of matching: only imrecv(id) receives it),
+ * -1 otherwise.
+ */
+static napi_value js_improbe(napi_env env, napi_callback_info info) {
+  napi_value argv[4];
+  MPI_Comm c;
+  int src, tag, *out;
+  size_t n;
+  if (!get_args(env, info, 4, argv) || !get_comm(env, argv[0], &c) || !get_int(env, argv[1], &src) || !get_int(env, argv[2], &tag) ||
+      !get_int32_array(env, argv[3], &out, &n, 0))
+    return NULL;
+  if (n < 3) return throw_range(env, "vcoll_mpi: improbe output buffer too small");
+  int flag = 0;
+  MPI_Message m;
+  MPI_Status st;
+  CHECK_MPI(MPI_Improbe(src < 0 ? MPI_ANY_SOURCE : src, tag < 0 ? MPI_ANY_TAG : tag, c, &flag, &m, &st), "MPI_Improbe");
+  if (!flag) return int_value(env, -1);
+  int id = -1;
+  for (int i = 0; i < capmsgs; i++)
+    if (msgs[i] == MPI_MESSAGE_NULL) {
+      id = i;
+      break;
+    }
+  if (id < 0) {
+    int old = capmsgs;
+    if (!grow((void **)&msgs, &capmsgs, old + 1, sizeof(MPI_Message))) return throw_range(env, "vcoll_mpi: out of memory");
+    for (int i = old; i < capmsgs; i++) msgs[i] = MPI_MESSAGE_NULL;
+    id = old;
+  }
+  msgs[id] = m;
+  out[0] = st.MPI_SOURCE;
+  out[1] = st.MPI_TAG;
+  MPI_Get_count(&st, MPI_BYTE, &out[2]);
+  return int_value(env, id);
+}
+
+/* imrecv(messageId, into) -> slot */
+static napi_value js_imrecv(napi_env env, napi_callback_info info) {
+  napi_value argv[2];
+  int id;
+  msgbuf b;
+  if (!get_args(env, info, 2, argv) || !get_int(env, argv[0], &id)) return NULL;
+  if (id < 0 || id >= capmsgs || msgs[id] == MPI_MESSAGE_NULL) return throw_range(env, "vcoll_mpi: not a matched message");
+  if (!get_msgbuf(env, argv[1], &b)) return NULL;
+  MPI_Request r;
+  int rc = MPI_Imrecv(b.base, b.count, b.type, &msgs[id], &r);
+  msgs[id] = MPI_MESSAGE_NULL;
+  if (rc != MPI_SUCCESS) {
+    free_msgbuf(&b);
+    return throw_mpi(env, "MPI_Imrecv", rc);
+  }
+  int s = new_slot();
+  if (s < 0) return throw_range(env, "vcoll_mpi: out of memory");
+  reqs[s] = r;
+  reqtypes[s] = b.derived ? b.type : MPI_DATATYPE_NULL;
+  nactive++;
+  return int_value(env, s);
+}
+
+/* ---------- the MPI library's own collectives (blocking, as applications call them) ---------- */
+
+/* gatherv(comm, send, recv|null, counts|null, displs|null, root): byte counts and displacements */
+static napi_value js_gatherv(napi_env env, napi_callback_info info) {
+  napi_value argv[6];
+  MPI_Comm c;
+  void *sb, *rb;
+  size_t sl, rl, nc, nd;
+  int *counts, *displs, root;
+  if (!get_args(env, info, 6, argv) || !get_comm(env, argv[0], &c) || !get_bytes(env, argv[1], &sb, &sl, 0) ||
+      !get_bytes(env, argv[2], &rb, &rl, 1) || !get_int32_array(env, argv[3], &counts, &nc, 1) ||
+      !get_int32_array(env, argv[4], &displs, &nd, 1) || !get_int(env, argv[5], &root))
+    return NULL;
+  if (sl > INT_MAX) return throw_range(env, "vcoll_mpi: a block longer than 2^31 - 1 bytes");
+  CHECK_MPI(MPI_Gatherv(sb, (int)sl, MPI_BYTE, rb, counts, displs, MPI_BYTE, root, c), "MPI_Gatherv");
+  return undefined_value(env);
+}
+
+/* scatterv(comm, send|null, counts|null, displs|null, recv, root) */
+static napi_value js_scatterv(napi_env env, napi_callback_info info) {
+  napi_value argv[6];
+  MPI_Comm c;
+  void *sb, *rb;
+  size_t sl, rl, nc, nd;
+  int *counts, *displs, root;
+  if (!get_args(env, info, 6, argv) || !get_comm(env, argv[0], &c) || !get_bytes(env, argv[1], &sb, &sl, 1) ||
+      !get_int32_array(env, argv[2], &counts, &nc, 1) || !get_int32_array(env, argv[3], &displs, &nd, 1) ||
+      !get_bytes(env, argv[4], &rb, &rl, 0) || !get_int(env, argv[5], &root))
+    return NULL;
+  if (rl > INT_MAX) return throw_range(env, "vcoll_mpi: a block longer than 2^31 - 1 bytes");
+  CHECK_MPI(MPI_Scatterv(sb, counts, displs, MPI_BYTE, rb, (int)rl, MPI_BYTE, root, c), "MPI_Scatterv");
+  return undefined_value(env);
+}
+
+/* gather(comm, send, recv|null, root): every block has send's length */
+static napi_value js_gather(napi_env env, napi_callback_info info) {
+  napi_value argv[4];
+  MPI_Comm c;
+  void *sb, *rb;
+  size_t sl, rl;
+  int root;
+  if (!get_args(env, info, 4, argv) || !get_comm(env, argv[0], &c) || !get_bytes(env, argv[1], &sb, &sl, 0) ||
+      !get_bytes(env, argv[2], &rb, &rl, 1) || !get_int(env, argv[3], &root))
+    return NULL;
+  if (sl > INT_MAX) return throw_range(env, "vcoll_mpi: a block longer than 2^31 - 1 bytes");
+  CHECK_MPI(MPI_Gather(sb, (int)sl, MPI_BYTE, rb, (int)sl, MPI_BYTE, root, c), "MPI_Gather");
+  return undefined_value(env);
+}
+
+/* scatter(comm, send|null, recv, root): every block has recv's length */
+static napi_value js_scatter(napi_env env, napi_callback_info info) {
+  napi_value argv[4];
+  MPI_Comm c;
+  void *sb, *rb;
+  size_t sl, rl;
+  int root;
+  if (!get_args(env, info, 4, argv) || !get_comm(env, argv[0], &c) || !get_bytes(env, argv[1], &sb, &sl, 1) ||
+      !get_bytes(env, argv[2], &rb, &rl, 0) || !get_int(env, argv[3], &root))
+    return NULL;
+  if (rl > INT_MAX) return throw_range(env, "vcoll_mpi: a block longer than 2^31 - 1 bytes");
+  CHECK_MPI(MPI_Scatter(sb, (int)rl, MPI_BYTE, rb, (int)rl, MPI_BYTE, root, c), "MPI_Scatter");
+  return undefined_value(env);
+}
+
+static MPI_Op op_of(int k) {
+  switch (k) {
+    case 0: return MPI_SUM;
+    case 1: return MPI_PROD;
+    case 2: return MPI_MAX;
+    case 3: return MPI_MIN;
+    case 4: return MPI_BAND;
+    case 5: return MPI_BOR;
+    case 6: return MPI_BXOR;
+    default: return MPI_OP_NULL;
+  }
+}
+
+static MPI_Datatype type_of(int k) {
+  switch (k) {
+    case 0: return MPI_DOUBLE;
+    case 1: return MPI_FLOAT;
+    case 2: return MPI_INT32_T;
+    case 3: return MPI_UINT32_T;
+    case 4: return MPI_INT16_T;
+    case 5: return MPI_UINT16_T;
+    case 6: return MPI_INT8_T;
+    case 7: return MPI_UINT8_T;
+    case 8: return MPI_INT64_T;
+    case 9: return MPI_UINT64_T;
+    default: return MPI_DATATYPE_NULL;
+  }
+}
+
+/* allreduce(comm, send|null (in place), recv, count, type code, op code) */
+static napi_value js_allreduce(napi_env env, napi_callback_info info) {
+  napi_value argv[6];
+  MPI_Comm c;
+  void *sb, *rb;
+  size_t sl, rl;
+  int count, t, o;
+  if (!get_args(env, info, 6, argv) || !get_comm(env, argv[0], &c) || !get_bytes(env, argv[1], &sb, &sl, 1) ||
+      !get_bytes(env, argv[2], &rb, &rl, 0) || !get_int(env, argv[3], &count) || !get_int(env, argv[4], &t) || !get_int(env, argv[5], &o))
+    return NULL;
+  MPI_Datatype type = type_of(t);
+  MPI_Op op = op_of(o);
+  if (type == MPI_DATATYPE_NULL || op == MPI_OP_NULL) return throw_range(env, "vcoll_mpi: unknown datatype or operation code");
+  CHECK_MPI(MPI_Allreduce(sb == NULL ? MPI_IN_PLACE : sb, rb, count, type, op, c), "MPI_Allreduce");
+  return undefined_value(env);
+}
+
+static napi_value js_barrier(napi_env env, napi_callback_info info) {
+  napi_value argv[1];
+  MPI_Comm c;
+  if (!get_args(env, info, 1, argv) || !get_comm(env, argv[0], &c)) return NULL;
+  CHECK_MPI(MPI_Barrier(c), "MPI_Barrier");
+  return undefined_value(env);
+}
+
+/* allgather(comm, send, recv): recv holds (remote) size blocks of send's length */
+static napi_value js_allgather(napi_env env, napi_callback_info info) {
+  napi_value argv[3];
+  MPI_Comm c;
+  void *sb, *rb;
+  size_t sl, rl;
+  if (!get_args(env, info, 3, argv) || !get_comm(env, argv[0], &c) || !get_bytes(env, argv[1], &sb, &sl, 0) ||
+      !get_bytes(env, argv[2], &rb, &rl, 0))
+    return NULL;
+  if (sl > INT_MAX) return throw_range(env, "vcoll_mpi: a block longer than 2^31 - 1 bytes");
+  CHECK_MPI(MPI_Allgather(sb, (int)sl, MPI_BYTE, rb, (int)sl, MPI_BYTE, c), "MPI_Allgather");
+  return undefined_value(env);
+}
+
+/* allgatherv(comm, send, recv, counts, displs) */
+static napi_value js_allgatherv(napi_env env, napi_callback_info info) {
+  napi_value argv[5];
+  MPI_Comm c;
+  void *sb, *rb;
+  size_t sl, rl, nc, nd;
+  int *counts, *displs;
+  if (!get_args(env, info, 5, argv) || !get_comm(env, argv[0], &c) || !get_bytes(env, argv[1], &sb, &sl, 0) ||
+      !get_bytes(env, argv[2], &rb, &rl, 0) || !get_int32_array(env, argv[3], &counts, &nc, 0) || !get_int32_array(env, argv[4], &displs, &nd, 0))
+    return NULL;
+  if (sl > INT_MAX) return throw_range(env, "vcoll_mpi: a block longer than 2^31 - 1 bytes");
+  CHECK_MPI(MPI_Allgatherv(sb, (int)sl, MPI_BYTE, rb, counts, displs, MPI_BYTE, c), "MPI_Allgatherv");
+  return undefined_value(env);
+}
+
+/* ---------- benchmark support: a ping-pong loop entirely in C (the reference of bench:mpi) ---------- */
+
+/* pingpongC(comm, peer, bytes, iterations, first) -> seconds per round trip */
+static napi_value js_pingpong_c(napi_env env, napi_callback_info info) {
+  napi_value argv[5];
+  MPI_Comm c;
+  int peer, bytes, iters, first;
+  if (!get_args(env, info, 5, argv) || !get_comm(env, argv[0], &c) || !get_int(env, argv[1], &peer) || !get_int(env, argv[2], &bytes) ||
+      !get_int(env, argv[3], &iters) || !get_int(env, argv[4], &first))
+    return NULL;
+  char *buf = calloc(bytes > 0 ? bytes : 1, 1);
+  double t0 = MPI_Wtime();
+  for (int i = 0; i < iters; i++) {
+    if (first) {
+      MPI_Send(buf, bytes, MPI_BYTE, peer, 7, c);
+      MPI_Recv(buf, bytes, MPI_BYTE, peer, 7, c, MPI_STATUS_IGNORE);
+    } else {
+      MPI_Recv(buf, bytes, MPI_BYTE, peer, 7, c, MPI_STATUS_IGNORE);
+      MPI_Send(buf, bytes, MPI_BYTE, peer, 7, c);
+    }
+  }
+  double t = (MPI_Wtime() - t0) / (iters > 0 ? iters : 1);
+  free(buf);
+  napi_value r;
+  napi_create_double(env, t, &r);
+  return r;
+}
+
+/* ---------- module ---------- */
+
+#define FN(name, fn) {name, NULL, fn, NULL, NULL, NULL, napi_default, NULL}
+
+static napi_value module_init(napi_env env, napi_value exports) {
+  napi_property_descriptor props[] = {
+      FN("init", js_init),
+      FN("finalize", js_finalize),
+      FN("abort", js_abort),
+      FN("wtime", js_wtime),
+      FN("yieldCpu", js_yield),
+      FN("commDup", js_comm_dup),
+      FN("commCreateGroup", js_comm_create_group),
+      FN("commSplit", js_comm_split),
+      FN("commSplitShared", js_comm_split_shared),
+      FN("intercommCreate", js_intercomm_create),
+      FN("intercommMerge", js_intercomm_merge),
+      FN("commFree", js_comm_free),
+      FN("commInfo", js_comm_info),
+      FN("isend", js_isend),
+      FN("irecv", js_irecv),
+      FN("test", js_test),
+      FN("testsome", js_testsome),
+      FN("pending", js_pending),
+      FN("improbe", js_improbe),
+      FN("imrecv", js_imrecv),
+      FN("gatherv", js_gatherv),
+      FN("scatterv", js_scatterv),
+      FN("gather", js_gather),
+      FN("scatter", js_scatter),
+      FN("allreduce", js_allreduce),
+      FN("barrier", js_barrier),
+      FN("allgather", js_allgather),
+      FN("allgatherv", js_allgatherv),
+      FN("pingpongC", js_pingpong_c),
+  };
+  napi_define_properties(env, exports, sizeof props / sizeof props[0], props);
+  /* Error class numbers differ between libraries (MPI_ERR_TRUNCATE is 15 in Open MPI, 14 in MPICH). */
+  napi_set_named_property(env, exports, "ERR_TRUNCATE", int_value(env, MPI_ERR_TRUNCATE));
+  return exports;
+}
+
+NAPI_MODULE(NODE_GYP_MODULE_NAME, module_init)

@@ -1,0 +1,139 @@
+/**
+ * The native MPI binding (native/vcoll_mpi.c, built by node-gyp against the MPI library that
+ * `mpicc` belongs to): its typed interface and its loading. The binding is an optional part of
+ * vcoll: nothing loads it until an MPI transport is asked for, and when it is not built the
+ * error says how to build it.
+ */
+
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { UnavailableError } from '../../errors.js';
+
+/** Typed arrays the binding reads or writes (their bytes). */
+export type Bytes = ArrayBufferView;
+/** One typed array, or segments sent / filled back to back as one message. */
+export type NativeBuffer = Bytes | readonly Bytes[];
+
+/** What MPI_Init_thread told. */
+export interface MpiInitInfo {
+  readonly rank: number;
+  readonly size: number;
+  /** MPI_THREAD_SINGLE (0) … MPI_THREAD_MULTIPLE (3), as the library numbers them. */
+  readonly threadLevel: number;
+  /** MPI_TAG_UB of MPI_COMM_WORLD. */
+  readonly tagUb: number;
+  /** MPI_Get_library_version. */
+  readonly library: string;
+  /** MPI_Get_processor_name. */
+  readonly host: string;
+}
+
+/** Reduction operation codes of `allreduce` (the C side's op_of). */
+export const MPI_OPS = { sum: 0, prod: 1, max: 2, min: 3, band: 4, bor: 5, bxor: 6 } as const;
+/** Element type codes of `allreduce` (the C side's type_of). */
+export const MPI_TYPES = { f64: 0, f32: 1, i32: 2, u32: 3, i16: 4, u16: 5, i8: 6, u8: 7, i64: 8, u64: 9 } as const;
+
+/**
+ * The binding's functions: one MPI call each, synchronous. Communicators are handles (0:
+ * MPI_COMM_WORLD), pending requests slots. Failures throw an Error with `mpiClass` and
+ * `mpiClassName` (see `mpiErrorClass`).
+ */
+export interface MpiBinding {
+  /** MPI_ERR_TRUNCATE of the library built against (the class numbers differ between libraries). */
+  readonly ERR_TRUNCATE: number;
+  init(): MpiInitInfo;
+  finalize(): void;
+  abort(code: number): never;
+  wtime(): number;
+  /** sched_yield(): leaves the core to another process (oversubscribed runs). */
+  yieldCpu(): void;
+  commDup(comm: number): number;
+  /** MPI_Comm_create_group over `ranks` of `parent` (in that order); collective over them only. */
+  commCreateGroup(parent: number, ranks: Int32Array, tag: number): number;
+  /** MPI_Comm_split (color < 0: MPI_UNDEFINED); -1 for MPI_COMM_NULL. */
+  commSplit(comm: number, color: number, key: number): number;
+  commSplitShared(comm: number): number;
+  intercommCreate(local: number, localLeader: number, peer: number, remoteLeader: number, tag: number): number;
+  intercommMerge(comm: number, high: number): number;
+  commFree(comm: number): void;
+  /** [rank, size, remote size (0: an intra-communicator)]. */
+  commInfo(comm: number): [number, number, number];
+  /** MPI_Isend then one MPI_Test: the request's slot, or -1 when it completed at once. */
+  isend(comm: number, dest: number, tag: number, data: NativeBuffer): number;
+  /** MPI_Irecv (source/tag < 0: the wildcards): the request's slot. */
+  irecv(comm: number, source: number, tag: number, into: NativeBuffer): number;
+  /**
+   * MPI_Test on `slot`, repeated for up to `spinNs` ns: 1 when it completed (out = slot, source,
+   * tag, bytes, error class; the slot is free again), 0 when still pending.
+   */
+  test(slot: number, spinNs: number, out: Int32Array): number;
+  /** MPI_Testsome over every pending request: how many completed, 5 ints each in `out`. */
+  testsome(out: Int32Array): number;
+  /** Requests pending in the binding. */
+  pending(): number;
+  /** MPI_Improbe: a message id (out = source, tag, bytes) or -1. */
+  improbe(comm: number, source: number, tag: number, out: Int32Array): number;
+  /** MPI_Imrecv of a message matched by `improbe`: the request's slot. */
+  imrecv(message: number, into: NativeBuffer): number;
+  gatherv(comm: number, send: Bytes, recv: Bytes | null, counts: Int32Array | null, displs: Int32Array | null, root: number): void;
+  scatterv(comm: number, send: Bytes | null, counts: Int32Array | null, displs: Int32Array | null, recv: Bytes, root: number): void;
+  gather(comm: number, send: Bytes, recv: Bytes | null, root: number): void;
+  scatter(comm: number, send: Bytes | null, recv: Bytes, root: number): void;
+  /** MPI_Allreduce of `count` elements (send null: MPI_IN_PLACE). */
+  allreduce(comm: number, send: Bytes | null, recv: Bytes, count: number, type: number, op: number): void;
+  barrier(comm: number): void;
+  allgather(comm: number, send: Bytes, recv: Bytes): void;
+  allgatherv(comm: number, send: Bytes, recv: Bytes, counts: Int32Array, displs: Int32Array): void;
+  /** A ping-pong loop written in C (MPI_Send/MPI_Recv): seconds per round trip. */
+  pingpongC(comm: number, peer: number, bytes: number, iterations: number, first: number): number;
+}
+
+/** Error classes the transport maps to typed errors (MPI's standard numbering). */
+export interface MpiFailure extends Error {
+  readonly mpiClass: number;
+  readonly mpiClassName: string;
+}
+
+export function isMpiFailure(e: unknown): e is MpiFailure {
+  return e instanceof Error && typeof (e as Partial<MpiFailure>).mpiClassName === 'string';
+}
+
+/** Where node-gyp puts the binding (the same from src/ and from dist/: both sit 3 levels down). */
+export const DEFAULT_BINDING_PATH = fileURLToPath(new URL('../../../native/build/Release/vcoll_mpi.node', import.meta.url));
+
+/** How to build the binding, for error messages and the README. */
+export const BUILD_HINT =
+  'install an MPI library (Debian: apt-get install openmpi-bin libopenmpi-dev) and build the binding with `npm run build:mpi` ' +
+  '(set VCOLL_MPICC to the mpicc of the MPI library to build against, e.g. mpicc.mpich)';
+
+let loaded: MpiBinding | undefined;
+
+/**
+ * The binding, loaded once: from VCOLL_MPI_BINDING when set, else from native/build. Throws an
+ * UnavailableError('mpi-binding') saying how to build it when it is not there or cannot load.
+ */
+export function loadMpiBinding(): MpiBinding {
+  if (loaded !== undefined) return loaded;
+  const path = process.env.VCOLL_MPI_BINDING ?? DEFAULT_BINDING_PATH;
+  if (!existsSync(path)) {
+    throw new UnavailableError('mpi-binding', `vcoll's MPI binding is not built (no ${path}): ${BUILD_HINT}`);
+  }
+  try {
+    loaded = createRequire(import.meta.url)(path) as MpiBinding;
+  } catch (e) {
+    const why = e instanceof Error ? e.message : String(e);
+    throw new UnavailableError('mpi-binding', `vcoll's MPI binding at ${path} does not load (${why}): rebuild it: ${BUILD_HINT}`, { cause: e });
+  }
+  return loaded;
+}
+
+/** Whether the binding is built and loads (never throws). */
+export function mpiBindingAvailable(): boolean {
+  try {
+    loadMpiBinding();
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,497 @@
+/**
+ * The MPI transport's endpoint: vcoll's point-to-point (comm/endpoint.ts) over the MPI library
+ * through the native binding. Each communicator context id c of comm/ gets two MPI
+ * communicators over the same group (MPI_Comm_create_group over MPI_COMM_WORLD, collective
+ * over that group only; the world's are duplicates of MPI_COMM_WORLD): one for user tags
+ * (endpoint context 2c), one for collective and management tags (2c + 1, whose tags travel as
+ * tag − COLLECTIVE_TAG < 2²⁰, within every MPI library's MPI_TAG_UB). So MPI's own context ids
+ * keep communicators apart, MPI's matching does ANY_SOURCE/ANY_TAG and non-overtaking, and
+ * the collectives' MPI communicator is in the vcoll communicator's rank order (the `mpi-native`
+ * variants use it).
+ *
+ * Progress: Open MPI has no progress thread, so while requests are pending the endpoint polls
+ * MPI_Testsome from the event loop (setImmediate, never a blocking MPI_Wait, which would freeze
+ * the loop). A blocking `recv` (irecvAwaited) first spins on MPI_Test in C for a bounded time
+ * (`spinNs`: 50 µs, or 0 when the node holds more ranks than cores), so that a reply a few
+ * microseconds away completes without a trip through the event loop. After many empty polls
+ * the loop calls sched_yield (oversubscribed runs leave the cores to the ranks that work).
+ *
+ * Receives of unknown size (irecvAlloc) are MPI_Improbe polled from the loop, then
+ * MPI_Imrecv into a buffer of the probed size. To keep the order in which receives were
+ * posted (MPI's matching order), a receive that could match the same message as an earlier
+ * alloc receive still probing waits in a per-context queue until that one has matched.
+ *
+ * Errors: MPI_ERRORS_RETURN everywhere; MPI_ERR_TRUNCATE is a TruncationError (its `bytes` is
+ * -1: MPI does not say how long the message was), other failures CommunicationErrors naming
+ * the MPI error class, on the rank that saw them.
+ */
+
+import { availableParallelism } from 'node:os';
+import { COLLECTIVE_TAG, type Received, type Status } from '../../comm/communicator.js';
+import type { Endpoint } from '../../comm/endpoint.js';
+import type { NativeCollectives, NativeInterCollectives } from '../../comm/native.js';
+import { OpRequest, type Request } from '../../comm/request.js';
+import type { MessageBuffer } from '../../comm/segments.js';
+import { CommunicationError, InvalidArgumentError, TruncationError } from '../../errors.js';
+import { isMpiFailure, MPI_OPS, MPI_TYPES, type MpiBinding, type MpiInitInfo } from './binding.js';
+
+/** How long a blocking recv spins in MPI_Test before it leaves the request to the loop (ns). */
+export const DEFAULT_RECV_SPIN_NS = 50_000;
+/** Empty polls of the progress loop before each sched_yield. */
+const POLLS_BEFORE_YIELD = 64;
+/** MPI_Comm_create_group tags cycle through this many values (any tag ≤ every MPI_TAG_UB). */
+const GROUP_TAGS = 16384;
+
+/** One MPI communicator of an endpoint context. */
+interface Context {
+  readonly handle: number;
+  /** World rank of MPI rank i (null: the identity, the world). */
+  readonly worldOf: Int32Array | null;
+  /** MPI rank of world rank w, -1 outside (null: the identity). */
+  readonly localOf: Int32Array | null;
+  /** Added to tags on the way in, subtracted on the way out (COLLECTIVE_TAG for odd contexts). */
+  readonly tagBase: number;
+  /** Receives waiting behind an alloc receive that is still probing (see the header). */
+  readonly queue: Queued[];
+}
+
+type Queued =
+  | { readonly kind: 'recv'; readonly source: number; readonly tag: number; readonly into: MessageBuffer; readonly req: OpRequest<Status> }
+  | { readonly kind: 'alloc'; readonly source: number; readonly tag: number; readonly maxBytes: number; readonly req: OpRequest<Received> };
+
+/** A request pending in the binding. */
+interface Pending {
+  readonly kind: 'send' | 'recv' | 'alloc' | 'drop';
+  readonly ctx: Context;
+  readonly req: OpRequest<unknown>;
+  /** The buffer, held until completion (its memory is in MPI's hands). */
+  readonly buf: MessageBuffer;
+  /** Receive capacity in bytes (for truncation messages); the alloc receive's maxBytes. */
+  readonly capacity: number;
+  /** A drop: the message length over maxBytes. */
+  readonly bytes?: number;
+}
+
+export interface MpiEndpointOptions {
+  /** The node of every world rank (default: the machines MPI_Comm_split_type(SHARED) finds). */
+  readonly nodes?: readonly number[];
+  /** Spin budget of a blocking recv in ns (default: DEFAULT_RECV_SPIN_NS, 0 when oversubscribed). */
+  readonly recvSpinNs?: number;
+}
+
+function segmentsBytes(buf: MessageBuffer): number {
+  if (buf instanceof Uint8Array) return buf.length;
+  let n = 0;
+  for (const s of buf) n += s.length;
+  return n;
+}
+
+function overlaps(a: { source: number; tag: number }, source: number, tag: number): boolean {
+  return (a.source < 0 || source < 0 || a.source === source) && (a.tag < 0 || tag < 0 || a.tag === tag);
+}
+
+export class MpiEndpoint implements Endpoint {
+  readonly worldRank: number;
+  readonly worldSize: number;
+  readonly info: MpiInitInfo;
+  private readonly mpi: MpiBinding;
+  private readonly contexts = new Map<number, Context>();
+  /** Group of each open context id (to check that a reopening names the same group). */
+  private readonly groups = new Map<number, string>();
+  private readonly nodes: Int32Array;
+  private readonly entries: (Pending | undefined)[] = [];
+  private pendingCount = 0;
+  /** Contexts whose queue is not empty. */
+  private readonly queued = new Set<Context>();
+  private out = new Int32Array(5 * 64);
+  private readonly one = new Int32Array(5);
+  private readonly probeOut = new Int32Array(3);
+  private polling = false;
+  private emptyPolls = 0;
+  private readonly recvSpinNs: number;
+  private readonly interCache = new Map<number, NativeInterCollectives>();
+
+  constructor(mpi: MpiBinding, info: MpiInitInfo, options: MpiEndpointOptions = {}) {
+    this.mpi = mpi;
+    this.info = info;
+    this.worldRank = info.rank;
+    this.worldSize = info.size;
+    if (options.nodes !== undefined) {
+      if (options.nodes.length !== info.size) {
+        throw new InvalidArgumentError('nodes', `must list one node per rank (${info.size}), got ${options.nodes.length}`, { rank: info.rank });
+      }
+      this.nodes = Int32Array.from(options.nodes);
+    } else {
+      this.nodes = this.machineNodes();
+    }
+    const mine = this.nodes[this.worldRank];
+    let local = 0;
+    for (const n of this.nodes) if (n === mine) local++;
+    const oversubscribed = local > availableParallelism();
+    this.recvSpinNs = options.recvSpinNs ?? (oversubscribed ? 0 : DEFAULT_RECV_SPIN_NS);
+    this.openContext(0, null);
+  }
+
+  /** Node numbers from MPI_Comm_split_type(SHARED): node i is the i-th distinct machine by lowest world rank. */
+  private machineNodes(): Int32Array {
+    const mpi = this.mpi;
+    const shared = mpi.commSplitShared(0);
+    // The lowest world rank on my machine, shared by allgather over the world.
+    const [, localSize] = mpi.commInfo(shared);
+    const ranks = new Int32Array(localSize);
+    mpi.allgather(shared, Int32Array.of(this.worldRank), ranks);
+    mpi.commFree(shared);
+    let low = this.worldRank;
+    for (const r of ranks) low = Math.min(low, r);
+    const lows = new Int32Array(this.worldSize);
+    mpi.allgather(0, Int32Array.of(low), lows);
+    const number = new Map<number, number>();
+    const nodes = new Int32Array(this.worldSize);
+    for (let w = 0; w < this.worldSize; w++) {
+      let n = number.get(lows[w]);
+      if (n === undefined) {
+        n = number.size;
+        number.set(lows[w], n);
+      }
+      nodes[w] = n;
+    }
+    return nodes;
+  }
+
+  /**
+   * Opens communicator context id `ctx` over `worldRanks` (in rank order; null: the world): two
+   * MPI communicators over the group. Collective over the group (comm/ calls it on every member
+   * once the members have agreed on ctx); idempotent for a context already open on this rank.
+   */
+  openContext(ctx: number, worldRanks: readonly number[] | null): void {
+    const key = worldRanks === null ? '*' : worldRanks.join(',');
+    const known = this.groups.get(ctx);
+    if (known !== undefined) {
+      if (known !== key) throw new CommunicationError(`MPI transport: context ${ctx} reopened over another group`, { rank: this.worldRank });
+      return;
+    }
+    let worldOf: Int32Array | null = null;
+    let localOf: Int32Array | null = null;
+    if (worldRanks !== null) {
+      worldOf = Int32Array.from(worldRanks);
+      localOf = new Int32Array(this.worldSize).fill(-1);
+      worldOf.forEach((w, i) => ((localOf as Int32Array)[w] = i));
+    }
+    for (const half of [0, 1]) {
+      const handle =
+        worldOf === null ? this.call(() => this.mpi.commDup(0)) : this.call(() => this.mpi.commCreateGroup(0, worldOf, (2 * ctx + half) % GROUP_TAGS));
+      this.contexts.set(2 * ctx + half, { handle, worldOf, localOf, tagBase: half === 1 ? COLLECTIVE_TAG : 0, queue: [] });
+    }
+    this.groups.set(ctx, key);
+  }
+
+  private context(ctx: number): Context {
+    const c = this.contexts.get(ctx);
+    if (c === undefined) throw new CommunicationError(`MPI transport: endpoint context ${ctx} was never opened`, { rank: this.worldRank });
+    return c;
+  }
+
+  /** Runs a binding call, turning MPI failures into typed errors of this rank. */
+  private call<T>(f: () => T): T {
+    try {
+      return f();
+    } catch (e) {
+      throw this.typed(e);
+    }
+  }
+
+  private typed(e: unknown): Error {
+    if (isMpiFailure(e)) return new CommunicationError(`MPI transport: ${e.message}`, { rank: this.worldRank, cause: e });
+    if (e instanceof RangeError) return new InvalidArgumentError('data', e.message.replace(/^vcoll_mpi: /, ''), { rank: this.worldRank, cause: e });
+    return e instanceof Error ? e : new Error(String(e));
+  }
+
+  private mpiTag(c: Context, tag: number): number {
+    return tag < 0 ? -1 : tag - c.tagBase;
+  }
+
+  private badTag(c: Context, tag: number): InvalidArgumentError | undefined {
+    const t = this.mpiTag(c, tag);
+    if (t <= this.info.tagUb) return undefined;
+    return new InvalidArgumentError('tag', `${tag} exceeds this MPI library's MPI_TAG_UB (${this.info.tagUb})`, { rank: this.worldRank });
+  }
+
+  private peer(c: Context, world: number): number {
+    return world < 0 || c.localOf === null ? world : c.localOf[world];
+  }
+
+  isend(ctx: number, dest: number, tag: number, data: MessageBuffer): Request<void> {
+    const c = this.context(ctx);
+    const bad = this.badTag(c, tag);
+    if (bad !== undefined) return OpRequest.failed(bad);
+    let slot: number;
+    try {
+      slot = this.mpi.isend(c.handle, this.peer(c, dest), this.mpiTag(c, tag), data);
+    } catch (e) {
+      return OpRequest.failed(this.typed(e));
+    }
+    if (slot < 0) return OpRequest.done(undefined);
+    const req = new OpRequest<void>();
+    this.track(slot, { kind: 'send', ctx: c, req: req as OpRequest<unknown>, buf: data, capacity: 0 });
+    return req;
+  }
+
+  irecv(ctx: number, source: number, tag: number, into: MessageBuffer): Request<Status> {
+    return this.postRecv(ctx, source, tag, into, false);
+  }
+
+  irecvAwaited(ctx: number, source: number, tag: number, into: MessageBuffer): Request<Status> {
+    return this.postRecv(ctx, source, tag, into, true);
+  }
+
+  private postRecv(ctx: number, source: number, tag: number, into: MessageBuffer, awaited: boolean): Request<Status> {
+    const c = this.context(ctx);
+    const bad = this.badTag(c, tag);
+    if (bad !== undefined) return OpRequest.failed(bad);
+    const req = new OpRequest<Status>();
+    if (c.queue.some((q) => overlaps(q, source, tag))) {
+      c.queue.push({ kind: 'recv', source, tag, into, req });
+      return req;
+    }
+    this.startRecv(c, source, tag, into, req, awaited);
+    return req;
+  }
+
+  private startRecv(c: Context, source: number, tag: number, into: MessageBuffer, req: OpRequest<Status>, awaited: boolean): void {
+    let slot: number;
+    try {
+      slot = this.mpi.irecv(c.handle, this.peer(c, source), this.mpiTag(c, tag), into);
+    } catch (e) {
+      req.reject(this.typed(e));
+      return;
+    }
+    const entry: Pending = { kind: 'recv', ctx: c, req: req as OpRequest<unknown>, buf: into, capacity: segmentsBytes(into) };
+    if (awaited && this.recvSpinNs > 0 && this.mpi.test(slot, this.recvSpinNs, this.one) === 1) {
+      this.complete(entry, this.one, 0);
+      return;
+    }
+    this.track(slot, entry);
+  }
+
+  irecvAlloc(ctx: number, source: number, tag: number, maxBytes: number): Request<Received> {
+    const c = this.context(ctx);
+    const bad = this.badTag(c, tag);
+    if (bad !== undefined) return OpRequest.failed(bad);
+    const req = new OpRequest<Received>();
+    c.queue.push({ kind: 'alloc', source, tag, maxBytes, req });
+    this.queued.add(c);
+    // A message that is already there is taken at once.
+    this.serveQueue(c);
+    if (c.queue.length > 0) this.schedule();
+    return req;
+  }
+
+  copy(dst: Uint8Array, src: Uint8Array): void {
+    dst.set(src);
+  }
+
+  nodeOf(worldRank: number): number {
+    return this.nodes[worldRank];
+  }
+
+  /** The MPI library's collectives over communicator context id `ctx` (its collective half, in rank order). */
+  nativeCollectives(ctx: number): NativeCollectives {
+    const handle = this.context(2 * ctx + 1).handle;
+    const mpi = this.mpi;
+    const call = <T>(f: () => T): T => this.call(f);
+    return {
+      library: this.info.library,
+      gatherv: (send, recv, counts, displs, root) => call(() => mpi.gatherv(handle, send, recv, counts, displs, root)),
+      scatterv: (send, counts, displs, recv, root) => call(() => mpi.scatterv(handle, send, counts, displs, recv, root)),
+      gather: (send, recv, root) => call(() => mpi.gather(handle, send, recv, root)),
+      scatter: (send, recv, root) => call(() => mpi.scatter(handle, send, recv, root)),
+      allreduce: (send, recv, count, type, op) => call(() => mpi.allreduce(handle, send, recv, count, MPI_TYPES[type], MPI_OPS[op])),
+      barrier: () => call(() => mpi.barrier(handle)),
+    };
+  }
+
+  /**
+   * The MPI library's collectives over an intercommunicator of context id `ctx` whose local
+   * group has context id `localCtx`: an MPI intercommunicator made once (MPI_Intercomm_create
+   * between the two groups' leaders over MPI_COMM_WORLD, collective over both groups) and kept.
+   */
+  nativeInterCollectives(ctx: number, localCtx: number, remoteLeader: number): NativeInterCollectives {
+    let n = this.interCache.get(ctx);
+    if (n === undefined) {
+      const local = this.context(2 * localCtx + 1).handle;
+      const handle = this.call(() => this.mpi.intercommCreate(local, 0, 0, remoteLeader, ctx % GROUP_TAGS));
+      const mpi = this.mpi;
+      n = {
+        library: this.info.library,
+        allgather: (send, recv) => this.call(() => mpi.allgather(handle, send, recv)),
+        allgatherv: (send, recv, counts, displs) => this.call(() => mpi.allgatherv(handle, send, recv, counts, displs)),
+      };
+      this.interCache.set(ctx, n);
+    }
+    return n;
+  }
+
+  /** Requests still pending (sends not yet completed, receives not yet matched). */
+  get pending(): number {
+    let q = 0;
+    for (const c of this.queued) q += c.queue.length;
+    return this.pendingCount + q;
+  }
+
+  /** Resolves once nothing is pending (before MPI_Finalize). */
+  async drain(): Promise<void> {
+    while (this.pending > 0) await new Promise<void>((r) => setImmediate(r));
+  }
+
+  // ---------- progress ----------
+
+  private track(slot: number, p: Pending): void {
+    this.entries[slot] = p;
+    this.pendingCount++;
+    this.schedule();
+  }
+
+  private schedule(): void {
+    if (this.polling) return;
+    this.polling = true;
+    setImmediate(this.pollBound);
+  }
+
+  private readonly pollBound = (): void => this.poll();
+
+  private poll(): void {
+    this.polling = false;
+    let progress = false;
+    if (this.pendingCount > 0) {
+      if (this.out.length < 5 * this.pendingCount) this.out = new Int32Array(5 * Math.max(64, 2 * this.pendingCount));
+      let n: number;
+      try {
+        n = this.mpi.testsome(this.out);
+      } catch (e) {
+        this.failAll(this.typed(e));
+        return;
+      }
+      for (let i = 0; i < n; i++) {
+        const slot = this.out[5 * i];
+        const entry = this.entries[slot];
+        this.entries[slot] = undefined;
+        this.pendingCount--;
+        if (entry !== undefined) this.complete(entry, this.out, 5 * i);
+      }
+      if (n > 0) progress = true;
+    }
+    for (const c of [...this.queued]) if (this.serveQueue(c)) progress = true;
+    if (this.pendingCount === 0 && this.queued.size === 0) {
+      this.emptyPolls = 0;
+      return;
+    }
+    if (progress) this.emptyPolls = 0;
+    else if (++this.emptyPolls % POLLS_BEFORE_YIELD === 0) this.mpi.yieldCpu();
+    this.schedule();
+  }
+
+  /** Posts the queued receives of `c` that no earlier queued one could match first; probes allocs. Returns whether any moved. */
+  private serveQueue(c: Context): boolean {
+    let moved = false;
+    for (let i = 0; i < c.queue.length; ) {
+      const q = c.queue[i];
+      let blocked = false;
+      for (let j = 0; j < i && !blocked; j++) if (overlaps(c.queue[j], q.source, q.tag)) blocked = true;
+      if (blocked) {
+        i++;
+        continue;
+      }
+      if (q.kind === 'recv') {
+        c.queue.splice(i, 1);
+        this.startRecv(c, q.source, q.tag, q.into, q.req, false);
+        moved = true;
+        continue;
+      }
+      let id: number;
+      try {
+        id = this.mpi.improbe(c.handle, this.peer(c, q.source), this.mpiTag(c, q.tag), this.probeOut);
+      } catch (e) {
+        c.queue.splice(i, 1);
+        q.req.reject(this.typed(e));
+        moved = true;
+        continue;
+      }
+      if (id < 0) {
+        i++;
+        continue;
+      }
+      c.queue.splice(i, 1);
+      moved = true;
+      const bytes = this.probeOut[2];
+      const over = bytes > q.maxBytes;
+      const data = new Uint8Array(bytes);
+      let slot: number;
+      try {
+        slot = this.mpi.imrecv(id, data);
+      } catch (e) {
+        q.req.reject(this.typed(e));
+        continue;
+      }
+      this.track(slot, {
+        kind: over ? 'drop' : 'alloc',
+        ctx: c,
+        req: q.req as OpRequest<unknown>,
+        buf: data,
+        capacity: q.maxBytes,
+        bytes,
+      });
+    }
+    if (c.queue.length === 0) this.queued.delete(c);
+    return moved;
+  }
+
+  /** Settles a completed request from its status (out[at..at+5]: slot, source, tag, bytes, error class). */
+  private complete(p: Pending, out: Int32Array, at: number): void {
+    const err = out[at + 4];
+    if (err !== 0) {
+      p.req.reject(this.failure(p, err));
+      return;
+    }
+    if (p.kind === 'send') {
+      p.req.resolve(undefined);
+      return;
+    }
+    const c = p.ctx;
+    const source = c.worldOf === null ? out[at + 1] : c.worldOf[out[at + 1]];
+    const tag = out[at + 2] + c.tagBase;
+    const bytes = out[at + 3];
+    if (p.kind === 'drop') {
+      p.req.reject(
+        new TruncationError(`message of ${p.bytes ?? bytes} bytes exceeds maxBytes ${p.capacity}`, p.bytes ?? bytes, p.capacity, { rank: this.worldRank }),
+      );
+    } else if (p.kind === 'alloc') {
+      p.req.resolve({ source, tag, bytes, data: p.buf as Uint8Array } satisfies Received);
+    } else {
+      p.req.resolve({ source, tag, bytes } satisfies Status);
+    }
+  }
+
+  private failure(p: Pending, errClass: number): Error {
+    if (errClass === this.mpi.ERR_TRUNCATE) {
+      return new TruncationError(`message truncated: longer than the receive buffer of ${p.capacity} bytes`, -1, p.capacity, {
+        rank: this.worldRank,
+      });
+    }
+    return new CommunicationError(`MPI transport: a ${p.kind === 'send' ? 'send' : 'receive'} failed with MPI error class ${errClass}`, {
+      rank: this.worldRank,
+    });
+  }
+
+  private failAll(e: Error): void {
+    for (let s = 0; s < this.entries.length; s++) {
+      const entry = this.entries[s];
+      if (entry !== undefined) {
+        this.entries[s] = undefined;
+        this.pendingCount--;
+        entry.req.reject(e);
+      }
+    }
+    for (const c of this.queued) for (const q of c.queue.splice(0)) q.req.reject(e);
+    this.queued.clear();
+  }
+}
