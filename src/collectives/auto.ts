@@ -12,8 +12,9 @@
  * constant-size messages for adaptive — plus `roundLatency` (options.auto) per dependent
  * round: linear 1, binomial ⌈log₂p⌉ + its height, adaptive its construction rounds + ⌈log₂p⌉,
  * two-block 2⌈log₂p⌉ + its height. The smallest wins, ties in AUTO_ORDER (simplest first).
- * The optimal and binary dynamic programs (O(p³)) are never run by auto. Cost at the root:
- * O(p log p) time.
+ * The optimal and binary dynamic programs (O(p³)) are never run by auto, nor is `mpi-native`
+ * (the MPI library's own collective, MPI transport only: auto plans among the portable
+ * variants, `portableVariants`). Cost at the root: O(p log p) time.
  *
  * Broadcast: one byte (the index of the choice in AUTO_ORDER) down the binomial tree of
  * collectives/basic (bcast): ⌈log₂p⌉ rounds, ⌈log₂p⌉(α + β) on the critical path, added to
@@ -42,7 +43,7 @@ import { ceilLog2 } from '../util/ceil-log.js';
 import { constructionRounds } from './adaptive/construct.js';
 import { binomialHeight, binomialNode, SCHEDULE_WIDTH } from './schedule.js';
 import type { AutoOptions, PersistentCollective, VAlgorithm } from './types.js';
-import type { VPlanInput } from './variant.js';
+import { portableVariants, type VariantRequirement, type VPlanInput } from './variant.js';
 
 type Concrete = Exclude<VAlgorithm, 'auto'>;
 
@@ -148,20 +149,23 @@ export function linearWinsForAnyCounts(
 
 interface VariantLike<I> {
   readonly name: Concrete;
+  readonly requires?: VariantRequirement;
   init(input: I): Promise<PersistentCollective>;
 }
 
 /**
  * Plans `auto`: linear at once when it wins for any counts; otherwise the root decides,
- * broadcasts one byte, every rank plans the chosen variant.
+ * broadcasts one byte, every rank plans the chosen variant. Only the portable variants of
+ * `all` take part (never one that `requires` the transport's own collectives, `mpi-native`).
  */
 export async function autoInit<I extends VPlanInput>(
   input: I,
-  variants: readonly VariantLike<I>[],
+  all: readonly VariantLike<I>[],
   options: Required<AutoOptions> = { roundLatency: 0 },
 ): Promise<PersistentCollective> {
   const { comm, root } = input;
   const p = comm.size;
+  const variants = portableVariants(all);
   const available = new Set<string>(variants.map((v) => v.name));
   if (linearWinsForAnyCounts(p, root, input.model, input.unitBytes, available, options.roundLatency)) {
     return (variants.find((v) => v.name === 'linear') as VariantLike<I>).init(input);

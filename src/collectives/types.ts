@@ -41,10 +41,37 @@ export const MODEL_TREE_ALGORITHMS: readonly ModelTreeAlgorithm[] = [
   'model-traff-guarded',
 ];
 
-/** The algorithms of gatherv / scatterv. */
-export type VAlgorithm = 'linear' | 'binomial' | 'adaptive' | 'optimal' | 'binary' | 'two-block' | ModelTreeAlgorithm | 'auto';
+/**
+ * The MPI library's own collective (MPI_Gatherv, MPI_Scatterv, …, through `comm.native`) as a
+ * variant, so that vcoll's algorithms and what the library ships are compared in one table. It
+ * exists only where the communicator has `native` (the MPI transport: `mpirun … node app.js`
+ * with mpiWorld, or runMpi); elsewhere asking for it fails on every rank with an
+ * UnavailableError('mpi-transport'). `auto` never picks it.
+ */
+export const MPI_NATIVE = 'mpi-native' as const;
+export type NativeAlgorithm = typeof MPI_NATIVE;
 
-export const V_ALGORITHMS: readonly VAlgorithm[] = ['linear', 'binomial', 'adaptive', 'optimal', 'binary', 'two-block', ...MODEL_TREE_ALGORITHMS, 'auto'];
+/** Whether `algorithm` names a variant that needs the transport's own collectives (`comm.native`). */
+export function requiresNative(algorithm: string): algorithm is NativeAlgorithm {
+  return algorithm === MPI_NATIVE;
+}
+
+/**
+ * `names` without the variants that need the transport's own collectives: what the simulator
+ * and worker threads can run (tests, benchmarks and listings over those transports enumerate this).
+ */
+export function portableAlgorithms<T extends string>(names: readonly T[]): Exclude<T, NativeAlgorithm>[] {
+  return names.filter((a): a is Exclude<T, NativeAlgorithm> => !requiresNative(a));
+}
+
+/** The algorithms of gatherv / scatterv. */
+export type VAlgorithm = 'linear' | 'binomial' | 'adaptive' | 'optimal' | 'binary' | 'two-block' | ModelTreeAlgorithm | NativeAlgorithm | 'auto';
+
+/** Every gatherv / scatterv algorithm, `mpi-native` included (MPI transport only: see PORTABLE_V_ALGORITHMS). */
+export const V_ALGORITHMS: readonly VAlgorithm[] = ['linear', 'binomial', 'adaptive', 'optimal', 'binary', 'two-block', ...MODEL_TREE_ALGORITHMS, MPI_NATIVE, 'auto'];
+
+/** The gatherv / scatterv algorithms every transport runs (V_ALGORITHMS without `mpi-native`). */
+export const PORTABLE_V_ALGORITHMS: readonly Exclude<VAlgorithm, NativeAlgorithm>[] = portableAlgorithms(V_ALGORITHMS);
 
 export interface GathervArgs {
   readonly root: number;
@@ -102,7 +129,7 @@ export interface AutoOptions {
 }
 
 export interface CollectiveOptions {
-  /** Default 'auto'. */
+  /** Default 'auto' (which never picks 'mpi-native': that one runs only when asked for, on the MPI transport). */
   readonly algorithm?: VAlgorithm;
   /**
    * The cost model trees are built for (optimal, binary, two-block, the seed 001 trees, auto); per element.

@@ -41,14 +41,33 @@ export interface ScattervPlanInput extends VPlanInput {
   readonly send: Uint8Array | undefined;
 }
 
+/**
+ * What a variant needs of the transport beyond point-to-point: 'native', the library's own
+ * collectives (`comm.native`, the MPI transport only). A variant without `requires` runs on
+ * every transport.
+ */
+export type VariantRequirement = 'native';
+
 export interface GathervVariant {
   readonly name: Exclude<VAlgorithm, 'auto'>;
   readonly description: string;
+  /** Absent: runs on every transport. */
+  readonly requires?: VariantRequirement;
   init(input: GathervPlanInput): Promise<PersistentCollective>;
 }
 
 export interface ScattervVariant {
   readonly name: Exclude<VAlgorithm, 'auto'>;
   readonly description: string;
+  /** Absent: runs on every transport. */
+  readonly requires?: VariantRequirement;
   init(input: ScattervPlanInput): Promise<PersistentCollective>;
+}
+
+/**
+ * The variants of `list` that run on every transport (no `requires`): what `auto` chooses
+ * among, and what tests, benchmarks and listings over the simulator or threads enumerate.
+ */
+export function portableVariants<V extends { readonly requires?: VariantRequirement }>(list: readonly V[]): V[] {
+  return list.filter((v) => v.requires === undefined);
 }

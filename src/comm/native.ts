@@ -16,10 +16,16 @@ export type NativeElementType = 'f64' | 'f32' | 'i32' | 'u32' | 'i16' | 'u16' | 
 export interface NativeCollectives {
   /** The library, e.g. "Open MPI v4.1.4, …" (MPI_Get_library_version). */
   readonly library: string;
-  /** MPI_Gatherv: `recv`, `counts`, `displs` at the root only (null elsewhere). */
-  gatherv(send: Uint8Array, recv: Uint8Array | null, counts: Int32Array | null, displs: Int32Array | null, root: number): void;
-  /** MPI_Scatterv: `send`, `counts`, `displs` at the root only. */
-  scatterv(send: Uint8Array | null, counts: Int32Array | null, displs: Int32Array | null, recv: Uint8Array, root: number): void;
+  /**
+   * MPI_Gatherv: `recv`, `counts`, `displs` at the root only (null elsewhere). `send` null at
+   * the root: MPI_IN_PLACE (its block already at displs[root] in recv); elsewhere it must be given.
+   */
+  gatherv(send: Uint8Array | null, recv: Uint8Array | null, counts: Int32Array | null, displs: Int32Array | null, root: number): void;
+  /**
+   * MPI_Scatterv: `send`, `counts`, `displs` at the root only. `recv` null at the root:
+   * MPI_IN_PLACE (its block stays in send); elsewhere it must be given.
+   */
+  scatterv(send: Uint8Array | null, counts: Int32Array | null, displs: Int32Array | null, recv: Uint8Array | null, root: number): void;
   /** MPI_Gather of equal blocks of send.length bytes. */
   gather(send: Uint8Array, recv: Uint8Array | null, root: number): void;
   /** MPI_Scatter of equal blocks of recv.length bytes. */

@@ -28,6 +28,8 @@ import type { VOperation } from './spec.js';
 function dataPhaseTree(algorithm: Exclude<VAlgorithm, 'auto'>, sizes: readonly number[], model: CostModel, root: number, op: VOperation): Tree {
   switch (algorithm) {
     case 'linear':
+    // the MPI library's MPI_Gatherv / MPI_Scatterv: linear in Open MPI 4.1.4 (coll/basic) and MPICH
+    case 'mpi-native':
       return linearTree(sizes, model, { root }).tree;
     case 'binomial':
       return obliviousBinomialTree(sizes, model, { root }).tree;

@@ -13,6 +13,7 @@ import type { GathervVariant } from '../variant.js';
 import { ADAPTIVE_GATHERV } from './adaptive.js';
 import { BINOMIAL_GATHERV } from './binomial.js';
 import { LINEAR_GATHERV } from './linear.js';
+import { MPI_NATIVE_GATHERV } from './mpi-native.js';
 import {
   BINARY_GATHERV,
   MODEL_BINOMIAL_GUARDED_GATHERV,
@@ -25,7 +26,10 @@ import {
   TWO_BLOCK_GATHERV,
 } from './tree.js';
 
-/** The gatherv algorithms, in the order of VAlgorithm ('auto' chooses among them). */
+/**
+ * The gatherv algorithms, in the order of VAlgorithm. 'auto' chooses among the portable ones
+ * (`portableVariants`); `mpi-native` (requires: 'native') runs only on the MPI transport.
+ */
 export const GATHERV_VARIANTS: readonly GathervVariant[] = [
   LINEAR_GATHERV,
   BINOMIAL_GATHERV,
@@ -39,6 +43,7 @@ export const GATHERV_VARIANTS: readonly GathervVariant[] = [
   TRAFF_GATHERV,
   MODEL_TRAFF_GATHERV,
   MODEL_TRAFF_GUARDED_GATHERV,
+  MPI_NATIVE_GATHERV,
 ];
 
 /**

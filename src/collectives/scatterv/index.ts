@@ -14,6 +14,7 @@ import type { ScattervVariant } from '../variant.js';
 import { ADAPTIVE_SCATTERV } from './adaptive.js';
 import { BINOMIAL_SCATTERV } from './binomial.js';
 import { LINEAR_SCATTERV } from './linear.js';
+import { MPI_NATIVE_SCATTERV } from './mpi-native.js';
 import {
   BINARY_SCATTERV,
   MODEL_BINOMIAL_GUARDED_SCATTERV,
@@ -26,7 +27,10 @@ import {
   TWO_BLOCK_SCATTERV,
 } from './tree.js';
 
-/** The scatterv algorithms, in the order of VAlgorithm ('auto' chooses among them). */
+/**
+ * The scatterv algorithms, in the order of VAlgorithm. 'auto' chooses among the portable ones
+ * (`portableVariants`); `mpi-native` (requires: 'native') runs only on the MPI transport.
+ */
 export const SCATTERV_VARIANTS: readonly ScattervVariant[] = [
   LINEAR_SCATTERV,
   BINOMIAL_SCATTERV,
@@ -40,6 +44,7 @@ export const SCATTERV_VARIANTS: readonly ScattervVariant[] = [
   TRAFF_SCATTERV,
   MODEL_TRAFF_SCATTERV,
   MODEL_TRAFF_GUARDED_SCATTERV,
+  MPI_NATIVE_SCATTERV,
 ];
 
 /** Plans a scatterv (collective): validation, then the algorithm's planning phase. */

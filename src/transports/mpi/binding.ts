@@ -76,8 +76,10 @@ export interface MpiBinding {
   improbe(comm: number, source: number, tag: number, out: Int32Array): number;
   /** MPI_Imrecv of a message matched by `improbe`: the request's slot. */
   imrecv(message: number, into: NativeBuffer): number;
-  gatherv(comm: number, send: Bytes, recv: Bytes | null, counts: Int32Array | null, displs: Int32Array | null, root: number): void;
-  scatterv(comm: number, send: Bytes | null, counts: Int32Array | null, displs: Int32Array | null, recv: Bytes, root: number): void;
+  /** MPI_Gatherv (byte counts, byte displacements); send null at the root: MPI_IN_PLACE. */
+  gatherv(comm: number, send: Bytes | null, recv: Bytes | null, counts: Int32Array | null, displs: Int32Array | null, root: number): void;
+  /** MPI_Scatterv (byte counts, byte displacements); recv null at the root: MPI_IN_PLACE. */
+  scatterv(comm: number, send: Bytes | null, counts: Int32Array | null, displs: Int32Array | null, recv: Bytes | null, root: number): void;
   gather(comm: number, send: Bytes, recv: Bytes | null, root: number): void;
   scatter(comm: number, send: Bytes | null, recv: Bytes, root: number): void;
   /** MPI_Allreduce of `count` elements (send null: MPI_IN_PLACE). */
