@@ -73,6 +73,19 @@ export { createIntercomm, splitIntercomm, type InterCommunicator } from './comm/
 export { CommunicationError, DeadlockError, TruncationError, UnavailableError, type DeadlockedRank } from './errors.js';
 export { runSim, type PortSetting, type RankProgram, type SimOptions, type SimResult, type SimTrace } from './transports/sim/index.js';
 export { runThreads, ThreadsEndpoint, type RunThreadsOptions } from './transports/threads/index.js';
+/** The MPI transport (optional: its native binding is built by `npm run build:mpi`, loaded on first use). */
+export {
+  mpiWorld,
+  runMpiRank,
+  runMpi,
+  mpiBindingAvailable,
+  MpiEndpoint,
+  type MpiWorld,
+  type MpiInitInfo,
+  type MpiEndpointOptions,
+  type RunMpiOptions,
+} from './transports/mpi/index.js';
+export type { NativeCollectives, NativeInterCollectives, NativeElementType, NativeReduceOp } from './comm/native.js';
 export * from './collectives/index.js';
 
 /** Data layouts (seed 002 §5, §6): constructors, pack/unpack, views for direct placement. */

@@ -15,15 +15,17 @@ import { modelToJson } from '../model/model-json.js';
 import { readModelFile } from './model-file.js';
 import {
   checkEstimateOptions,
+  estimatePairwiseOnMpi,
   estimatePairwiseOnSim,
   estimatePairwiseOnThreads,
   pairwiseSpecOf,
   type EstimateOptions,
   type PairwiseEstimate,
 } from '../run/estimate-pairwise.js';
+import { TRANSPORT_LABEL, type TransportName } from '../run/spec.js';
 
 export interface EstimateCommandOptions {
-  transport: 'sim' | 'threads';
+  transport: TransportName;
   /** Ranks (sim: default the truth model's size, else 4; threads: default 4). */
   p?: number;
   /** Simulator: the model to measure, a JSON file (default linear α = 100, β = 1 per element). */
@@ -49,7 +51,7 @@ export interface Spread {
 
 /** What the command prints with --format json. */
 export interface EstimateSummary {
-  readonly transport: 'sim' | 'threads';
+  readonly transport: TransportName;
   readonly p: number;
   /** 'us' (threads) or 'model' (simulator). */
   readonly unit: 'us' | 'model';
@@ -104,7 +106,7 @@ export function formatEstimate(s: EstimateSummary): string {
   const t = new Table({ head: ['', 'min', 'median', 'max'], style: { head: [], border: [] } });
   t.push(row(`α (${unit})`, s.alpha), row(`β (${unit} per ${s.unitBytes} B)`, s.beta), row(`fit residual, RMS (${unit})`, s.residual));
   const lines = [
-    `Per-pair Hockney estimate on ${s.transport === 'sim' ? 'the simulator' : 'worker threads'}: p = ${s.p}, ${s.p * (s.p - 1)} links, ` +
+    `Per-pair Hockney estimate on ${TRANSPORT_LABEL[s.transport]}: p = ${s.p}, ${s.p * (s.p - 1)} links, ` +
       `sizes ${s.sizes.join(', ')} B, median of ${s.reps} round trips, ${s.seconds.toFixed(2)} s`,
     t.toString(),
   ];
@@ -126,7 +128,7 @@ function checkWritable(path: string): void {
 /** Runs the command: measures, writes the model file, prints the summary. */
 export async function runEstimate(opts: EstimateCommandOptions, out: NodeJS.WritableStream = process.stdout): Promise<EstimateSummary> {
   if (opts.truth !== undefined && opts.transport !== 'sim') throw new InvalidArgumentError('--truth', 'only with --transport sim (threads measure themselves)');
-  if (opts.warmupMs !== undefined && opts.transport !== 'threads') throw new InvalidArgumentError('--warmup-ms', 'only with --transport threads');
+  if (opts.warmupMs !== undefined && opts.transport === 'sim') throw new InvalidArgumentError('--warmup-ms', 'only with --transport threads or mpi');
   const u = opts.unitBytes;
   const options: EstimateOptions = {
     ...(opts.sizes !== undefined ? { sizes: opts.sizes } : {}),
@@ -150,6 +152,8 @@ export async function runEstimate(opts: EstimateCommandOptions, out: NodeJS.Writ
       throw new InvalidArgumentError('--p', `is ${p}, but the --truth model is defined for ${truth.size} ranks`);
     }
     est = await estimatePairwiseOnSim(truth, p, options, { unitBytes: u });
+  } else if (opts.transport === 'mpi') {
+    est = await estimatePairwiseOnMpi(opts.p ?? 4, options);
   } else {
     est = await estimatePairwiseOnThreads(opts.p ?? 4, options);
   }

@@ -6,8 +6,8 @@
 import { writeFileSync } from 'node:fs';
 import Table from 'cli-table3';
 import { parseDistribution } from '../bench/distributions.js';
-import type { VAlgorithm } from '../collectives/types.js';
-import { CommunicationError, InvalidArgumentError } from '../errors.js';
+import { requiresNative, type VAlgorithm } from '../collectives/types.js';
+import { CommunicationError, InvalidArgumentError, UnavailableError } from '../errors.js';
 import { runCase, type RunReport } from '../run/job.js';
 import { validateCase, type RunCase, type TransportName, type VOperation } from '../run/spec.js';
 import type { SimTrace } from '../transports/sim/index.js';
@@ -55,8 +55,8 @@ export function caseFromOptions(opts: RunCommandOptions): RunCase {
     model: { alpha: opts.alpha, beta: opts.beta, gamma: opts.gamma, ...(opts.ports !== undefined && opts.ports !== 1 ? { ports: opts.ports } : {}) },
     persistent: opts.persistent,
     reps: opts.reps,
-    // the simulator is deterministic: no warm-up needed; threads warm up once
-    warmup: opts.warmup ?? (opts.transport === 'threads' ? 1 : 0),
+    // the simulator is deterministic: no warm-up needed; threads and MPI warm up once
+    warmup: opts.warmup ?? (opts.transport === 'sim' ? 0 : 1),
     ...(opts.modelFile !== undefined ? { modelSpec: readModelFile(opts.modelFile, '--model-file').spec } : {}),
   };
   return validateCase(opts.p, c, '--');
@@ -70,7 +70,7 @@ function formatTime(r: RunReport): string {
 }
 
 export function formatRunTable(r: RunReport): string {
-  const t = new Table({ head: ['', r.transport === 'sim' ? 'simulator' : 'worker threads'], style: { head: [], border: [] } });
+  const t = new Table({ head: ['', { sim: 'simulator', threads: 'worker threads', mpi: 'MPI' }[r.transport]], style: { head: [], border: [] } });
   const rows: [string, string][] = [
     ['operation', `${r.op}, ${r.algorithm}${r.requestedAlgorithm === 'auto' ? ' (auto)' : ''}${r.persistent ? ', persistent' : ''}`],
     ['p, root', `${r.p}, ${r.root}`],
@@ -96,8 +96,11 @@ export async function runRun(opts: RunCommandOptions, out: NodeJS.WritableStream
   const c = caseFromOptions(opts);
   let report: RunReport;
   try {
+    if (requiresNative(opts.algorithm) && opts.transport !== 'mpi') {
+      throw new UnavailableError('mpi-transport', `--algorithm ${opts.algorithm} calls the MPI library's own collectives: it runs only with --transport mpi, not on ${opts.transport}`);
+    }
     if (opts.trace !== undefined && opts.transport !== 'sim') throw new InvalidArgumentError('--trace', 'only with --transport sim');
-    if (opts.calibrate === true && opts.transport !== 'threads') throw new InvalidArgumentError('--calibrate', 'only with --transport threads');
+    if (opts.calibrate === true && opts.transport === 'sim') throw new InvalidArgumentError('--calibrate', 'only with --transport threads or mpi');
     if (opts.calibrate === true && opts.p < 2) throw new InvalidArgumentError('--calibrate', 'needs --p 2 or more');
     if (opts.calibrate === true && opts.modelFile !== undefined) throw new InvalidArgumentError('--calibrate', 'replaces the model: give --model-file or --calibrate, not both');
     const file = opts.trace;

@@ -41,6 +41,7 @@ import { InvalidArgumentError } from '../errors.js';
 import { requireModelFits, type CostModel, type ModelOptions } from '../model/cost-model.js';
 import { modelFromSpec, type PairwiseModelSpec } from '../model/model-json.js';
 import { runSim } from '../transports/sim/index.js';
+import { runMpi, type RunMpiOptions } from '../transports/mpi/run.js';
 import { runThreads, type RunThreadsOptions } from '../transports/threads/index.js';
 
 /** Default message sizes (bytes): 1 B … 64 KiB. */
@@ -118,7 +119,7 @@ function settings(o: EstimateOptions, virtual: boolean, rank?: number): Settings
 }
 
 /** Checks estimate options before a run (the collective checks them again on every rank). */
-export function checkEstimateOptions(options: EstimateOptions, transport: 'sim' | 'threads'): void {
+export function checkEstimateOptions(options: EstimateOptions, transport: 'sim' | 'threads' | 'mpi'): void {
   settings(options, transport === 'sim');
 }
 
@@ -319,7 +320,15 @@ export async function estimatePairwiseOnThreads(p: number, options: EstimateOpti
   return results[0];
 }
 
-/** Worker-thread rank program (runThreads loads this module). */
+/** Runs the estimate on p MPI processes started by mpirun (µs); resolves with rank 0's (everyone's) estimate. */
+export async function estimatePairwiseOnMpi(p: number, options: EstimateOptions = {}, mpi?: RunMpiOptions): Promise<PairwiseEstimate> {
+  if (!Number.isInteger(p) || p < 1) throw new InvalidArgumentError('p', `must be a positive integer, got ${String(p)}`);
+  settings(options, false);
+  const results = await runMpi<PairwiseEstimate>(p, new URL(import.meta.url), options, mpi);
+  return results[0];
+}
+
+/** Rank program of worker threads and MPI (runThreads and runMpi load this module). */
 export default function estimateProgram(comm: Communicator, options: EstimateOptions): Promise<PairwiseEstimate> {
   return estimatePairwise(comm, options ?? {});
 }

@@ -9,6 +9,7 @@ import { blockSizes } from '../bench/distributions.js';
 import type { VAlgorithm } from '../collectives/types.js';
 import { InvalidArgumentError } from '../errors.js';
 import { runSim, type SimTrace } from '../transports/sim/index.js';
+import { runMpi, type RunMpiOptions } from '../transports/mpi/run.js';
 import { runThreads, type RunThreadsOptions } from '../transports/threads/index.js';
 import type { Calibration, CalibrationOptions } from './calibrate.js';
 import { predictTime } from './predict.js';
@@ -137,6 +138,8 @@ export interface ThreadsRunOptions {
   /** Calibrate α, β, γ first and build every case's trees (and prediction) with them, µs. */
   readonly calibrate?: CalibrationOptions;
   readonly threads?: RunThreadsOptions;
+  /** Run on MPI processes started by mpirun (runMpi) instead of worker threads. */
+  readonly mpi?: RunMpiOptions | boolean;
 }
 
 export interface ThreadsRunResult {
@@ -144,31 +147,40 @@ export interface ThreadsRunResult {
   readonly reports: RunReport[];
 }
 
-/** Runs cases, in order, on p worker threads (one start-up for all of them). */
+/**
+ * Runs cases, in order, on p worker threads (one start-up for all of them), or on p MPI
+ * processes (`options.mpi`: one mpirun for all of them; the same rank program).
+ */
 export async function runOnThreads(p: number, cases: readonly RunCase[], options: ThreadsRunOptions = {}): Promise<ThreadsRunResult> {
   if (p < 2 && options.calibrate) throw new InvalidArgumentError('p', 'calibration needs at least 2 ranks');
   for (const c of cases) validateCase(p, c);
   const args: ThreadsJobArgs = { cases, calibrate: options.calibrate };
-  const ranks = await runThreads<ThreadsJobRankResult>(p, PROGRAM_URL, args, options.threads);
+  const mpi = options.mpi;
+  const ranks =
+    mpi === undefined || mpi === false
+      ? await runThreads<ThreadsJobRankResult>(p, PROGRAM_URL, args, options.threads)
+      : await runMpi<ThreadsJobRankResult>(p, PROGRAM_URL, args, mpi === true ? {} : mpi);
+  const transport: TransportName = mpi === undefined || mpi === false ? 'threads' : 'mpi';
   const calibration = ranks[0].calibration;
   const reports = cases.map((c, i) => {
     const run = calibration ? calibratedCase(c, calibration) : c;
-    return summarize('threads', p, run, ranks.map((r) => r.results[i]), 's');
+    return summarize(transport, p, run, ranks.map((r) => r.results[i]), 's');
   });
   return { calibration, reports };
 }
 
 export interface RunCaseOptions extends SimRunOptions {
-  /** Threads only: calibrate the model on the threads first (α, β, γ in µs, round latency). */
+  /** Threads and MPI only: calibrate the model on the ranks first (α, β, γ in µs, round latency). */
   readonly calibrate?: CalibrationOptions;
 }
 
 /** One case on one transport. */
 export async function runCase(transport: TransportName, p: number, c: RunCase, options: RunCaseOptions = {}): Promise<RunReport> {
   if (transport === 'sim') {
-    if (options.calibrate !== undefined) throw new InvalidArgumentError('calibrate', 'only on threads (the simulator runs the given model)');
+    if (options.calibrate !== undefined) throw new InvalidArgumentError('calibrate', 'only on threads or MPI (the simulator runs the given model)');
     return runOnSim(p, c, options);
   }
   if (options.onTrace !== undefined) throw new InvalidArgumentError('trace', 'only on the simulator');
-  return (await runOnThreads(p, [c], options.calibrate === undefined ? {} : { calibrate: options.calibrate })).reports[0];
+  const mpi = transport === 'mpi';
+  return (await runOnThreads(p, [c], options.calibrate === undefined ? { mpi } : { calibrate: options.calibrate, mpi })).reports[0];
 }

@@ -13,8 +13,11 @@ import { modelFromSpec, type CostModelSpec } from '../model/model-json.js';
 export type VOperation = 'gatherv' | 'scatterv';
 export const V_OPERATIONS: readonly VOperation[] = ['gatherv', 'scatterv'];
 
-export type TransportName = 'sim' | 'threads';
-export const TRANSPORTS: readonly TransportName[] = ['sim', 'threads'];
+/** The virtual-time simulator, worker threads (the embedded default), or MPI processes started by mpirun. */
+export type TransportName = 'sim' | 'threads' | 'mpi';
+export const TRANSPORTS: readonly TransportName[] = ['sim', 'threads', 'mpi'];
+/** How tables name the transports. */
+export const TRANSPORT_LABEL: Readonly<Record<TransportName, string>> = { sim: 'the simulator', threads: 'worker threads', mpi: 'MPI processes' };
 
 /** The distributions of seed 000's experiments (§5), used by the main job and the benchmark. */
 export const SEED000_DISTRIBUTIONS: readonly DistributionName[] = [

@@ -11,7 +11,7 @@
  *
  * The launcher: `mpirun` (or VCOLL_MPIRUN, or the `mpirun` option). With Open MPI it adds
  * `--oversubscribe` (more ranks than cores) and, as root, `--allow-run-as-root`; MPICH's
- * hydra needs neither. `mpirunArgs` go before the program (e.g. `--hostfile hosts`).
+ * hydra needs neither. `mpirunArgs` (or VCOLL_MPIRUN_ARGS) go before the program (e.g. `--hostfile hosts`).
  */
 
 import { execFileSync, spawn } from 'node:child_process';
@@ -26,7 +26,7 @@ import { BUILD_HINT, DEFAULT_BINDING_PATH } from './binding.js';
 export interface RunMpiOptions {
   /** The launcher (default: VCOLL_MPIRUN, else `mpirun` on the PATH). */
   readonly mpirun?: string;
-  /** Launcher arguments placed before the program (e.g. ['--hostfile', 'hosts']). */
+  /** Launcher arguments placed before the program (e.g. ['--hostfile', 'hosts']; default: VCOLL_MPIRUN_ARGS split at spaces). */
   readonly mpirunArgs?: readonly string[];
   /** The node of every rank as `comm.nodeOf` reports it (default: the machines the ranks run on). */
   readonly nodes?: readonly number[];
@@ -108,7 +108,8 @@ export async function runMpi<R = unknown>(p: number, programModuleUrl: string | 
   try {
     const argsFile = join(dir, 'args.bin');
     writeFileSync(argsFile, serialize(args));
-    const argv = [...launcherFlags(mpirun), ...(options.mpirunArgs ?? []), '-np', String(p), ...rankCommand(programUrl), programUrl, argsFile, dir];
+    const extra = options.mpirunArgs ?? (process.env.VCOLL_MPIRUN_ARGS ?? '').split(/\s+/).filter((a) => a !== '');
+    const argv = [...launcherFlags(mpirun), ...extra, '-np', String(p), ...rankCommand(programUrl), programUrl, argsFile, dir];
     const env: NodeJS.ProcessEnv = { ...process.env, ...options.env };
     if (nodes !== undefined) env.VCOLL_MPI_NODES = nodes.join(',');
     const { code, stderr, timedOut } = await new Promise<{ code: number | null; stderr: string; timedOut: boolean }>((resolve, reject) => {
