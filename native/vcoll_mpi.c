@@ -638,6 +638,18 @@ static napi_value js_testsome(napi_env env, napi_callback_info info) {
   return int_value(env, outcount);
 }
 
+/* cancel(slot): MPI_Cancel and free a pending request (a receive nobody will match, before MPI_Finalize). */
+static napi_value js_cancel(napi_env env, napi_callback_info info) {
+  napi_value argv[1];
+  int s;
+  if (!get_args(env, info, 1, argv) || !get_int(env, argv[0], &s)) return NULL;
+  if (s < 0 || s >= nreqs || reqs[s] == MPI_REQUEST_NULL) return throw_range(env, "vcoll_mpi: not a pending request slot");
+  MPI_Cancel(&reqs[s]);
+  MPI_Request_free(&reqs[s]);
+  release_slot(s);
+  return undefined_value(env);
+}
+
 /* pending() -> the number of requests not yet completed. */
 static napi_value js_pending(napi_env env, napi_callback_info info) {
   return int_value(env, nactive);
@@ -706,35 +718,54 @@ static napi_value js_imrecv(napi_env env, napi_callback_info info) {
 
 /* ---------- the MPI library's own collectives (blocking, as applications call them) ---------- */
 
-/* gatherv(comm, send, recv|null, counts|null, displs|null, root): byte counts and displacements */
+/* Whether a JS argument is null or undefined (a collective's "in place" buffer). */
+static int is_nullish(napi_env env, napi_value v) {
+  napi_valuetype t;
+  napi_typeof(env, v, &t);
+  return t == napi_null || t == napi_undefined;
+}
+
+/*
+ * gatherv(comm, send|null, recv|null, counts|null, displs|null, root): byte counts and
+ * displacements; send null at the root: MPI_IN_PLACE (its block already at displs[root] in recv).
+ */
 static napi_value js_gatherv(napi_env env, napi_callback_info info) {
   napi_value argv[6];
   MPI_Comm c;
   void *sb, *rb;
   size_t sl, rl, nc, nd;
-  int *counts, *displs, root;
-  if (!get_args(env, info, 6, argv) || !get_comm(env, argv[0], &c) || !get_bytes(env, argv[1], &sb, &sl, 0) ||
+  int *counts, *displs, root, me;
+  if (!get_args(env, info, 6, argv) || !get_comm(env, argv[0], &c) || !get_bytes(env, argv[1], &sb, &sl, 1) ||
       !get_bytes(env, argv[2], &rb, &rl, 1) || !get_int32_array(env, argv[3], &counts, &nc, 1) ||
       !get_int32_array(env, argv[4], &displs, &nd, 1) || !get_int(env, argv[5], &root))
     return NULL;
   if (sl > INT_MAX) return throw_range(env, "vcoll_mpi: a block longer than 2^31 - 1 bytes");
-  CHECK_MPI(MPI_Gatherv(sb, (int)sl, MPI_BYTE, rb, counts, displs, MPI_BYTE, root, c), "MPI_Gatherv");
+  CHECK_MPI(MPI_Comm_rank(c, &me), "MPI_Comm_rank");
+  int in_place = is_nullish(env, argv[1]);
+  if (in_place && me != root) return throw_type(env, "vcoll_mpi: gatherv: send may be null (in place) at the root only");
+  CHECK_MPI(MPI_Gatherv(in_place ? MPI_IN_PLACE : sb, (int)sl, MPI_BYTE, rb, counts, displs, MPI_BYTE, root, c), "MPI_Gatherv");
   return undefined_value(env);
 }
 
-/* scatterv(comm, send|null, counts|null, displs|null, recv, root) */
+/*
+ * scatterv(comm, send|null, counts|null, displs|null, recv|null, root); recv null at the root:
+ * MPI_IN_PLACE (its block stays in send).
+ */
 static napi_value js_scatterv(napi_env env, napi_callback_info info) {
   napi_value argv[6];
   MPI_Comm c;
   void *sb, *rb;
   size_t sl, rl, nc, nd;
-  int *counts, *displs, root;
+  int *counts, *displs, root, me;
   if (!get_args(env, info, 6, argv) || !get_comm(env, argv[0], &c) || !get_bytes(env, argv[1], &sb, &sl, 1) ||
       !get_int32_array(env, argv[2], &counts, &nc, 1) || !get_int32_array(env, argv[3], &displs, &nd, 1) ||
-      !get_bytes(env, argv[4], &rb, &rl, 0) || !get_int(env, argv[5], &root))
+      !get_bytes(env, argv[4], &rb, &rl, 1) || !get_int(env, argv[5], &root))
     return NULL;
   if (rl > INT_MAX) return throw_range(env, "vcoll_mpi: a block longer than 2^31 - 1 bytes");
-  CHECK_MPI(MPI_Scatterv(sb, counts, displs, MPI_BYTE, rb, (int)rl, MPI_BYTE, root, c), "MPI_Scatterv");
+  CHECK_MPI(MPI_Comm_rank(c, &me), "MPI_Comm_rank");
+  int in_place = is_nullish(env, argv[4]);
+  if (in_place && me != root) return throw_type(env, "vcoll_mpi: scatterv: recv may be null (in place) at the root only");
+  CHECK_MPI(MPI_Scatterv(sb, counts, displs, MPI_BYTE, in_place ? MPI_IN_PLACE : rb, (int)rl, MPI_BYTE, root, c), "MPI_Scatterv");
   return undefined_value(env);
 }
 
@@ -903,6 +934,7 @@ static napi_value module_init(napi_env env, napi_value exports) {
       FN("test", js_test),
       FN("testsome", js_testsome),
       FN("pending", js_pending),
+      FN("cancel", js_cancel),
       FN("improbe", js_improbe),
       FN("imrecv", js_imrecv),
       FN("gatherv", js_gatherv),

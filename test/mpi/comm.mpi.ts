@@ -103,6 +103,10 @@ describe('communicators over MPI', () => {
     if (p >= 3) expectBadInter(two, 'leaderMismatch', 1, false, res[14] as BadInterObservation[]);
   });
 
+  it('receives left pending when the program returns are cancelled: the job ends cleanly', async () => {
+    expect(await runMpi<number>(3, new URL('../programs/pending-recv.ts', import.meta.url))).toEqual([0, 1, 2]);
+  });
+
   it('a rank failing after a split ends the job (MPI_Abort) with a message naming it', async () => {
     const t0 = Date.now();
     const e = await runMpi(4, PROGRAM, { batch: [{ scenario: 'failure', args: { rank: 1 } }] }).catch((x: unknown) => x);

@@ -72,6 +72,8 @@ export interface MpiBinding {
   testsome(out: Int32Array): number;
   /** Requests pending in the binding. */
   pending(): number;
+  /** MPI_Cancel + MPI_Request_free of a pending request (frees its slot). */
+  cancel(slot: number): void;
   /** MPI_Improbe: a message id (out = source, tag, bytes) or -1. */
   improbe(comm: number, source: number, tag: number, out: Int32Array): number;
   /** MPI_Imrecv of a message matched by `improbe`: the request's slot. */

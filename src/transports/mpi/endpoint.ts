@@ -101,12 +101,16 @@ export class MpiEndpoint implements Endpoint {
   private readonly nodes: Int32Array;
   private readonly entries: (Pending | undefined)[] = [];
   private pendingCount = 0;
+  /** Sends among them (drain waits for these). */
+  private pendingSends = 0;
   /** Contexts whose queue is not empty. */
   private readonly queued = new Set<Context>();
   private out = new Int32Array(5 * 64);
   private readonly one = new Int32Array(5);
   private readonly probeOut = new Int32Array(3);
   private polling = false;
+  /** Set by `close` (MPI_Finalize is next): no more polling. */
+  private closed = false;
   private emptyPolls = 0;
   private readonly recvSpinNs: number;
   private readonly interCache = new Map<number, NativeInterCollectives>();
@@ -220,7 +224,12 @@ export class MpiEndpoint implements Endpoint {
     return world < 0 || c.localOf === null ? world : c.localOf[world];
   }
 
+  private afterFinalize(): CommunicationError {
+    return new CommunicationError('MPI transport: used after MPI_Finalize', { rank: this.worldRank });
+  }
+
   isend(ctx: number, dest: number, tag: number, data: MessageBuffer): Request<void> {
+    if (this.closed) return OpRequest.failed(this.afterFinalize());
     const c = this.context(ctx);
     const bad = this.badTag(c, tag);
     if (bad !== undefined) return OpRequest.failed(bad);
@@ -245,6 +254,7 @@ export class MpiEndpoint implements Endpoint {
   }
 
   private postRecv(ctx: number, source: number, tag: number, into: MessageBuffer, awaited: boolean): Request<Status> {
+    if (this.closed) return OpRequest.failed(this.afterFinalize());
     const c = this.context(ctx);
     const bad = this.badTag(c, tag);
     if (bad !== undefined) return OpRequest.failed(bad);
@@ -274,6 +284,7 @@ export class MpiEndpoint implements Endpoint {
   }
 
   irecvAlloc(ctx: number, source: number, tag: number, maxBytes: number): Request<Received> {
+    if (this.closed) return OpRequest.failed(this.afterFinalize());
     const c = this.context(ctx);
     const bad = this.badTag(c, tag);
     if (bad !== undefined) return OpRequest.failed(bad);
@@ -338,9 +349,33 @@ export class MpiEndpoint implements Endpoint {
     return this.pendingCount + q;
   }
 
-  /** Resolves once nothing is pending (before MPI_Finalize). */
+  /**
+   * Resolves once every send of this rank has completed (before MPI_Finalize: its data must be
+   * delivered). Receives still pending then are the program's own business (no message will
+   * come for them); they are not waited for.
+   */
   async drain(): Promise<void> {
-    while (this.pending > 0) await new Promise<void>((r) => setImmediate(r));
+    while (this.pendingSends > 0) await new Promise<void>((r) => setImmediate(r));
+  }
+
+  /**
+   * Before MPI_Finalize (after `drain`): cancels the receives still pending (they reject with a
+   * CommunicationError) and stops the progress loop; the endpoint is unusable afterwards.
+   */
+  close(): void {
+    const e = new CommunicationError('MPI transport: finalized with this receive pending', { rank: this.worldRank });
+    for (let s = 0; s < this.entries.length; s++) {
+      const entry = this.entries[s];
+      if (entry === undefined) continue;
+      this.entries[s] = undefined;
+      this.mpi.cancel(s);
+      entry.req.reject(e);
+    }
+    this.pendingCount = 0;
+    this.pendingSends = 0;
+    for (const c of this.queued) for (const q of c.queue.splice(0)) q.req.reject(e);
+    this.queued.clear();
+    this.closed = true;
   }
 
   // ---------- progress ----------
@@ -348,11 +383,12 @@ export class MpiEndpoint implements Endpoint {
   private track(slot: number, p: Pending): void {
     this.entries[slot] = p;
     this.pendingCount++;
+    if (p.kind === 'send') this.pendingSends++;
     this.schedule();
   }
 
   private schedule(): void {
-    if (this.polling) return;
+    if (this.polling || this.closed) return;
     this.polling = true;
     setImmediate(this.pollBound);
   }
@@ -361,6 +397,7 @@ export class MpiEndpoint implements Endpoint {
 
   private poll(): void {
     this.polling = false;
+    if (this.closed) return;
     let progress = false;
     if (this.pendingCount > 0) {
       if (this.out.length < 5 * this.pendingCount) this.out = new Int32Array(5 * Math.max(64, 2 * this.pendingCount));
@@ -376,6 +413,7 @@ export class MpiEndpoint implements Endpoint {
         const entry = this.entries[slot];
         this.entries[slot] = undefined;
         this.pendingCount--;
+        if (entry?.kind === 'send') this.pendingSends--;
         if (entry !== undefined) this.complete(entry, this.out, 5 * i);
       }
       if (n > 0) progress = true;
@@ -488,6 +526,7 @@ export class MpiEndpoint implements Endpoint {
       if (entry !== undefined) {
         this.entries[s] = undefined;
         this.pendingCount--;
+        if (entry.kind === 'send') this.pendingSends--;
         entry.req.reject(e);
       }
     }

@@ -124,7 +124,22 @@ export async function runMpi<R = unknown>(p: number, programModuleUrl: string | 
           child.kill('SIGKILL');
         }
       };
+      // …also when this process is stopped by a signal (the job's group would not see it), which is then re-raised.
+      const onSignal = (signal: NodeJS.Signals): void => {
+        killJob();
+        process.off('exit', killJob);
+        process.off('SIGINT', onSignal);
+        process.off('SIGTERM', onSignal);
+        process.kill(process.pid, signal);
+      };
       process.once('exit', killJob);
+      process.once('SIGINT', onSignal);
+      process.once('SIGTERM', onSignal);
+      const unhook = (): void => {
+        process.off('exit', killJob);
+        process.off('SIGINT', onSignal);
+        process.off('SIGTERM', onSignal);
+      };
       child.stderr.setEncoding('utf8');
       child.stderr.on('data', (d: string) => {
         err += d;
@@ -136,12 +151,12 @@ export async function runMpi<R = unknown>(p: number, programModuleUrl: string | 
       }, timeoutMs);
       child.on('error', (e) => {
         clearTimeout(timer);
-        process.off('exit', killJob);
+        unhook();
         reject(new UnavailableError('mpirun', `cannot start '${mpirun}': ${e.message}`, { cause: e }));
       });
       child.on('close', (c) => {
         clearTimeout(timer);
-        process.off('exit', killJob);
+        unhook();
         resolve({ code: c, stderr: err, timedOut });
       });
     });

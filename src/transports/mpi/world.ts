@@ -66,6 +66,7 @@ export function mpiWorld(options: MpiEndpointOptions = {}): MpiWorld {
       if (finalized) return;
       await endpoint.drain();
       finalized = true;
+      endpoint.close();
       mpi.finalize();
     },
     abort: (message, code) => abortJob(mpi, info.rank, message, code),
