@@ -61,7 +61,8 @@ type Queued =
 
 /** A request pending in the binding. */
 interface Pending {
-  readonly kind: 'send' | 'recv' | 'alloc' | 'drop';
+  /** 'self': a send to this rank from a copy, already reported complete (see `isend`). */
+  readonly kind: 'send' | 'self' | 'recv' | 'alloc' | 'drop';
   readonly ctx: Context;
   readonly req: OpRequest<unknown>;
   /** The buffer, held until completion (its memory is in MPI's hands). */
@@ -84,6 +85,18 @@ function segmentsBytes(buf: MessageBuffer): number {
   let n = 0;
   for (const s of buf) n += s.length;
   return n;
+}
+
+/** The bytes of a message buffer in a fresh contiguous array. */
+function copyOf(buf: MessageBuffer): Uint8Array {
+  if (buf instanceof Uint8Array) return buf.slice();
+  const out = new Uint8Array(segmentsBytes(buf));
+  let at = 0;
+  for (const s of buf) {
+    out.set(s, at);
+    at += s.length;
+  }
+  return out;
 }
 
 function overlaps(a: { source: number; tag: number }, source: number, tag: number): boolean {
@@ -233,13 +246,22 @@ export class MpiEndpoint implements Endpoint {
     const c = this.context(ctx);
     const bad = this.badTag(c, tag);
     if (bad !== undefined) return OpRequest.failed(bad);
+    // A send to oneself is buffered (a copy; the request completes at once), as on the other
+    // transports: some MPI libraries (MPICH) complete a self-send only when its receive is
+    // posted, so a rank's send to itself before its receive would wait forever.
+    const self = dest === this.worldRank;
+    const payload = self ? copyOf(data) : data;
     let slot: number;
     try {
-      slot = this.mpi.isend(c.handle, this.peer(c, dest), this.mpiTag(c, tag), data);
+      slot = this.mpi.isend(c.handle, this.peer(c, dest), this.mpiTag(c, tag), payload);
     } catch (e) {
       return OpRequest.failed(this.typed(e));
     }
     if (slot < 0) return OpRequest.done(undefined);
+    if (self) {
+      this.track(slot, { kind: 'self', ctx: c, req: new OpRequest<unknown>(), buf: payload, capacity: 0 });
+      return OpRequest.done(undefined);
+    }
     const req = new OpRequest<void>();
     this.track(slot, { kind: 'send', ctx: c, req: req as OpRequest<unknown>, buf: data, capacity: 0 });
     return req;
@@ -490,7 +512,7 @@ export class MpiEndpoint implements Endpoint {
       p.req.reject(this.failure(p, err));
       return;
     }
-    if (p.kind === 'send') {
+    if (p.kind === 'send' || p.kind === 'self') {
       p.req.resolve(undefined);
       return;
     }
