@@ -4,7 +4,8 @@
  * `runMpiRank(program)` runs a rank program on it and makes failures end the job: a rank whose
  * program throws (or whose process has an uncaught exception) prints
  * `vcoll: rank R failed: <message>` to stderr and calls MPI_Abort, so mpirun stops every rank
- * at once instead of leaving the others waiting for it.
+ * at once instead of leaving the others waiting for it. Programs that use `mpiWorld` directly
+ * get the same for exceptions nobody catches.
  */
 
 import type { Communicator } from '../../comm/communicator.js';
@@ -71,6 +72,12 @@ export function mpiWorld(options: MpiEndpointOptions = {}): MpiWorld {
     },
     abort: (message, code) => abortJob(mpi, info.rank, message, code),
   };
+  // An exception nobody catches ends this process anyway: end the whole job with it, naming
+  // this rank, rather than leave the other ranks waiting (a monitor: Node's own handling is
+  // unchanged, and unhandled rejections become such exceptions by default).
+  process.on('uncaughtExceptionMonitor', (e) => {
+    if (!finalized) abortJob(mpi, info.rank, describe(e));
+  });
   return world;
 }
 
@@ -81,14 +88,11 @@ function describe(e: unknown): string {
 
 /**
  * Runs `program` on this process's rank of MPI_COMM_WORLD, then finalizes MPI; resolves with
- * the program's result. Any failure of the rank (the program rejects, an uncaught exception or
- * unhandled rejection anywhere in the process) aborts the job with a message naming the rank.
+ * the program's result. Any failure of the rank (the program rejects, or an uncaught exception
+ * anywhere in the process: see `mpiWorld`) aborts the job with a message naming the rank.
  */
 export async function runMpiRank<R>(program: (comm: Communicator, world: MpiWorld) => Promise<R> | R, options: MpiEndpointOptions = {}): Promise<R> {
   const w = mpiWorld(options);
-  const onFatal = (e: unknown): void => w.abort(describe(e));
-  process.on('uncaughtException', onFatal);
-  process.on('unhandledRejection', onFatal);
   let result: R;
   try {
     result = await program(w.comm, w);
@@ -97,7 +101,5 @@ export async function runMpiRank<R>(program: (comm: Communicator, world: MpiWorl
     return w.abort(describe(e));
   }
   await w.finalize();
-  process.off('uncaughtException', onFatal);
-  process.off('unhandledRejection', onFatal);
   return result;
 }
