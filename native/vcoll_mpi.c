@@ -607,14 +607,23 @@ static napi_value js_test(napi_env env, napi_callback_info info) {
 }
 
 /*
- * testsome(out: Int32Array) -> n: the pending requests that completed, 5 ints each in out
- * (slot, source, tag, bytes, error class); their slots are released.
+ * testsome(out: Int32Array, spinNs = 0) -> n: the pending requests that completed, 5 ints each
+ * in out (slot, source, tag, bytes, error class); their slots are released. With spinNs > 0,
+ * repeats MPI_Testsome for up to spinNs nanoseconds until one completes.
  */
 static napi_value js_testsome(napi_env env, napi_callback_info info) {
-  napi_value argv[1];
+  napi_value argv[2];
   int *out;
   size_t n;
-  if (!get_args(env, info, 1, argv) || !get_int32_array(env, argv[0], &out, &n, 0)) return NULL;
+  size_t argc = 2;
+  int spin = 0;
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 1) return throw_type(env, "vcoll_mpi: too few arguments");
+  if (!get_int32_array(env, argv[0], &out, &n, 0)) return NULL;
+  if (argc >= 2) {
+    napi_valuetype t;
+    napi_typeof(env, argv[1], &t);
+    if (t != napi_undefined && !get_int(env, argv[1], &spin)) return NULL;
+  }
   if (nactive == 0) return int_value(env, 0);
   int cap = capscratch;
   if (!grow((void **)&idx_scratch, &cap, nreqs, sizeof(int))) return throw_range(env, "vcoll_mpi: out of memory");
@@ -622,7 +631,13 @@ static napi_value js_testsome(napi_env env, napi_callback_info info) {
   if (!grow((void **)&st_scratch, &cap2, nreqs, sizeof(MPI_Status))) return throw_range(env, "vcoll_mpi: out of memory");
   capscratch = cap;
   int outcount = 0;
-  int rc = MPI_Testsome(nreqs, reqs, &outcount, idx_scratch, st_scratch);
+  int rc;
+  double until = spin > 0 ? now_ns() + spin : 0;
+  for (int i = 0;; i++) {
+    rc = MPI_Testsome(nreqs, reqs, &outcount, idx_scratch, st_scratch);
+    if (rc != MPI_SUCCESS || (outcount != MPI_UNDEFINED && outcount > 0)) break;
+    if (spin <= 0 || ((i & 15) == 15 && now_ns() > until)) break;
+  }
   if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) return throw_mpi(env, "MPI_Testsome", rc);
   if (outcount == MPI_UNDEFINED) return int_value(env, 0);
   int room = (int)(n / 5);

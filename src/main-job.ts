@@ -17,7 +17,7 @@ import { Command } from 'commander';
 import { DISTRIBUTION_LABELS, blockSizes, parseDistribution, type DistributionName } from './bench/distributions.js';
 import { exitOnError } from './cli/exit.js';
 import { parseChoice, parseIntegerOption } from './cli/options.js';
-import { V_ALGORITHMS, type VAlgorithm } from './collectives/types.js';
+import { PORTABLE_V_ALGORITHMS, type VAlgorithm } from './collectives/types.js';
 import { InvalidArgumentError } from './errors.js';
 import type { Calibration } from './run/calibrate.js';
 import { runOnThreads, type RunReport } from './run/job.js';
@@ -121,7 +121,8 @@ export async function runMainJob(options: MainJobOptions = {}): Promise<MainJobR
   const rows: { op: VOperation; algorithm: VAlgorithm; dist: DistributionName; skipped: string | undefined; index: number }[] = [];
   const cases: RunCase[] = [];
   for (const op of options.ops ?? V_OPERATIONS) {
-    for (const algorithm of options.algorithms ?? V_ALGORITHMS) {
+    // worker threads: every algorithm but mpi-native (the MPI library's own, MPI transport only)
+    for (const algorithm of options.algorithms ?? PORTABLE_V_ALGORITHMS) {
       for (const dist of options.dists ?? SEED000_DISTRIBUTIONS) {
         const skipped = notApplicable(algorithm, blockSizes(dist, { p, b, rho: base.rho, seed }));
         rows.push({ op, algorithm, dist, skipped, index: skipped ? -1 : cases.length });
@@ -163,7 +164,7 @@ export async function mainJobCli(argv: string[]): Promise<void> {
     .option('--reps <n>', 'timed repetitions per case', parseIntegerOption('reps', 1), 5)
     .option('--warmup <n>', 'untimed executions per case', parseIntegerOption('warmup', 0), 2)
     .option('--ops <list>', 'gatherv,scatterv', parseList('ops', parseChoice('ops', V_OPERATIONS)))
-    .option('--algorithms <list>', V_ALGORITHMS.join(','), parseList('algorithms', parseChoice('algorithms', V_ALGORITHMS)))
+    .option('--algorithms <list>', PORTABLE_V_ALGORITHMS.join(','), parseList('algorithms', parseChoice('algorithms', PORTABLE_V_ALGORITHMS)))
     .option('--dist <list>', `distributions (default: ${SEED000_DISTRIBUTIONS.join(',')})`, parseList('dist', (s) => parseDistribution(s, '--dist')))
     .exitOverride();
   try {

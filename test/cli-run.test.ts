@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { blockSizes } from '../src/bench/distributions.js';
-import { V_ALGORITHMS } from '../src/collectives/types.js';
+import { PORTABLE_V_ALGORITHMS } from '../src/collectives/types.js';
 import { runRun, type RunCommandOptions } from '../src/cli/run-command.js';
 import type { Communicator } from '../src/comm/communicator.js';
 import { linearModel } from '../src/model/cost-model.js';
@@ -233,7 +233,7 @@ describe('vcoll run in process (simulator)', () => {
   it('verifies every algorithm on both operations, every seed 000 distribution, with several roots', async () => {
     const p = 11;
     for (const op of ['gatherv', 'scatterv'] as const) {
-      for (const algorithm of V_ALGORITHMS) {
+      for (const algorithm of PORTABLE_V_ALGORITHMS) {
         for (const [k, dist] of SEED000_DISTRIBUTIONS.entries()) {
           if (algorithm === 'two-block') {
             try {
@@ -255,7 +255,7 @@ describe('vcoll run in process (simulator)', () => {
 
   it('a persistent data phase on the simulator takes exactly the predicted time of the tree each algorithm follows', async () => {
     for (const op of ['gatherv', 'scatterv'] as const) {
-      for (const algorithm of V_ALGORITHMS) {
+      for (const algorithm of PORTABLE_V_ALGORITHMS) {
         for (const [k, dist] of (['spikes', 'alternating', 'decreasing', 'two-blocks'] as const).entries()) {
           if (algorithm === 'two-block' && dist === 'decreasing') continue;
           const o = await inProcess({ p: 10 + k, op, algorithm, dist, b: 30, root: (3 * k + 1) % 10, gamma: k % 2, alpha: 50, beta: 2, persistent: true });

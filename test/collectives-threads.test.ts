@@ -6,14 +6,14 @@
  */
 import { describe, expect, it } from 'vitest';
 import { DISTRIBUTIONS } from '../src/bench/distributions.js';
-import { GATHERV_VARIANTS } from '../src/collectives/index.js';
+import { GATHERV_VARIANTS, portableVariants } from '../src/collectives/index.js';
 import type { VAlgorithm } from '../src/collectives/types.js';
 import { runThreads } from '../src/transports/threads/index.js';
 import { int, rng } from './helpers/random.js';
 import { makeCase, type DisplLayout, type RankOutcome, type VCase } from './programs/v-cases.js';
 
 const program = new URL('./programs/v-program.ts', import.meta.url);
-const ALGORITHMS: VAlgorithm[] = [...GATHERV_VARIANTS.map((v) => v.name), 'auto'];
+const ALGORITHMS: VAlgorithm[] = [...portableVariants(GATHERV_VARIANTS).map((v) => v.name), 'auto'];
 const LAYOUTS: DisplLayout[] = ['default', 'gaps', 'permuted'];
 
 function casesFor(p: number, seed: number): VCase[] {

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CommunicationError, InvalidArgumentError } from '../src/errors.js';
 import { INTER_ALLGATHER_ALGORITHMS, interAllgatherv } from '../src/collectives/inter/index.js';
+import { portableAlgorithms } from '../src/collectives/types.js';
 import { splitIntercomm } from '../src/comm/intercomm.js';
 import { linearModel } from '../src/model/cost-model.js';
 import { runSim } from '../src/transports/sim/index.js';
@@ -9,6 +10,9 @@ import { runThreads } from '../src/transports/threads/index.js';
 import { BIG } from './helpers/big.js';
 import { rejection } from './helpers/errors.js';
 import interProgram, { type InterCase, type InterResult } from './programs/inter-program.js';
+
+/** The algorithms the simulator and threads run (mpi-native: MPI only, test/mpi/native.mpi.ts). */
+const PORTABLE = portableAlgorithms(INTER_ALLGATHER_ALGORITHMS);
 
 async function simCase(c: InterCase, alpha = 100, beta = 1): Promise<number> {
   const res = await runSim<InterResult>(c.p + c.q, (comm) => interProgram(comm, c), {
@@ -28,7 +32,7 @@ const P_MAX = BIG ? 32 : 20;
 const RUNS = BIG ? 40 : 12;
 
 describe('interAllgather on the simulator', () => {
-  for (const algorithm of INTER_ALLGATHER_ALGORITHMS) {
+  for (const algorithm of PORTABLE) {
     it(`${algorithm}: random p, q (both orders), block sizes incl. zero, byte for byte`, async () => {
       await fc.assert(
         fc.asyncProperty(fc.integer({ min: 1, max: P_MAX }), fc.integer({ min: 1, max: P_MAX }), fc.nat(40), fc.nat(40), async (p, q, kA, kB) => {
@@ -41,13 +45,13 @@ describe('interAllgather on the simulator', () => {
 
   it('seed 003 Fig. 1 / Fig. 2 shapes and p = q = 1', async () => {
     for (const [p, q] of [[6, 2], [2, 6], [8, 3], [3, 8], [1, 1], [1, 7], [7, 1]]) {
-      for (const algorithm of INTER_ALLGATHER_ALGORITHMS) await simCase({ p, q, op: 'allgather', algorithm, sizes: [equal(p, 5), equal(q, 3)] });
+      for (const algorithm of PORTABLE) await simCase({ p, q, op: 'allgather', algorithm, sizes: [equal(p, 5), equal(q, 3)] });
     }
   });
 });
 
 describe('interAllgatherv on the simulator', () => {
-  for (const algorithm of INTER_ALLGATHER_ALGORITHMS) {
+  for (const algorithm of PORTABLE) {
     it(`${algorithm}: random p, q, random counts incl. zero, displs with gaps, unitBytes 1 and 3`, async () => {
       await fc.assert(
         fc.asyncProperty(
@@ -67,7 +71,7 @@ describe('interAllgatherv on the simulator', () => {
   }
 
   it('all blocks empty but one', async () => {
-    for (const algorithm of INTER_ALLGATHER_ALGORITHMS) {
+    for (const algorithm of PORTABLE) {
       await simCase({ p: 5, q: 3, op: 'allgatherv', algorithm, sizes: [[0, 0, 17, 0, 0], [0, 0, 0]] });
       await simCase({ p: 3, q: 9, op: 'allgatherv', algorithm, sizes: [[0, 0, 0], [0, 0, 0, 0, 0, 0, 0, 0, 40]] });
     }
@@ -167,7 +171,7 @@ describe('seed 003 Theorem 1 when q does not divide p (α = 0, β = 1)', () => {
 
 describe('errors', () => {
   it('counts that disagree with what the remote group sends: InvalidArgumentError on the receiving rank, no hang', async () => {
-    for (const algorithm of INTER_ALLGATHER_ALGORITHMS) {
+    for (const algorithm of PORTABLE) {
       const e = await rejection(
         runSim(
           7,
@@ -189,7 +193,7 @@ describe('errors', () => {
   });
 
   it('ranks of one group passing different counts (same total, blocks moved): InvalidArgumentError("counts"), no misplaced data, no hang', async () => {
-    for (const algorithm of INTER_ALLGATHER_ALGORITHMS) {
+    for (const algorithm of PORTABLE) {
       for (const odd of [0, 1, 2]) {
         const e = await rejection(
           runSim(
@@ -262,7 +266,7 @@ describe('worker threads', () => {
   const program = new URL('./programs/inter-program.ts', import.meta.url);
   it('a few small cases, both algorithms, data checked', async () => {
     const cases: InterCase[] = [];
-    for (const algorithm of INTER_ALLGATHER_ALGORITHMS) {
+    for (const algorithm of PORTABLE) {
       cases.push({ p: 3, q: 2, op: 'allgather', algorithm, sizes: [equal(3, 7), equal(2, 11)] });
       cases.push({ p: 2, q: 3, op: 'allgatherv', algorithm, sizes: [[5, 0], [9, 1, 4]], gaps: true, unitBytes: 2 });
     }

@@ -9,7 +9,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { GATHERV_VARIANTS, SCATTERV_VARIANTS } from '../src/collectives/index.js';
+import { GATHERV_VARIANTS, portableVariants, SCATTERV_VARIANTS, type GathervVariant, type ScattervVariant } from '../src/collectives/index.js';
 import type { VAlgorithm } from '../src/collectives/types.js';
 import { linearModel } from '../src/model/cost-model.js';
 import { runSim } from '../src/transports/sim/index.js';
@@ -23,7 +23,8 @@ const OPS = [
 ] as const;
 
 for (const { op, variants, what } of OPS) {
-  const algorithms: VAlgorithm[] = [...variants.map((v) => v.name), 'auto'];
+  // mpi-native runs only over MPI (test/mpi/native.mpi.ts)
+  const algorithms: VAlgorithm[] = [...portableVariants<GathervVariant | ScattervVariant>(variants).map((v) => v.name), 'auto'];
   describe(`${op} on the simulator`, () => {
     it.each(algorithms)(`%s: ${what}`, async (algorithm) => {
       await fc.assert(

@@ -43,6 +43,7 @@ import { availableParallelism, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseChoice, parseIntegerListOption, parseIntegerOption } from '../cli/options.js';
 import { gatherv, scatterv } from '../collectives/index.js';
+import type { CollectiveInfo } from '../collectives/types.js';
 import type { Communicator } from '../comm/communicator.js';
 import type { NativeCollectives } from '../comm/native.js';
 import { blockOf, firstMismatch, fullBuffer, poison, prefixDispls } from '../run/data.js';
@@ -80,6 +81,8 @@ interface RankResult {
   readonly times: number[][][];
   /** The first mismatch of each case (undefined: every execution verified). */
   readonly mismatches: (string | undefined)[];
+  /** What adaptive reported on this rank, per case (construction rounds, tree height). */
+  readonly adaptiveInfo: (CollectiveInfo | undefined)[];
   readonly library: string;
   readonly host: string;
   readonly recvSpinNs: number | undefined;
@@ -87,7 +90,8 @@ interface RankResult {
 
 /** One case on one rank: run it, prepare its buffers, check them. */
 interface Runner {
-  run(v: Variant): Promise<void>;
+  /** Runs variant v once; adaptive resolves with what vcoll reports about the operation. */
+  run(v: Variant): Promise<CollectiveInfo | undefined>;
   prepare(v: Variant): void;
   check(v: Variant): string | undefined;
 }
@@ -122,8 +126,7 @@ function gathervRunner(comm: Communicator, native: NativeCollectives, counts: re
     async run(v) {
       switch (v) {
         case 'adaptive':
-          await gatherv(comm, args, { algorithm: 'adaptive' });
-          return;
+          return gatherv(comm, args, { algorithm: 'adaptive' });
         case 'native':
           native.gatherv(send, recv ?? null, countsB, displsB, root);
           return;
@@ -177,8 +180,7 @@ function scattervRunner(comm: Communicator, native: NativeCollectives, counts: r
     async run(v) {
       switch (v) {
         case 'adaptive':
-          await scatterv(comm, args, { algorithm: 'adaptive' });
-          return;
+          return scatterv(comm, args, { algorithm: 'adaptive' });
         case 'native':
           native.scatterv(send ?? null, countsB, displsB, recv, root);
           return;
@@ -219,6 +221,7 @@ export default async function mpiGathervRank(comm: Communicator, args: RankArgs)
   const p = comm.size;
   const times: number[][][] = [];
   const mismatches: (string | undefined)[] = [];
+  const adaptiveInfo: (CollectiveInfo | undefined)[] = [];
   const t0 = world.wtime();
   for (let k = 0; k < args.cases.length; k++) {
     const c = args.cases[k];
@@ -226,20 +229,23 @@ export default async function mpiGathervRank(comm: Communicator, args: RankArgs)
     const runner = (c.op === 'gatherv' ? gathervRunner : scattervRunner)(comm, native, counts, args.root, args.unitBytes);
     const t: number[][] = VARIANTS.map(() => []);
     let mismatch: string | undefined;
+    let info: CollectiveInfo | undefined;
     for (let i = 0; i < args.warmup + args.reps; i++) {
       for (let j = 0; j < VARIANTS.length; j++) {
         const v = (i + j) % VARIANTS.length;
         runner.prepare(VARIANTS[v]);
         native.barrier();
         const start = world.wtime();
-        await runner.run(VARIANTS[v]);
+        const got = await runner.run(VARIANTS[v]);
         const took = world.wtime() - start;
+        info ??= got;
         if (i >= args.warmup) t[v].push(took);
         mismatch ??= runner.check(VARIANTS[v]);
       }
     }
     times.push(t);
     mismatches.push(mismatch);
+    adaptiveInfo.push(info);
     const next = args.cases[k + 1];
     if (args.progress && comm.rank === 0 && (next === undefined || next.op !== c.op || next.b !== c.b)) {
       process.stdout.write(`  [${k + 1}/${args.cases.length}] ${c.op} b = ${c.b} done (${(world.wtime() - t0).toFixed(1)} s)\n`);
@@ -247,7 +253,7 @@ export default async function mpiGathervRank(comm: Communicator, args: RankArgs)
   }
   native.barrier();
   const ep = world.endpoint as unknown as { recvSpinNs?: number };
-  return { rank: comm.rank, times, mismatches, library: world.info.library, host: world.info.host, recvSpinNs: ep.recvSpinNs };
+  return { rank: comm.rank, times, mismatches, adaptiveInfo, library: world.info.library, host: world.info.host, recvSpinNs: ep.recvSpinNs };
 }
 
 // ---------------------------------------------------------------- main
@@ -288,6 +294,8 @@ interface CaseReport extends BenchCase {
   readonly paddedBytes: number;
   readonly variants: Record<Variant, Summary>;
   readonly mismatch: string | undefined;
+  /** What adaptive reported on the root (construction rounds, data-phase tree height). */
+  readonly adaptiveInfo: CollectiveInfo | undefined;
   /** GL2 verdicts: whether adaptive / native beat the mock-up (on the chosen statistic). */
   readonly gl2: { readonly adaptive: boolean; readonly native: boolean };
   /** GL1 verdicts for `same`: whether MPI_Gather (MPI_Scatter) ≤ adaptive / native. */
@@ -320,8 +328,8 @@ async function main(): Promise<void> {
       v.split(',').map((d) => parseDistribution(d, '--dist')),
     )
     .option('--ops <list>', 'operations', (v: string) => v.split(',').map((o) => parseChoice('ops', V_OPERATIONS)(o.trim())), [...V_OPERATIONS])
-    .option('--reps <n>', 'timed repetitions per variant and case (default 40, quick 10)', parseIntegerOption('reps', 1))
-    .option('--warmup <n>', 'untimed executions first (default 5, quick 2)', parseIntegerOption('warmup', 0))
+    .option('--reps <n>', 'timed repetitions per variant and case (default 75, as seed 000; quick 10)', parseIntegerOption('reps', 1))
+    .option('--warmup <n>', 'untimed executions first (default 10, as seed 000; quick 2)', parseIntegerOption('warmup', 0))
     .option('--root <r>', 'the root (default ⌊p/2⌋, as seed 000)', parseIntegerOption('root', 0))
     .option('--unit-bytes <n>', 'bytes per element (4: MPI_INT, as seed 000)', parseIntegerOption('unit-bytes', 1), 4)
     .option('--seed <n>', 'seed of the random distributions', parseIntegerOption('seed', 0), 1)
@@ -335,8 +343,8 @@ async function main(): Promise<void> {
   const o = program.opts<Options>();
   const bs = o.b ?? (o.quick ? [1, 100, 10000] : [1, 10, 100, 1000, 10000]);
   const dists = o.dist ?? [...SEED000_DISTRIBUTIONS];
-  const reps = o.reps ?? (o.quick ? 10 : 40);
-  const warmup = o.warmup ?? (o.quick ? 2 : 5);
+  const reps = o.reps ?? (o.quick ? 10 : 75);
+  const warmup = o.warmup ?? (o.quick ? 2 : 10);
   const root = o.root ?? Math.floor(o.p / 2);
   if (root >= o.p) throw new Error(`--root ${root} is not a rank of ${o.p} processes`);
   const cases: BenchCase[] = [];
@@ -363,7 +371,8 @@ async function main(): Promise<void> {
     const gl1 =
       c.dist === 'same' ? { adaptive: variants.gather[stat] <= variants.adaptive[stat], native: variants.gather[stat] <= variants.native[stat] } : undefined;
     const bytes = counts.reduce((a, x) => a + x, 0) * o.unitBytes;
-    return { ...c, counts, maxCount, bytes, paddedBytes: o.p * maxCount * o.unitBytes, variants, mismatch, gl2, gl1 };
+    const adaptiveInfo = ranks[root].adaptiveInfo[k];
+    return { ...c, counts, maxCount, bytes, paddedBytes: o.p * maxCount * o.unitBytes, variants, mismatch, adaptiveInfo, gl2, gl1 };
   });
 
   const out = process.stdout;
@@ -384,15 +393,15 @@ async function main(): Promise<void> {
     const head = [
       'distribution',
       'b',
-      'adaptive µs (min)',
-      `MPI_${op === 'gatherv' ? 'Gatherv' : 'Scatterv'} µs (min)`,
-      'GL2 mock-up µs (min)',
-      `${regular} padded µs`,
-      'adaptive/native',
-      'adaptive/GL2',
+      'adaptive',
+      `MPI_${op === 'gatherv' ? 'Gatherv' : 'Scatterv'}`,
+      'GL2 mock-up',
+      `${regular} padded`,
+      'adapt./native',
+      'adapt./GL2',
       'GL2: adaptive',
       'GL2: native',
-      'GL1: adaptive, native',
+      'GL1: adapt., native',
     ];
     const t = new Table({ head, style: { head: [], border: [] }, colAligns: head.map((_, i) => (i === 0 ? 'left' : 'right')) });
     const mark = (held: boolean): string => (held ? 'ok' : 'VIOLATED');
@@ -406,7 +415,7 @@ async function main(): Promise<void> {
           `${usText(v.adaptive[stat])} (${usText(v.adaptive.min)})`,
           `${usText(v.native[stat])} (${usText(v.native.min)})`,
           `${usText(v.GL2[stat])} (${usText(v.GL2.min)})`,
-          usText(v.gather[stat]),
+          `${usText(v.gather[stat])} (${usText(v.gather.min)})`,
           (v.adaptive[stat] / v.native[stat]).toFixed(2),
           (v.adaptive[stat] / v.GL2[stat]).toFixed(2),
           mark(r.gl2.adaptive),
@@ -425,7 +434,7 @@ async function main(): Promise<void> {
         same.map((r) => `${mark(r.gl1?.adaptive === true)}, ${mark(r.gl1?.native === true)}`).join('; '),
       ]);
     }
-    out.write(`\n${op} (${stat} µs, min in parentheses; < 1 in the ratios: adaptive faster)\n${t.toString()}\n`);
+    out.write(`\n${op}: ${stat} µs (min µs in parentheses); ratios < 1: adaptive faster\n${t.toString()}\n`);
   }
   out.write(
     `\nsummary (${stat}s; GL2 held: cases where gatherv/scatterv beat allreduce(1) + padded gather/scatter; ` +

@@ -3,22 +3,31 @@
  * mpirun) against the same loop written in C, in the same two processes of ONE mpirun.
  *
  *   npm run bench:mpi-pingpong -- [--quick] [--runs N] [--rounds N] [--iterations N]
- *                                 [--sizes 8,1024,65536,1048576] [--no-c-program]
+ *                                 [--sizes 8,1024,65536,1048576] [--no-c-program] [--bind-to none]
  *
  * Variants, every one a loop of blocking round trips between ranks 0 and 1 (rank 0 sends
  * first, rank 1 echoes):
  *
  *   vcoll              `await comm.send` / `await comm.recv` on the world communicator: the
  *                      whole stack (communicator, endpoint, request, promise, event loop)
+ *   vcoll, polled      the same, but each receive is `comm.irecv` passed to `comm.waitAll` (as
+ *                      the collectives post theirs): no spin in C, the request completes in
+ *                      the endpoint's progress loop (setImmediate + MPI_Testsome)
  *   endpoint           the MPI endpoint's isend / irecvAwaited awaited directly (no
  *                      communicator layer): isolates the communicator's own cost
  *   binding from JS    the binding's isend / irecv / test called synchronously from JS, test
  *                      spinning in C until completion (no promise, no event loop): the floor
  *                      of any JS design over this binding
  *   C in-process       the binding's pingpongC: MPI_Send / MPI_Recv in a C loop, same processes
+ *                      (it callocs a fresh buffer per call, so its first round trip pays the
+ *                      page faults: at 64 KiB and more the C program is the cleaner baseline)
  *   C program          bench/mpi/pingpong.c compiled with mpicc ($VCOLL_MPICC) and run under
  *                      its own mpirun (before and after the Node job): the cross-check of
  *                      "C in-process"
+ *
+ * `--bind-to none` passes mpirun's --bind-to to both jobs: Open MPI binds each of 2 ranks to one
+ * core, and a rank then sees one CPU (os.availableParallelism()), which vcoll's endpoint reads as
+ * an oversubscribed node (its blocking receives then never spin); the report says so.
  *
  * One-way time = round trip / 2. Within the Node job, every round times every variant back to
  * back (the order alternates between rounds and is reversed between runs), a round being
@@ -36,7 +45,7 @@ import Table from 'cli-table3';
 import { Command } from 'commander';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseIntegerOption, parseSizesOption } from '../cli/options.js';
@@ -47,7 +56,7 @@ import { launcherFlags, runMpi } from '../transports/mpi/run.js';
 import { mpiWorld, type MpiWorld } from '../transports/mpi/world.js';
 
 /** The variants timed inside the Node job, in their forward order. */
-const VARIANTS = ['vcoll', 'endpoint', 'binding from JS', 'C in-process'] as const;
+const VARIANTS = ['vcoll', 'vcoll, polled', 'endpoint', 'binding from JS', 'C in-process'] as const;
 type Variant = (typeof VARIANTS)[number];
 
 interface Case {
@@ -73,6 +82,9 @@ interface PingResult {
   readonly library: string;
   readonly host: string;
   readonly recvSpinNs: number | undefined;
+  /** os.availableParallelism() inside the rank (its affinity mask) and os.cpus().length. */
+  readonly cpusAllowed: number;
+  readonly cpusOnline: number;
 }
 
 const TAG_RAW = 9;
@@ -91,6 +103,23 @@ async function vcollRound(comm: Communicator, c: Case, buf: Uint8Array): Promise
     } else {
       await comm.recv(peer, 0, buf);
       await comm.send(peer, 0, buf);
+    }
+  }
+  return Number(process.hrtime.bigint() - t0) / 1e9 / c.iterations;
+}
+
+/** One timed round through the communicator, every receive left to the progress loop (waitAll). */
+async function polledRound(comm: Communicator, c: Case, buf: Uint8Array): Promise<number> {
+  const peer = 1 - comm.rank;
+  let t0 = 0n;
+  for (let i = 0; i < c.warmup + c.iterations; i++) {
+    if (i === c.warmup) t0 = process.hrtime.bigint();
+    if (comm.rank === 0) {
+      await comm.send(peer, 2, buf);
+      await comm.waitAll([comm.irecv(peer, 2, buf)]);
+    } else {
+      await comm.waitAll([comm.irecv(peer, 2, buf)]);
+      await comm.send(peer, 2, buf);
     }
   }
   return Number(process.hrtime.bigint() - t0) / 1e9 / c.iterations;
@@ -188,6 +217,8 @@ export default async function mpiPingpong(comm: Communicator, args: PingArgs): P
     switch (v) {
       case 'vcoll':
         return vcollRound(comm, c, buf);
+      case 'vcoll, polled':
+        return polledRound(comm, c, buf);
       case 'endpoint':
         return endpointRound(world, c, buf);
       case 'binding from JS':
@@ -214,7 +245,16 @@ export default async function mpiPingpong(comm: Communicator, args: PingArgs): P
   // Leave the world as it was: both ranks meet before the job's finalize.
   mpi.barrier(0);
   const ep = world.endpoint as unknown as { recvSpinNs?: number };
-  return { best, paired, micro, library: world.info.library, host: world.info.host, recvSpinNs: ep.recvSpinNs };
+  return {
+    best,
+    paired,
+    micro,
+    library: world.info.library,
+    host: world.info.host,
+    recvSpinNs: ep.recvSpinNs,
+    cpusAllowed: availableParallelism(),
+    cpusOnline: cpus().length,
+  };
 }
 
 // ---------------------------------------------------------------- the C program
@@ -278,23 +318,26 @@ async function main(): Promise<void> {
     .description('ping-pong of vcoll over MPI against the same loop in C (2 ranks, one mpirun)')
     .option('--quick', 'one run of few rounds (a smoke test)', false)
     .option('--runs <n>', 'runs (the variant order is reversed between runs; default 3, quick 1)', parseIntegerOption('runs', 1))
-    .option('--rounds <n>', 'timed rounds per run and size (default 30, quick 4)', parseIntegerOption('rounds', 1))
-    .option('--iterations <n>', 'round trips per round at 8 B, fewer for longer messages (default 2000, quick 300)', parseIntegerOption('iterations', 1))
+    .option('--rounds <n>', 'timed rounds per run and size (default 40, quick 4)', parseIntegerOption('rounds', 1))
+    .option('--iterations <n>', 'round trips per round at 8 B, fewer for longer messages (default 500, quick 300)', parseIntegerOption('iterations', 1))
     .option('--sizes <list>', 'message sizes in bytes', parseSizesOption, [8, 1024, 65536, 1048576])
     .option('--no-c-program', 'skip the standalone C program (bench/mpi/pingpong.c)')
     .option('--bind-to <policy>', "mpirun's --bind-to for both jobs (Open MPI: core, none, …; default: the launcher's own)");
   program.parse(process.argv);
   const o = program.opts<Options>();
   const runs = o.runs ?? (o.quick ? 1 : 3);
-  const rounds = o.rounds ?? (o.quick ? 4 : 30);
-  const perRound = o.iterations ?? (o.quick ? 300 : 2000);
-  // Fewer round trips per round for longer messages (1 MiB: a round trip takes ~0.2 ms).
+  const rounds = o.rounds ?? (o.quick ? 4 : 40);
+  const perRound = o.iterations ?? (o.quick ? 300 : 500);
+  // Fewer round trips per round for longer messages (1 MiB: a round trip takes ~0.3 ms), but
+  // enough that the first-touch page faults of pingpongC's fresh buffer (allocated per call)
+  // weigh little.
   const cases: Case[] = o.sizes.map((bytes) => {
-    const iterations = Math.max(o.quick ? 5 : 10, Math.round(perRound / Math.max(1, bytes / 1024)));
+    const iterations = Math.max(o.quick ? 10 : 40, Math.round(perRound / Math.max(1, bytes / 1024)));
     return { bytes, iterations, warmup: Math.max(3, iterations >> 3) };
   });
 
   const mpirunArgs = o.bindTo === undefined ? [] : ['--bind-to', o.bindTo];
+  const load0 = loadavg()[0];
   const t0 = performance.now();
   let dir: string | undefined;
   let exe: string | undefined;
@@ -311,7 +354,7 @@ async function main(): Promise<void> {
     });
     if (exe !== undefined) cProgram.push(runC(exe, cases, rounds * runs, mpirunArgs));
     const seconds = (performance.now() - t0) / 1000;
-    report(r0, cases, cProgram, { runs, rounds, perRound, seconds, bindTo: o.bindTo });
+    report(r0, cases, cProgram, { runs, rounds, perRound, seconds, bindTo: o.bindTo, load: [load0, loadavg()[0]] });
   } finally {
     if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
   }
@@ -321,42 +364,50 @@ function report(
   r: PingResult,
   cases: readonly Case[],
   cProgram: readonly number[][],
-  m: { runs: number; rounds: number; perRound: number; seconds: number; bindTo: string | undefined },
+  m: { runs: number; rounds: number; perRound: number; seconds: number; bindTo: string | undefined; load: [number, number] },
 ): void {
   const out = process.stdout;
   const vi = (v: Variant): number => VARIANTS.indexOf(v);
   out.write(
-    `MPI ping-pong, 2 ranks on ${r.host}; ${r.library.split('\n')[0].trim()}\n` +
+    `MPI ping-pong, 2 ranks on ${r.host}; ${r.library.split('\n')[0].trim()}; mpirun --bind-to ${m.bindTo ?? '(default)'}\n` +
       `one-way time = round trip / 2; minimum over ${m.runs} run(s) x ${m.rounds} round(s) of ${m.perRound} round trips at 8 B ` +
-      `(fewer for longer messages); every round times every variant back to back; mpirun --bind-to ${m.bindTo ?? '(default)'}; ` +
-      `vcoll's blocking-recv spin ${r.recvSpinNs ?? '?'} ns; ` +
-      `${m.seconds.toFixed(1)} s in all\n`,
+      `(fewer for longer messages); every round times every variant back to back in the same two processes\n` +
+      `vcoll's blocking-recv spin: ${r.recvSpinNs ?? '?'} ns (a rank sees ${r.cpusAllowed} of ${r.cpusOnline} CPUs); ` +
+      `${m.seconds.toFixed(1)} s; load average ${m.load[0].toFixed(2)} before, ${m.load[1].toFixed(2)} after\n`,
   );
-  const head = ['size', 'iter./round', ...VARIANTS.map((v) => `${v} (µs)`)];
-  if (cProgram.length > 0) head.push('C program (µs)');
-  head.push('vcoll / C', 'paired median', 'endpoint / C', 'binding / C');
-  if (cProgram.length > 0) head.push('C in-process / C program');
-  const table = new Table({ head, style: { head: [], border: [] }, colAligns: head.map((_, i) => (i === 0 ? 'left' : 'right')) });
   const cBest = cases.map((_, c) => Math.min(...cProgram.map((x) => x[c])));
   for (let c = 0; c < cases.length; c++) {
-    const oneWay = (v: Variant): number => r.best[vi(v)][c] / 2;
-    const row = [label(cases[c].bytes), String(cases[c].iterations), ...VARIANTS.map((v) => us(oneWay(v)))];
-    if (cProgram.length > 0) row.push(us(cBest[c] / 2));
-    const cIn = oneWay('C in-process');
-    row.push(
-      (oneWay('vcoll') / cIn).toFixed(2),
-      median(r.paired[c]).toFixed(2),
-      (oneWay('endpoint') / cIn).toFixed(2),
-      (oneWay('binding from JS') / cIn).toFixed(2),
+    const cIn = r.best[vi('C in-process')][c];
+    const table = new Table({
+      head: ['variant', 'one-way µs', '/ C in-process', ...(cProgram.length > 0 ? ['/ C program'] : []), 'GB/s'],
+      colAligns: ['left', 'right', 'right', 'right', 'right'],
+      style: { head: [], border: [] },
+    });
+    const row = (name: string, rtt: number): string[] => [
+      name,
+      us(rtt / 2),
+      (rtt / cIn).toFixed(2),
+      ...(cProgram.length > 0 ? [(rtt / cBest[c]).toFixed(2)] : []),
+      (cases[c].bytes / (rtt / 2) / 1e9).toFixed(3),
+    ];
+    for (const v of VARIANTS) table.push(row(v, r.best[vi(v)][c]));
+    if (cProgram.length > 0) table.push(row('C program', cBest[c]));
+    out.write(
+      `\n${label(cases[c].bytes)} (${cases[c].iterations} round trips per round; paired median vcoll / C in-process over ` +
+        `${r.paired[c].length} rounds: ${median(r.paired[c]).toFixed(2)})\n${table.toString()}\n`,
     );
-    if (cProgram.length > 0) row.push((r.best[vi('C in-process')][c] / cBest[c]).toFixed(2));
-    table.push(row);
   }
-  out.write(`${table.toString()}\n`);
   out.write(
-    `JS costs on rank 0: N-API call ${r.micro.napiCall.toFixed(0)} ns, await of a settled promise ${r.micro.awaitSettled.toFixed(0)} ns, ` +
-      `setImmediate turn ${r.micro.setImmediateTurn.toFixed(0)} ns\n`,
+    `\nJS costs on rank 0: N-API call ${r.micro.napiCall.toFixed(0)} ns, await of a settled promise ${r.micro.awaitSettled.toFixed(0)} ns, ` +
+      `setImmediate turn (awaited) ${r.micro.setImmediateTurn.toFixed(0)} ns\n`,
   );
+  if (r.recvSpinNs === 0 && r.cpusOnline >= 2) {
+    out.write(
+      `note: vcoll's endpoint took this node for oversubscribed (2 ranks > the ${r.cpusAllowed} CPU(s) its affinity mask shows), so ` +
+        `blocking receives do not spin: every one completes in the progress loop. Open MPI binds each of 2 ranks to a core; ` +
+        `compare with --bind-to none.\n`,
+    );
+  }
   const at8 = cases.findIndex((c) => c.bytes === 8);
   if (at8 < 0) {
     out.write('verdict: no 8 B case measured (goal: vcoll / C <= 1.5x at 8 B)\n');

@@ -28,7 +28,7 @@ import { parseChoice, parseIntegerOption, parseNumberOption } from '../cli/optio
 import { adaptiveTagKind } from '../collectives/adaptive/tags.js';
 import { BASIC_TAG } from '../collectives/basic/tags.js';
 import { V_TAGS } from '../collectives/defaults.js';
-import { V_ALGORITHMS, type VAlgorithm } from '../collectives/types.js';
+import { PORTABLE_V_ALGORITHMS, type VAlgorithm } from '../collectives/types.js';
 import { COLLECTIVE_TAG } from '../comm/communicator.js';
 import { summarize } from '../run/job.js';
 import type { RankCaseResult } from '../run/rank.js';
@@ -62,7 +62,7 @@ const pick = <T>(rng: Rng, xs: readonly T[]): T => xs[int(rng, 0, xs.length - 1)
 /** One random valid case for p ranks (two-block only on distributions with at most two block sizes). */
 export function randomCase(rng: Rng, p: number, bigChance: number): RunCase {
   const op = pick(rng, V_OPERATIONS);
-  const algorithm: VAlgorithm = pick(rng, V_ALGORITHMS);
+  const algorithm: VAlgorithm = pick(rng, PORTABLE_V_ALGORITHMS);
   const r = int(rng, 0, 999) / 1000;
   const b = r < bigChance ? 70000 : r < 0.5 ? int(rng, 1, 16) : int(rng, 1, 1000);
   const rho = pick(rng, [2, 5, 8]);

@@ -4,7 +4,8 @@ export { scatterv, scattervInit, SCATTERV_VARIANTS } from './scatterv/index.js';
 export { DEFAULT_MODEL } from './defaults.js';
 export { AUTO_ORDER, chooseAuto, linearWinsForAnyCounts, predictAuto, type AutoPrediction } from './auto.js';
 export * from './types.js';
-export type { GathervPlanInput, GathervVariant, ScattervPlanInput, ScattervVariant, VPlanInput } from './variant.js';
+export { portableVariants, type GathervPlanInput, type GathervVariant, type ScattervPlanInput, type ScattervVariant, type VariantRequirement, type VPlanInput } from './variant.js';
+export { MAX_NATIVE_BYTES, nativeByteLayout } from './native.js';
 export * from './basic/index.js';
 // Intragroup allgather/allgatherv (ring, recursive doubling, Bruck, auto); this `allgather`
 // (with options) takes precedence over the building block's re-exported above.

@@ -3,7 +3,9 @@
  * collectives/gatherv/index.ts and collectives/scatterv/index.ts) and the algorithm files:
  * every algorithm exports a variant `{ name, description, init }` that receives normalised
  * arguments and plans the operation; `start()` of the returned plan runs the data phase.
- * Running once = init + start.
+ * Running once = init + start. A variant that needs more of the transport than point-to-point
+ * says so (`requires: 'native'`: `mpi-native`, the MPI library's own collective); `auto` and
+ * every enumeration over the simulator or threads take `portableVariants(list)`.
  */
 import type { Communicator } from '../comm/communicator.js';
 import type { CostModel } from '../model/cost-model.js';

@@ -43,6 +43,11 @@ export interface Endpoint {
    */
   irecvAwaited?(ctx: number, source: number, tag: number, into: MessageBuffer): Request<Status>;
   /**
+   * Optional: an `isend` whose caller waits for it at once (a blocking `send`): the transport
+   * may drive it for a short, bounded time before it returns. Same arguments, checks and result.
+   */
+  isendAwaited?(ctx: number, dest: number, tag: number, data: MessageBuffer): Request<void>;
+  /**
    * Starts receiving a message of unknown size (Communicator.irecvAlloc): matched like `irecv`,
    * into a buffer the transport allocates with the message's size; longer than `maxBytes`
    * (a number ≥ 0 or Infinity, validated by the caller): TruncationError.

@@ -122,6 +122,11 @@ export class GroupCommunicator extends BaseCommunicator implements Members {
   }
 
   isend(dest: number, tag: number, data: MessageData): Request<void> {
+    return this.postSend(dest, tag, data, false);
+  }
+
+  /** A send; `awaited`: the caller waits for it at once (the endpoint may drive it briefly). */
+  private postSend(dest: number, tag: number, data: MessageData, awaited: boolean): Request<void> {
     const bytes = toBytes(data);
     const bad =
       this.badRank('dest', dest, false) ??
@@ -129,7 +134,7 @@ export class GroupCommunicator extends BaseCommunicator implements Members {
       (isMessageBuffer(bytes) ? undefined : new InvalidArgumentError('data', BAD_BUFFER, { rank: this.rank }));
     if (bad !== undefined) return rejected(bad);
     const ctx = endpointCtx(this.ctx, tag);
-    return this.endpoint.isend(ctx, this.group === null ? dest : this.group[dest], tag, bytes);
+    return endpointSend(this.endpoint, awaited, ctx, this.group === null ? dest : this.group[dest], tag, bytes);
   }
 
   irecv(source: number, tag: number, data: MessageData): Request<Status> {
@@ -179,7 +184,7 @@ export class GroupCommunicator extends BaseCommunicator implements Members {
   }
 
   override send(dest: number, tag: number, data: MessageData): Promise<void> {
-    const req = this.isend(dest, tag, data);
+    const req = this.postSend(dest, tag, data, true);
     // A send that completed at once (the common case): one shared settled promise.
     return completed(req) ? SENT : toPromise(req);
   }
@@ -231,6 +236,11 @@ export class GroupCommunicator extends BaseCommunicator implements Members {
   }
 }
 
+/** The endpoint's send, the awaited form when the caller waits at once and the endpoint has one. */
+function endpointSend(ep: Endpoint, awaited: boolean, ctx: number, dest: number, tag: number, data: MessageBuffer): Request<void> {
+  return awaited && ep.isendAwaited !== undefined ? ep.isendAwaited(ctx, dest, tag, data) : ep.isend(ctx, dest, tag, data);
+}
+
 /** The endpoint's receive, the awaited form when the caller waits at once and the endpoint has one. */
 function endpointRecv(ep: Endpoint, awaited: boolean, ctx: number, source: number, tag: number, into: MessageBuffer): Request<Status> {
   return awaited && ep.irecvAwaited !== undefined ? ep.irecvAwaited(ctx, source, tag, into) : ep.irecv(ctx, source, tag, into);
@@ -267,7 +277,7 @@ class CheckedWorldCommunicator extends GroupCommunicator {
   }
 
   override send(dest: number, tag: number, data: MessageData): Promise<void> {
-    const req = this.endpoint.isend(endpointCtx(0, tag), dest, tag, data instanceof Uint8Array ? data : toBytes(data));
+    const req = endpointSend(this.endpoint, true, endpointCtx(0, tag), dest, tag, data instanceof Uint8Array ? data : toBytes(data));
     return completed(req) ? SENT : toPromise(req);
   }
 

@@ -28,8 +28,7 @@ import type { VOperation } from './spec.js';
 function dataPhaseTree(algorithm: Exclude<VAlgorithm, 'auto'>, sizes: readonly number[], model: CostModel, root: number, op: VOperation): Tree {
   switch (algorithm) {
     case 'linear':
-    // the MPI library's MPI_Gatherv / MPI_Scatterv: linear in Open MPI 4.1.4 (coll/basic) and MPICH
-    case 'mpi-native':
+    case 'mpi-native': // the MPI library's MPI_Gatherv / MPI_Scatterv: linear in Open MPI 4.1.4 (coll/basic) and MPICH
       return linearTree(sizes, model, { root }).tree;
     case 'binomial':
       return obliviousBinomialTree(sizes, model, { root }).tree;

@@ -21,7 +21,7 @@ import {
   INTER_ALLGATHER_ALGORITHMS,
   SCATTERV_VARIANTS,
 } from '../../src/collectives/index.js';
-import type { VAlgorithm } from '../../src/collectives/types.js';
+import { portableAlgorithms, type VAlgorithm } from '../../src/collectives/types.js';
 import { runThreads } from '../../src/transports/threads/index.js';
 import { runMpi } from '../../src/transports/mpi/run.js';
 import { expectedRecv } from '../helpers/blocks.js';
@@ -37,8 +37,8 @@ const program = (name: string): URL => new URL(`../programs/${name}`, import.met
 const SIZES = [1, 2, 3, 4, 8];
 const LAYOUTS: DisplLayout[] = ['default', 'gaps', 'permuted'];
 
-/** The variants that run on every transport (not the MPI library's own, which the native suite covers). */
-const portable = (names: readonly string[]): VAlgorithm[] => names.filter((n) => n !== 'mpi-native') as VAlgorithm[];
+/** The variants that run on every transport (not the MPI library's own, which native.mpi.ts covers). */
+const portable = (names: readonly VAlgorithm[]): VAlgorithm[] => portableAlgorithms(names);
 
 function vCases(p: number, seed: number): VCase[] {
   const rnd = rng(seed);
@@ -133,7 +133,7 @@ describe('allgather and allgatherv over MPI', () => {
       ...ALLGATHER_ALGORITHMS.map((a) => agCase('allgather', a, new Array<number>(p).fill(6), 1, 'default', p)),
       ...ALLGATHERV_ALGORITHMS.map((a) => agCase('allgatherv', a, counts, 3, 'permuted', p + 1)),
       ...ALLGATHERV_ALGORITHMS.map((a) => agCase('allgatherv', a, counts.map((c) => c * 700), 8, 'gapped', p + 2)),
-    ].filter((c) => c.algorithm !== 'mpi-native');
+    ].filter((c) => portableAlgorithms([c.algorithm]).length > 0);
     const out = await runMpi<number[][]>(p, program('allgather-program.ts'), cases);
     cases.forEach((c, i) => {
       const want = [...expectedRecv(c)];
@@ -166,7 +166,7 @@ describe('intergroup allgather over MPI', () => {
     for (let a = 1; a < p; a++) {
       const b = p - a;
       const equal = (n: number, k: number): number[] => new Array<number>(n).fill(k);
-      for (const algorithm of INTER_ALLGATHER_ALGORITHMS.filter((x) => (x as string) !== 'mpi-native')) {
+      for (const algorithm of portableAlgorithms(INTER_ALLGATHER_ALGORITHMS)) {
         cases.push({ p: a, q: b, op: 'allgather', algorithm, sizes: [equal(a, 7), equal(b, 11)] });
         const sizes: [number[], number[]] = [
           Array.from({ length: a }, (_, i) => (i * 3) % 5),

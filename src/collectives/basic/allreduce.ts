@@ -15,6 +15,9 @@
  */
 import { bytesOf, type Communicator } from '../../comm/communicator.js';
 import { allocLike, resolveOp, type NumericArray, type ReduceOp } from './ops.js';
+import { nativeBytes, nativeOf } from '../native.js';
+import { MPI_NATIVE } from '../types.js';
+import { basicAlgorithm, nativeElementType, nativeReduceOp, type BasicOptions } from './algorithm.js';
 import { sendrecv } from './sendrecv.js';
 import { BASIC_TAG } from './tags.js';
 import { checkNumeric, checkSameShape, expectBytes } from './validate.js';
@@ -26,9 +29,17 @@ export interface AllreduceArgs<T extends NumericArray> {
   readonly op: ReduceOp<T>;
 }
 
-export async function allreduce<T extends NumericArray>(comm: Communicator, args: AllreduceArgs<T>): Promise<void> {
+/**
+ * `options.algorithm` 'mpi-native': the MPI library's MPI_Allreduce instead (MPI transport
+ * only; elsewhere UnavailableError('mpi-transport') on every rank), for a built-in `op` (a
+ * combine function: InvalidArgumentError('op')) on an element type MPI has (not
+ * Uint8ClampedArray: InvalidArgumentError('algorithm')); `recv` being `send`: MPI_IN_PLACE.
+ */
+export async function allreduce<T extends NumericArray>(comm: Communicator, args: AllreduceArgs<T>, options?: BasicOptions): Promise<void> {
+  const algorithm = basicAlgorithm(comm, options);
   const send = checkNumeric<T>(comm, 'send', args.send);
   const recv = checkSameShape(comm, 'recv', args.recv, send, 'send');
+  if (algorithm === MPI_NATIVE) return nativeAllreduce(comm, send, recv, args.op);
   const combine = resolveOp(args.op, send, comm.rank);
   const { rank, size: p } = comm;
   const tag = BASIC_TAG.allreduce;
@@ -71,4 +82,21 @@ export async function allreduce<T extends NumericArray>(comm: Communicator, args
     else expectBytes(comm, 'send', await comm.recv(rank + 1, tag, bytesOf(acc)), nbytes);
   }
   comm.copy(bytesOf(recv), bytesOf(acc));
+}
+
+/** Whether two views share any byte. */
+function overlaps(a: ArrayBufferView, b: ArrayBufferView): boolean {
+  return a.buffer === b.buffer && a.byteOffset < b.byteOffset + b.byteLength && b.byteOffset < a.byteOffset + a.byteLength;
+}
+
+/** MPI_Allreduce through comm.native: recv being send is MPI_IN_PLACE; a partly overlapping send is copied first (MPI forbids aliasing). */
+function nativeAllreduce<T extends NumericArray>(comm: Communicator, send: T, recv: T, op: unknown): void {
+  const rank = comm.rank;
+  const type = nativeElementType(send, rank);
+  const nop = nativeReduceOp(op, send, rank);
+  const native = nativeOf(comm, 'allreduce');
+  nativeBytes('send', send.length, rank);
+  const inPlace = send.buffer === recv.buffer && send.byteOffset === recv.byteOffset;
+  const from = inPlace ? null : overlaps(send, recv) ? send.slice() : send;
+  native.allreduce(from, recv, send.length, type, nop);
 }

@@ -9,10 +9,18 @@
  * so there the barrier takes no virtual time; it still orders the ranks' clocks.
  */
 import type { Communicator } from '../../comm/communicator.js';
+import { nativeOf } from '../native.js';
+import { MPI_NATIVE } from '../types.js';
+import { basicAlgorithm, type BasicOptions } from './algorithm.js';
 import { sendrecv } from './sendrecv.js';
 import { BASIC_TAG } from './tags.js';
 
-export async function barrier(comm: Communicator): Promise<void> {
+/** `options.algorithm` 'mpi-native': the MPI library's MPI_Barrier instead (MPI transport only). */
+export async function barrier(comm: Communicator, options?: BasicOptions): Promise<void> {
+  if (basicAlgorithm(comm, options) === MPI_NATIVE) {
+    nativeOf(comm, 'barrier').barrier();
+    return;
+  }
   const p = comm.size;
   const r = comm.rank;
   const empty = new Uint8Array(0);

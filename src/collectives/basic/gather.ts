@@ -11,9 +11,15 @@
  * non-leaf rank for its own block's copy.
  * A rank whose block length differs is detected by its parent (received bytes ≠ expected):
  * InvalidArgumentError('send') there, or a truncation CommunicationError if it sent more.
+ *
+ * With `{ algorithm: 'mpi-native' }`: the MPI library's MPI_Gather (MPI transport only), cost
+ * whatever the library does.
  */
 import type { Communicator } from '../../comm/communicator.js';
 import { InvalidArgumentError } from '../../errors.js';
+import { nativeBytes, nativeOf } from '../native.js';
+import { MPI_NATIVE } from '../types.js';
+import { basicAlgorithm, type BasicOptions } from './algorithm.js';
 import { BASIC_TAG } from './tags.js';
 import { orderedBinomialRole } from './tree.js';
 import { checkBytes, checkRoot, expectBytes } from './validate.js';
@@ -42,8 +48,19 @@ export function checkGatherArgs(comm: Communicator, args: GatherArgs): { root: n
   return { root, send, recv };
 }
 
-export async function gather(comm: Communicator, args: GatherArgs): Promise<void> {
+/**
+ * Gathers every rank's block to the root. `options.algorithm` 'mpi-native': the MPI library's
+ * MPI_Gather instead (MPI transport only; elsewhere UnavailableError('mpi-transport') on every rank).
+ */
+export async function gather(comm: Communicator, args: GatherArgs, options?: BasicOptions): Promise<void> {
+  const algorithm = basicAlgorithm(comm, options);
   const { root, send, recv } = checkGatherArgs(comm, args);
+  if (algorithm === MPI_NATIVE) {
+    const native = nativeOf(comm, 'gather');
+    nativeBytes('send', send.length, comm.rank);
+    native.gather(send, recv ?? null, root);
+    return;
+  }
   const { rank, size: p } = comm;
   const m = send.length;
   const role = orderedBinomialRole(p, root, rank);

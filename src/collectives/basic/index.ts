@@ -1,5 +1,6 @@
 /** The building-block collectives (regular, MPI semantics) every transport runs unchanged. */
 export { barrier } from './barrier.js';
+export { BASIC_ALGORITHMS, type BasicAlgorithm, type BasicOptions } from './algorithm.js';
 export { bcast, type BcastAlgorithm, type BcastOptions } from './bcast.js';
 export { reduce, type ReduceArgs } from './reduce.js';
 export { allreduce, type AllreduceArgs } from './allreduce.js';

@@ -10,9 +10,15 @@
  * per non-leaf rank for its own block's copy.
  * A rank whose `recv` length differs from its parent's is detected on that rank:
  * InvalidArgumentError('recv') if it got fewer bytes, a truncation CommunicationError if more.
+ *
+ * With `{ algorithm: 'mpi-native' }`: the MPI library's MPI_Scatter (MPI transport only), cost
+ * whatever the library does.
  */
 import type { Communicator } from '../../comm/communicator.js';
 import { InvalidArgumentError } from '../../errors.js';
+import { nativeBytes, nativeOf } from '../native.js';
+import { MPI_NATIVE } from '../types.js';
+import { basicAlgorithm, type BasicOptions } from './algorithm.js';
 import { BASIC_TAG } from './tags.js';
 import { orderedBinomialRole } from './tree.js';
 import { checkBytes, checkRoot, expectBytes } from './validate.js';
@@ -25,7 +31,12 @@ export interface ScatterArgs {
   readonly root: number;
 }
 
-export async function scatter(comm: Communicator, args: ScatterArgs): Promise<void> {
+/**
+ * Scatters the root's blocks. `options.algorithm` 'mpi-native': the MPI library's MPI_Scatter
+ * instead (MPI transport only; elsewhere UnavailableError('mpi-transport') on every rank).
+ */
+export async function scatter(comm: Communicator, args: ScatterArgs, options?: BasicOptions): Promise<void> {
+  const algorithm = basicAlgorithm(comm, options);
   const root = checkRoot(comm, args.root);
   const recv = checkBytes(comm, 'recv', args.recv);
   const { rank, size: p } = comm;
@@ -36,6 +47,12 @@ export async function scatter(comm: Communicator, args: ScatterArgs): Promise<vo
     if (send.length !== p * m) {
       throw new InvalidArgumentError('send', `holds ${send.length} bytes, p·m = ${p}·${m} = ${p * m} expected`, { rank });
     }
+  }
+  if (algorithm === MPI_NATIVE) {
+    const native = nativeOf(comm, 'scatter');
+    nativeBytes('recv', m, rank);
+    native.scatter(send ?? null, recv, root);
+    return;
   }
   const role = orderedBinomialRole(p, root, rank);
   const { lo } = role;

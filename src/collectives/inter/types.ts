@@ -17,9 +17,15 @@
  */
 import { COLLECTIVE_TAG } from '../../comm/communicator.js';
 import type { AllgatherArgs, AllgathervArgs } from '../allgather/types.js';
+import { MPI_NATIVE, type NativeAlgorithm } from '../types.js';
 
-export type InterAllgatherAlgorithm = 'root-gathering' | 'segmented';
-export const INTER_ALLGATHER_ALGORITHMS: readonly InterAllgatherAlgorithm[] = ['root-gathering', 'segmented'];
+/**
+ * 'mpi-native': the MPI library's own MPI_Allgather / MPI_Allgatherv on an MPI
+ * intercommunicator (`inter.native`, the MPI transport only; elsewhere UnavailableError on every
+ * rank of both groups). Enumerations over the simulator or threads take `portableAlgorithms(…)`.
+ */
+export type InterAllgatherAlgorithm = 'root-gathering' | 'segmented' | NativeAlgorithm;
+export const INTER_ALLGATHER_ALGORITHMS: readonly InterAllgatherAlgorithm[] = ['root-gathering', 'segmented', MPI_NATIVE];
 
 /** As allgather's arguments; `recv` holds the REMOTE group's blocks (remoteSize·k′ bytes). */
 export type InterAllgatherArgs = AllgatherArgs;
@@ -31,7 +37,10 @@ export type InterAllgatherArgs = AllgatherArgs;
 export type InterAllgathervArgs = AllgathervArgs;
 
 export interface InterOptions {
-  /** 'segmented' (default): seed 003 Algorithm 1 / Algorithm 2; 'root-gathering': what MPICH and Open MPI ship. */
+  /**
+   * 'segmented' (default): seed 003 Algorithm 1 / Algorithm 2; 'root-gathering': what MPICH and
+   * Open MPI ship, written over point-to-point; 'mpi-native': the MPI library's own call (MPI transport only).
+   */
   readonly algorithm?: InterAllgatherAlgorithm;
 }
 

@@ -68,8 +68,8 @@ export interface MpiBinding {
    * tag, bytes, error class; the slot is free again), 0 when still pending.
    */
   test(slot: number, spinNs: number, out: Int32Array): number;
-  /** MPI_Testsome over every pending request: how many completed, 5 ints each in `out`. */
-  testsome(out: Int32Array): number;
+  /** MPI_Testsome over every pending request (repeated for up to `spinNs` ns until one completes): how many completed, 5 ints each in `out`. */
+  testsome(out: Int32Array, spinNs?: number): number;
   /** Requests pending in the binding. */
   pending(): number;
   /** MPI_Cancel + MPI_Request_free of a pending request (frees its slot). */

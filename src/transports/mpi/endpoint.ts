@@ -11,10 +11,11 @@
  *
  * Progress: Open MPI has no progress thread, so while requests are pending the endpoint polls
  * MPI_Testsome from the event loop (setImmediate, never a blocking MPI_Wait, which would freeze
- * the loop). A blocking `recv` (irecvAwaited) first spins on MPI_Test in C for a bounded time
- * (`spinNs`: 50 µs, or 0 when the node holds more ranks than cores), so that a reply a few
- * microseconds away completes without a trip through the event loop. After many empty polls
- * the loop calls sched_yield (oversubscribed runs leave the cores to the ranks that work).
+ * the loop). A blocking `recv` or `send` (irecvAwaited, isendAwaited) first spins on MPI_Test in
+ * C for a bounded time, and each poll spins in MPI_Testsome for as long (`recvSpinNs`: 50 µs, or
+ * 0 when the node holds more ranks than it has cores), so that a reply a few microseconds away
+ * completes without a trip through the event loop. After many empty polls the loop calls
+ * sched_yield (oversubscribed runs leave the cores to the ranks that work).
  *
  * Receives of unknown size (irecvAlloc) are MPI_Improbe polled from the loop, then
  * MPI_Imrecv into a buffer of the probed size. To keep the order in which receives were
@@ -26,7 +27,7 @@
  * the MPI error class, on the rank that saw them.
  */
 
-import { availableParallelism } from 'node:os';
+import { cpus } from 'node:os';
 import { COLLECTIVE_TAG, type Received, type Status } from '../../comm/communicator.js';
 import type { Endpoint } from '../../comm/endpoint.js';
 import type { NativeCollectives, NativeInterCollectives } from '../../comm/native.js';
@@ -144,8 +145,12 @@ export class MpiEndpoint implements Endpoint {
     const mine = this.nodes[this.worldRank];
     let local = 0;
     for (const n of this.nodes) if (n === mine) local++;
-    const oversubscribed = local > availableParallelism();
+    // The machine's cores, not this process's affinity: mpirun binds each rank to one core.
+    const oversubscribed = local > cpus().length;
     this.recvSpinNs = options.recvSpinNs ?? (oversubscribed ? 0 : DEFAULT_RECV_SPIN_NS);
+    if (!(this.recvSpinNs >= 0 && this.recvSpinNs <= 2 ** 31 - 1)) {
+      throw new InvalidArgumentError('recvSpinNs', `must be a number of ns in [0, 2^31 - 1], got ${this.recvSpinNs}`, { rank: info.rank });
+    }
     this.openContext(0, null);
   }
 
@@ -242,6 +247,14 @@ export class MpiEndpoint implements Endpoint {
   }
 
   isend(ctx: number, dest: number, tag: number, data: MessageBuffer): Request<void> {
+    return this.postSend(ctx, dest, tag, data, false);
+  }
+
+  isendAwaited(ctx: number, dest: number, tag: number, data: MessageBuffer): Request<void> {
+    return this.postSend(ctx, dest, tag, data, true);
+  }
+
+  private postSend(ctx: number, dest: number, tag: number, data: MessageBuffer, awaited: boolean): Request<void> {
     if (this.closed) return OpRequest.failed(this.afterFinalize());
     const c = this.context(ctx);
     const bad = this.badTag(c, tag);
@@ -263,7 +276,13 @@ export class MpiEndpoint implements Endpoint {
       return OpRequest.done(undefined);
     }
     const req = new OpRequest<void>();
-    this.track(slot, { kind: 'send', ctx: c, req: req as OpRequest<unknown>, buf: data, capacity: 0 });
+    const entry: Pending = { kind: 'send', ctx: c, req: req as OpRequest<unknown>, buf: data, capacity: 0 };
+    // A blocking send (a message past the eager limit) is driven in C for a bounded time.
+    if (awaited && this.recvSpinNs > 0 && this.mpi.test(slot, this.recvSpinNs, this.one) === 1) {
+      this.complete(entry, this.one, 0);
+      return req;
+    }
+    this.track(slot, entry);
     return req;
   }
 
@@ -425,7 +444,9 @@ export class MpiEndpoint implements Endpoint {
       if (this.out.length < 5 * this.pendingCount) this.out = new Int32Array(5 * Math.max(64, 2 * this.pendingCount));
       let n: number;
       try {
-        n = this.mpi.testsome(this.out);
+        // With nothing to probe, the poll waits in MPI_Testsome for a bounded time (as a blocking
+        // MPI_Waitsome would, but bounded): a reply microseconds away skips the loop turns.
+        n = this.mpi.testsome(this.out, this.queued.size === 0 ? this.recvSpinNs : 0);
       } catch (e) {
         this.failAll(this.typed(e));
         return;
