@@ -531,20 +531,59 @@ static napi_value js_isend(napi_env env, napi_callback_info info) {
   return int_value(env, s);
 }
 
-/* irecv(comm, source, tag, into) -> slot */
+static void put_status(int *out, int slot, MPI_Status *st, int err, MPI_Datatype t);
+static double now_ns(void);
+
+/*
+ * irecv(comm, source, tag, into, spinNs = 0, out?: Int32Array(5)) -> slot; with spinNs > 0 it
+ * first repeats MPI_Test for up to spinNs ns (a blocking receive's progress, in the same call)
+ * and returns -1 when the receive completed (out = -1, source, tag, bytes, error class).
+ */
 static napi_value js_irecv(napi_env env, napi_callback_info info) {
-  napi_value argv[4];
+  napi_value argv[6];
+  size_t argc = 6;
   MPI_Comm c;
-  int src, tag;
+  int src, tag, spin = 0, *out = NULL;
+  size_t nout = 0;
   msgbuf b;
-  if (!get_args(env, info, 4, argv) || !get_comm(env, argv[0], &c) || !get_int(env, argv[1], &src) || !get_int(env, argv[2], &tag) ||
-      !get_msgbuf(env, argv[3], &b))
-    return NULL;
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 4) return throw_type(env, "vcoll_mpi: too few arguments");
+  if (!get_comm(env, argv[0], &c) || !get_int(env, argv[1], &src) || !get_int(env, argv[2], &tag)) return NULL;
+  if (argc >= 6) {
+    if (!get_int(env, argv[4], &spin) || !get_int32_array(env, argv[5], &out, &nout, 0)) return NULL;
+    if (nout < 5) return throw_range(env, "vcoll_mpi: irecv status buffer too small");
+  }
+  if (!get_msgbuf(env, argv[3], &b)) return NULL;
   MPI_Request r;
   int rc = MPI_Irecv(b.base, b.count, b.type, src < 0 ? MPI_ANY_SOURCE : src, tag < 0 ? MPI_ANY_TAG : tag, c, &r);
   if (rc != MPI_SUCCESS) {
     free_msgbuf(&b);
     return throw_mpi(env, "MPI_Irecv", rc);
+  }
+  if (spin > 0 && out != NULL) {
+    MPI_Status st;
+    int done = 0;
+    double until = now_ns() + spin;
+    for (int i = 0;; i++) {
+      rc = MPI_Test(&r, &done, &st);
+      if (rc != MPI_SUCCESS || done) break;
+      if ((i & 15) == 15 && now_ns() > until) break;
+    }
+    if (rc != MPI_SUCCESS) {
+      int cls;
+      MPI_Error_class(rc, &cls);
+      out[0] = -1;
+      out[1] = -1;
+      out[2] = -1;
+      out[3] = -1;
+      out[4] = cls;
+      free_msgbuf(&b);
+      return int_value(env, -1);
+    }
+    if (done) {
+      put_status(out, -1, &st, MPI_SUCCESS, b.derived ? b.type : MPI_DATATYPE_NULL);
+      free_msgbuf(&b);
+      return int_value(env, -1);
+    }
   }
   int s = new_slot();
   if (s < 0) return throw_range(env, "vcoll_mpi: out of memory");

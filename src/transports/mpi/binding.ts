@@ -61,8 +61,12 @@ export interface MpiBinding {
   commInfo(comm: number): [number, number, number];
   /** MPI_Isend then one MPI_Test: the request's slot, or -1 when it completed at once. */
   isend(comm: number, dest: number, tag: number, data: NativeBuffer): number;
-  /** MPI_Irecv (source/tag < 0: the wildcards): the request's slot. */
-  irecv(comm: number, source: number, tag: number, into: NativeBuffer): number;
+  /**
+   * MPI_Irecv (source/tag < 0: the wildcards): the request's slot. With `spinNs` > 0 it first
+   * repeats MPI_Test for up to that long and returns -1 when the receive completed (`out` = -1,
+   * source, tag, bytes, error class).
+   */
+  irecv(comm: number, source: number, tag: number, into: NativeBuffer, spinNs?: number, out?: Int32Array): number;
   /**
    * MPI_Test on `slot`, repeated for up to `spinNs` ns: 1 when it completed (out = slot, source,
    * tag, bytes, error class; the slot is free again), 0 when still pending.

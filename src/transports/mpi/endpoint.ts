@@ -310,14 +310,16 @@ export class MpiEndpoint implements Endpoint {
 
   private startRecv(c: Context, source: number, tag: number, into: MessageBuffer, req: OpRequest<Status>, awaited: boolean): void {
     let slot: number;
+    const spin = awaited ? this.recvSpinNs : 0;
     try {
-      slot = this.mpi.irecv(c.handle, this.peer(c, source), this.mpiTag(c, tag), into);
+      slot = spin > 0 ? this.mpi.irecv(c.handle, this.peer(c, source), this.mpiTag(c, tag), into, spin, this.one) : this.mpi.irecv(c.handle, this.peer(c, source), this.mpiTag(c, tag), into);
     } catch (e) {
       req.reject(this.typed(e));
       return;
     }
     const entry: Pending = { kind: 'recv', ctx: c, req: req as OpRequest<unknown>, buf: into, capacity: segmentsBytes(into) };
-    if (awaited && this.recvSpinNs > 0 && this.mpi.test(slot, this.recvSpinNs, this.one) === 1) {
+    // A blocking receive that completed while the binding spun on it.
+    if (slot < 0) {
       this.complete(entry, this.one, 0);
       return;
     }
