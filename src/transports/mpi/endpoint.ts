@@ -77,7 +77,11 @@ interface Pending {
 export interface MpiEndpointOptions {
   /** The node of every world rank (default: the machines MPI_Comm_split_type(SHARED) finds). */
   readonly nodes?: readonly number[];
-  /** Spin budget of a blocking recv in ns (default: DEFAULT_RECV_SPIN_NS, 0 when oversubscribed). */
+  /**
+   * Spin budget in ns of a blocking send or recv, and of each progress poll (default: the
+   * VCOLL_MPI_SPIN_NS environment variable, else DEFAULT_RECV_SPIN_NS, 0 when the node holds
+   * more ranks than cores).
+   */
   readonly recvSpinNs?: number;
 }
 
@@ -147,9 +151,10 @@ export class MpiEndpoint implements Endpoint {
     for (const n of this.nodes) if (n === mine) local++;
     // The machine's cores, not this process's affinity: mpirun binds each rank to one core.
     const oversubscribed = local > cpus().length;
-    this.recvSpinNs = options.recvSpinNs ?? (oversubscribed ? 0 : DEFAULT_RECV_SPIN_NS);
+    const fromEnv = process.env.VCOLL_MPI_SPIN_NS;
+    this.recvSpinNs = options.recvSpinNs ?? (fromEnv !== undefined && fromEnv !== '' ? Number(fromEnv) : oversubscribed ? 0 : DEFAULT_RECV_SPIN_NS);
     if (!(this.recvSpinNs >= 0 && this.recvSpinNs <= 2 ** 31 - 1)) {
-      throw new InvalidArgumentError('recvSpinNs', `must be a number of ns in [0, 2^31 - 1], got ${this.recvSpinNs}`, { rank: info.rank });
+      throw new InvalidArgumentError('recvSpinNs', `(or VCOLL_MPI_SPIN_NS) must be a number of ns in [0, 2^31 - 1], got ${this.recvSpinNs}`, { rank: info.rank });
     }
     this.openContext(0, null);
   }
