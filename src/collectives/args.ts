@@ -187,10 +187,6 @@ export function blockLayout(
 }
 
 /** The plan-input fields gatherv and scatterv share (all but count). */
-function planFields(comm: Communicator, c: CommonInput, counts: number[] | undefined, displs: number[] | undefined): Omit<VPlanInput, 'count'> {
-  const { root, unitBytes, inPlace, model, adaptive } = c;
-  return { comm, root, unitBytes, counts, displs, inPlace, model, adaptive };
-}
 
 /** Validates gatherv arguments on one rank; returns the plan input and the requested algorithm. */
 export function normalizeGatherv(
@@ -221,8 +217,16 @@ export function normalizeGatherv(
       fail(me, 'send', `the root's block has ${count} elements, counts[${root}] is ${counts[root]}`);
     }
   }
+  // One literal of fixed shape (no spread): plan inputs are made on every call.
   const input: GathervPlanInput = {
-    ...planFields(comm, c, counts, displs),
+    comm,
+    root,
+    unitBytes: u,
+    counts,
+    displs,
+    inPlace,
+    model: c.model,
+    adaptive: c.adaptive,
     count: isRoot && inPlace ? (counts as number[])[root] : count,
     send,
     recv,
@@ -269,6 +273,6 @@ export function normalizeScatterv(
       fail(me, 'count', `the root receives ${count} elements, counts[${root}] is ${(counts as number[])[root]}`);
     }
   }
-  const input: ScattervPlanInput = { ...planFields(comm, c, counts, displs), count, recv, send };
+  const input: ScattervPlanInput = { comm, root, unitBytes: u, counts, displs, inPlace, model: c.model, adaptive: c.adaptive, count, recv, send };
   return { input, algorithm: c.algorithm, auto: c.auto };
 }
