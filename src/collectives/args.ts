@@ -14,7 +14,7 @@ import { InvalidArgumentError } from '../errors.js';
 import { requireModelFits, type CostModel } from '../model/cost-model.js';
 import { DEFAULT_MODEL } from './defaults.js';
 import { V_ALGORITHMS, type AdaptiveVariantOptions, type AutoOptions, type CollectiveOptions, type GathervArgs, type ScattervArgs, type VAlgorithm } from './types.js';
-import type { GathervPlanInput, ScattervPlanInput, VPlanInput } from './variant.js';
+import type { GathervPlanInput, ScattervPlanInput } from './variant.js';
 
 /** Largest count, displacement or total (elements): schedules travel as Int32. */
 export const MAX_ELEMENTS = 2 ** 31 - 1;
