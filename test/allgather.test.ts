@@ -29,8 +29,7 @@ import { linearModel } from '../src/model/cost-model.js';
 import { runSim, type PortSetting } from '../src/transports/sim/index.js';
 import { runThreads } from '../src/transports/threads/index.js';
 import { BIG } from './helpers/big.js';
-import { int, rng } from './helpers/random.js';
-import { expectedRecv, runCaseRank, SENTINEL, type AgCase } from './programs/allgather-program.js';
+import { expectedRecv, makeCase, runCaseRank, SENTINEL, type AgCase, type Layout } from './programs/allgather-program.js';
 
 const P_MAX = BIG ? 64 : 32;
 const RUNS = BIG ? 150 : 30;
@@ -46,32 +45,6 @@ function firstDiff(a: Uint8Array, b: Uint8Array): number {
   return -1;
 }
 
-type Layout = 'default' | 'gapped' | 'permuted';
-
-/** A case with the given counts laid out per `layout` (gaps and a slack tail from `seed`). */
-function makeCase(api: AgCase['api'], algorithm: string, counts: number[], unitBytes: number, layout: Layout, seed: number): AgCase {
-  const rnd = rng(seed);
-  const p = counts.length;
-  let displs: number[] | undefined;
-  let end = counts.reduce((s, n) => s + n, 0);
-  if (layout !== 'default') {
-    const order = Array.from({ length: p }, (_, i) => i);
-    if (layout === 'permuted') {
-      for (let i = p - 1; i > 0; i--) {
-        const j = int(rnd, 0, i);
-        [order[i], order[j]] = [order[j], order[i]];
-      }
-    }
-    displs = new Array<number>(p);
-    let at = int(rnd, 0, 3);
-    for (const r of order) {
-      displs[r] = at;
-      at += counts[r] + int(rnd, 0, 3);
-    }
-    end = at;
-  }
-  return { api, algorithm, counts, displs, unitBytes, recvBytes: end * unitBytes + (api === 'allgather' ? 0 : int(rnd, 0, 2)), seed };
-}
 
 /** Runs a case on the simulator and checks every rank's recv against the reference. */
 async function checkCase(c: AgCase, ports: PortSetting): Promise<void> {

@@ -27,7 +27,7 @@ import { runMpi } from '../../src/transports/mpi/run.js';
 import { expectedRecv } from '../helpers/blocks.js';
 import { int, rng } from '../helpers/random.js';
 import type { AdaptiveThreadsArgs, AdaptiveThreadsResult } from '../programs/adaptive-threads.js';
-import type { AgCase } from '../programs/allgather-program.js';
+import { makeCase as agCase, type AgCase } from '../programs/allgather-program.js';
 import type { BasicArgs, BasicResult } from '../programs/basic-collectives.js';
 import { gatherCase, gathervCase, placementOf, type HierCase, type Placement } from '../programs/hierarchical-program.js';
 import type { InterCase, InterResult } from '../programs/inter-program.js';
@@ -100,31 +100,6 @@ describe('the building blocks over MPI', () => {
     }
   });
 });
-
-/** An allgather case with the given counts laid out per `layout`. */
-function agCase(api: AgCase['api'], algorithm: string, counts: number[], unitBytes: number, layout: 'default' | 'gapped' | 'permuted', seed: number): AgCase {
-  const rnd = rng(seed);
-  const p = counts.length;
-  let displs: number[] | undefined;
-  let end = counts.reduce((s, n) => s + n, 0);
-  if (layout !== 'default') {
-    const order = Array.from({ length: p }, (_, i) => i);
-    if (layout === 'permuted') {
-      for (let i = p - 1; i > 0; i--) {
-        const j = int(rnd, 0, i);
-        [order[i], order[j]] = [order[j], order[i]];
-      }
-    }
-    displs = new Array<number>(p);
-    let at = int(rnd, 0, 3);
-    for (const r of order) {
-      displs[r] = at;
-      at += counts[r] + int(rnd, 0, 3);
-    }
-    end = at;
-  }
-  return { api, algorithm, counts, displs, unitBytes, recvBytes: end * unitBytes + (api === 'allgather' ? 0 : int(rnd, 0, 2)), seed };
-}
 
 describe('allgather and allgatherv over MPI', () => {
   it.each(SIZES)('p = %i: every algorithm, regular and irregular (gapped, permuted, empty blocks)', async (p) => {

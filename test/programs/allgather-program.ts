@@ -13,6 +13,7 @@ import {
   type AllgathervAlgorithm,
 } from '../../src/collectives/allgather/index.js';
 import { blockOf, SENTINEL } from '../helpers/blocks.js';
+import { int, rng } from '../helpers/random.js';
 
 export { blockOf, displsOf, expectedRecv, SENTINEL } from '../helpers/blocks.js';
 
@@ -28,6 +29,33 @@ export interface AgCase {
   readonly seed: number;
 }
 
+
+export type Layout = 'default' | 'gapped' | 'permuted';
+
+/** A case with the given counts laid out per `layout` (gaps and a slack tail from `seed`). */
+export function makeCase(api: AgCase['api'], algorithm: string, counts: number[], unitBytes: number, layout: Layout, seed: number): AgCase {
+  const rnd = rng(seed);
+  const p = counts.length;
+  let displs: number[] | undefined;
+  let end = counts.reduce((s, n) => s + n, 0);
+  if (layout !== 'default') {
+    const order = Array.from({ length: p }, (_, i) => i);
+    if (layout === 'permuted') {
+      for (let i = p - 1; i > 0; i--) {
+        const j = int(rnd, 0, i);
+        [order[i], order[j]] = [order[j], order[i]];
+      }
+    }
+    displs = new Array<number>(p);
+    let at = int(rnd, 0, 3);
+    for (const r of order) {
+      displs[r] = at;
+      at += counts[r] + int(rnd, 0, 3);
+    }
+    end = at;
+  }
+  return { api, algorithm, counts, displs, unitBytes, recvBytes: end * unitBytes + (api === 'allgather' ? 0 : int(rnd, 0, 2)), seed };
+}
 
 /** One rank's part of a case; resolves with its recv. */
 export async function runCaseRank(comm: Communicator, c: AgCase): Promise<Uint8Array> {
