@@ -936,6 +936,54 @@ static napi_value js_allgatherv(napi_env env, napi_callback_info info) {
   return undefined_value(env);
 }
 
+/* ---------- blocking point-to-point (MPI_Send / MPI_Recv: the caller's thread waits in MPI) ---------- */
+
+/* sendBlocking(comm, dest, tag, data) */
+static napi_value js_send_blocking(napi_env env, napi_callback_info info) {
+  napi_value argv[4];
+  MPI_Comm c;
+  int dest, tag;
+  msgbuf b;
+  if (!get_args(env, info, 4, argv) || !get_comm(env, argv[0], &c) || !get_int(env, argv[1], &dest) || !get_int(env, argv[2], &tag) ||
+      !get_msgbuf(env, argv[3], &b))
+    return NULL;
+  int rc = MPI_Send(b.base, b.count, b.type, dest, tag, c);
+  free_msgbuf(&b);
+  if (rc != MPI_SUCCESS) return throw_mpi(env, "MPI_Send", rc);
+  return undefined_value(env);
+}
+
+/* recvBlocking(comm, source, tag, into, out: Int32Array(5)): out = -1, source, tag, bytes, error class */
+static napi_value js_recv_blocking(napi_env env, napi_callback_info info) {
+  napi_value argv[5];
+  MPI_Comm c;
+  int src, tag, *out;
+  size_t nout;
+  msgbuf b;
+  if (!get_args(env, info, 5, argv) || !get_comm(env, argv[0], &c) || !get_int(env, argv[1], &src) || !get_int(env, argv[2], &tag) ||
+      !get_int32_array(env, argv[4], &out, &nout, 0) || !get_msgbuf(env, argv[3], &b))
+    return NULL;
+  if (nout < 5) {
+    free_msgbuf(&b);
+    return throw_range(env, "vcoll_mpi: recvBlocking status buffer too small");
+  }
+  MPI_Status st;
+  int rc = MPI_Recv(b.base, b.count, b.type, src < 0 ? MPI_ANY_SOURCE : src, tag < 0 ? MPI_ANY_TAG : tag, c, &st);
+  if (rc != MPI_SUCCESS) {
+    int cls;
+    MPI_Error_class(rc, &cls);
+    out[0] = -1;
+    out[1] = -1;
+    out[2] = -1;
+    out[3] = -1;
+    out[4] = cls;
+  } else {
+    put_status(out, -1, &st, MPI_SUCCESS, b.derived ? b.type : MPI_DATATYPE_NULL);
+  }
+  free_msgbuf(&b);
+  return undefined_value(env);
+}
+
 /* ---------- benchmark support: a ping-pong loop entirely in C (the reference of bench:mpi) ---------- */
 
 /* pingpongC(comm, peer, bytes, iterations, first) -> seconds per round trip */
@@ -1000,6 +1048,8 @@ static napi_value module_init(napi_env env, napi_value exports) {
       FN("allgather", js_allgather),
       FN("allgatherv", js_allgatherv),
       FN("pingpongC", js_pingpong_c),
+      FN("sendBlocking", js_send_blocking),
+      FN("recvBlocking", js_recv_blocking),
   };
   napi_define_properties(env, exports, sizeof props / sizeof props[0], props);
   /* Error class numbers differ between libraries (MPI_ERR_TRUNCATE is 15 in Open MPI, 14 in MPICH). */

@@ -76,6 +76,8 @@ export { runThreads, ThreadsEndpoint, type RunThreadsOptions } from './transport
 /** The MPI transport (optional: its native binding is built by `npm run build:mpi`, loaded on first use). */
 export {
   mpiWorld,
+  mpiBlocking,
+  type BlockingPointToPoint,
   runMpiRank,
   runMpi,
   mpiBindingAvailable,

@@ -5,7 +5,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { UnavailableError } from '../src/errors.js';
 import { loadMpiBinding } from '../src/transports/mpi/binding.js';
+import { mpiBlocking } from '../src/transports/mpi/blocking.js';
 import { runMpi } from '../src/transports/mpi/run.js';
+import { linearModel } from '../src/model/cost-model.js';
+import { runSim } from '../src/transports/sim/index.js';
 
 const saved = { binding: process.env.VCOLL_MPI_BINDING, mpirun: process.env.VCOLL_MPIRUN };
 afterEach(() => {
@@ -46,6 +49,18 @@ describe('the MPI transport when it is not there', () => {
     await expect(runMpi(2, new URL('./programs/comm-program.ts', import.meta.url), { batch: [] }).catch((e: unknown) => e)).resolves.toSatisfy(
       (e: unknown) => e instanceof UnavailableError && /mpirun/.test(e.message),
     );
+  });
+
+  it('blocking point-to-point on a communicator of another transport is an UnavailableError', async () => {
+    const res = await runSim(2, async (comm) => {
+      try {
+        mpiBlocking(comm);
+        return 'no error';
+      } catch (e) {
+        return e instanceof UnavailableError ? e.what : String(e);
+      }
+    }, { model: linearModel({ alpha: 1, beta: 1 }) });
+    expect(res.results).toEqual(['mpi-transport', 'mpi-transport']);
   });
 
   it('bad runMpi arguments are InvalidArgumentErrors', async () => {

@@ -10,7 +10,9 @@
  *
  *   vcoll              `await comm.send` / `await comm.recv` on the world communicator: the
  *                      whole stack (communicator, endpoint, request, promise, event loop)
- *   vcoll, polled      the same, but each receive is `comm.irecv` passed to `comm.waitAll` (as
+ *   vcoll blocking     mpiBlocking(comm).send / .recv: MPI_Send / MPI_Recv called from JS (no
+ *                      promise, the event loop waits in MPI as a C program does)
+ *   vcoll, polled      the same as vcoll, but each receive is `comm.irecv` passed to `comm.waitAll` (as
  *                      the collectives post theirs): no spin in C, the request completes in
  *                      the endpoint's progress loop (setImmediate + MPI_Testsome)
  *   endpoint           the MPI endpoint's isend / irecvAwaited awaited directly (no
@@ -54,9 +56,10 @@ import { toPromise } from '../comm/request.js';
 import { loadMpiBinding, type MpiBinding } from '../transports/mpi/binding.js';
 import { launcherFlags, runMpi } from '../transports/mpi/run.js';
 import { mpiWorld, type MpiWorld } from '../transports/mpi/world.js';
+import { mpiBlocking } from '../transports/mpi/blocking.js';
 
 /** The variants timed inside the Node job, in their forward order. */
-const VARIANTS = ['vcoll', 'vcoll, polled', 'endpoint', 'binding from JS', 'C in-process'] as const;
+const VARIANTS = ['vcoll', 'vcoll, polled', 'vcoll blocking', 'endpoint', 'binding from JS', 'C in-process'] as const;
 type Variant = (typeof VARIANTS)[number];
 
 interface Case {
@@ -103,6 +106,24 @@ async function vcollRound(comm: Communicator, c: Case, buf: Uint8Array): Promise
     } else {
       await comm.recv(peer, 0, buf);
       await comm.send(peer, 0, buf);
+    }
+  }
+  return Number(process.hrtime.bigint() - t0) / 1e9 / c.iterations;
+}
+
+/** One timed round of mpiBlocking(comm): MPI_Send / MPI_Recv called from JS, no promise. */
+function blockingRound(comm: Communicator, c: Case, buf: Uint8Array): number {
+  const b = mpiBlocking(comm);
+  const peer = 1 - comm.rank;
+  let t0 = 0n;
+  for (let i = 0; i < c.warmup + c.iterations; i++) {
+    if (i === c.warmup) t0 = process.hrtime.bigint();
+    if (comm.rank === 0) {
+      b.send(peer, 3, buf);
+      b.recv(peer, 3, buf);
+    } else {
+      b.recv(peer, 3, buf);
+      b.send(peer, 3, buf);
     }
   }
   return Number(process.hrtime.bigint() - t0) / 1e9 / c.iterations;
@@ -219,6 +240,8 @@ export default async function mpiPingpong(comm: Communicator, args: PingArgs): P
         return vcollRound(comm, c, buf);
       case 'vcoll, polled':
         return polledRound(comm, c, buf);
+      case 'vcoll blocking':
+        return blockingRound(comm, c, buf);
       case 'endpoint':
         return endpointRound(world, c, buf);
       case 'binding from JS':
@@ -413,6 +436,11 @@ function report(
     out.write('verdict: no 8 B case measured (goal: vcoll / C <= 1.5x at 8 B)\n');
     return;
   }
+  const blockingRatio = r.best[vi('vcoll blocking')][at8] / r.best[vi('C in-process')][at8];
+  out.write(
+    `at 8 B, vcoll's blocking point-to-point (mpiBlocking: MPI_Send / MPI_Recv from JS, no promise): ` +
+      `${us(r.best[vi('vcoll blocking')][at8] / 2)} µs one-way, ${blockingRatio.toFixed(2)}x of C\n`,
+  );
   const ratio = r.best[vi('vcoll')][at8] / r.best[vi('C in-process')][at8];
   const paired = median(r.paired[at8]);
   out.write(

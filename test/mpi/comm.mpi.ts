@@ -34,6 +34,7 @@ import type {
   SplitObservation,
 } from '../programs/comm-scenarios.js';
 import type { Step } from '../programs/comm-program.js';
+import type { BlockingObservation } from '../programs/blocking-program.js';
 import { int, rng } from '../helpers/random.js';
 
 const PROGRAM = new URL('../programs/comm-program.ts', import.meta.url);
@@ -101,6 +102,20 @@ describe('communicators over MPI', () => {
       }
     }
     if (p >= 3) expectBadInter(two, 'leaderMismatch', 1, false, res[14] as BadInterObservation[]);
+  });
+
+  it.each([1, 2, 3, 4])('p = %i: blocking point-to-point (mpiBlocking): ring, ANY_SOURCE, self, bad arguments, world and split', async (p) => {
+    const sizes = [0, 8, 5000, 70000];
+    const res = await runMpi<BlockingObservation[]>(p, new URL('../programs/blocking-program.ts', import.meta.url), { sizes });
+    for (let r = 0; r < p; r++) {
+      res[r].forEach((o, k) => {
+        const size = k === 0 ? p : r % 2 === 0 ? Math.ceil(p / 2) : Math.floor(p / 2);
+        expect(o.ring, `rank ${r} comm ${k}`).toEqual(sizes.map(() => true));
+        expect(o.self).toBe(true);
+        expect(o.errors).toEqual(['InvalidArgumentError:dest', 'InvalidArgumentError:tag', 'InvalidArgumentError:data']);
+        if (o.anySource !== null) expect(o.anySource).toEqual({ source: size - 1, tag: 9, bytes: 11 });
+      });
+    }
   });
 
   it('receives left pending when the program returns are cancelled: the job ends cleanly', async () => {

@@ -93,6 +93,10 @@ export interface MpiBinding {
   barrier(comm: number): void;
   allgather(comm: number, send: Bytes, recv: Bytes): void;
   allgatherv(comm: number, send: Bytes, recv: Bytes, counts: Int32Array, displs: Int32Array): void;
+  /** MPI_Send: returns once `data` may be reused (the thread waits in MPI). */
+  sendBlocking(comm: number, dest: number, tag: number, data: NativeBuffer): void;
+  /** MPI_Recv: returns once the message is in `into` (out = -1, source, tag, bytes, error class). */
+  recvBlocking(comm: number, source: number, tag: number, into: NativeBuffer, out: Int32Array): void;
   /** A ping-pong loop written in C (MPI_Send/MPI_Recv): seconds per round trip. */
   pingpongC(comm: number, peer: number, bytes: number, iterations: number, first: number): number;
 }

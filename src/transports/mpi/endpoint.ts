@@ -331,6 +331,53 @@ export class MpiEndpoint implements Endpoint {
     this.track(slot, entry);
   }
 
+  /**
+   * MPI_Send in the calling thread (blocking point-to-point, `mpiBlocking`): returns once `data`
+   * may be reused; a send to oneself is buffered as in `isend`. Throws typed errors.
+   */
+  sendBlocking(ctx: number, dest: number, tag: number, data: MessageBuffer): void {
+    if (this.closed) throw this.afterFinalize();
+    const c = this.context(ctx);
+    const bad = this.badTag(c, tag);
+    if (bad !== undefined) throw bad;
+    if (dest === this.worldRank) {
+      const req = this.isend(ctx, dest, tag, data) as OpRequest<void>;
+      if (req.failed) throw req.reason;
+      return;
+    }
+    try {
+      this.mpi.sendBlocking(c.handle, this.peer(c, dest), this.mpiTag(c, tag), data);
+    } catch (e) {
+      throw this.typed(e);
+    }
+  }
+
+  /**
+   * MPI_Recv in the calling thread (blocking point-to-point, `mpiBlocking`): returns the status
+   * once the message is in `into`. A receive of unknown size still probing for the same source
+   * and tag must be awaited first (it was posted first, so it matches first).
+   */
+  recvBlocking(ctx: number, source: number, tag: number, into: MessageBuffer): Status {
+    if (this.closed) throw this.afterFinalize();
+    const c = this.context(ctx);
+    const bad = this.badTag(c, tag);
+    if (bad !== undefined) throw bad;
+    if (c.queue.some((q) => overlaps(q, source, tag))) {
+      throw new CommunicationError(
+        `MPI transport: a blocking receive from ${source} tag ${tag} would overtake a receive of unknown size posted before it for the same messages; await that one first`,
+        { rank: this.worldRank },
+      );
+    }
+    const one = this.one;
+    try {
+      this.mpi.recvBlocking(c.handle, this.peer(c, source), this.mpiTag(c, tag), into, one);
+    } catch (e) {
+      throw this.typed(e);
+    }
+    if (one[4] !== 0) throw this.failure({ kind: 'recv', ctx: c, req: new OpRequest<unknown>(), buf: into, capacity: segmentsBytes(into) }, one[4]);
+    return { source: c.worldOf === null ? one[1] : c.worldOf[one[1]], tag: one[2] + c.tagBase, bytes: one[3] };
+  }
+
   irecvAlloc(ctx: number, source: number, tag: number, maxBytes: number): Request<Received> {
     if (this.closed) return OpRequest.failed(this.afterFinalize());
     const c = this.context(ctx);

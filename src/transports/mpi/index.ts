@@ -2,3 +2,4 @@ export { loadMpiBinding, mpiBindingAvailable, BUILD_HINT, type MpiBinding, type 
 export { MpiEndpoint, DEFAULT_RECV_SPIN_NS, type MpiEndpointOptions } from './endpoint.js';
 export { runMpi, launcherFlavor, type MpiFlavor, type RunMpiOptions } from './run.js';
 export { mpiWorld, runMpiRank, type MpiWorld } from './world.js';
+export { mpiBlocking, type BlockingPointToPoint } from './blocking.js';

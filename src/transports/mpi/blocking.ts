@@ -1,0 +1,62 @@
+/**
+ * Blocking point-to-point over MPI, for latency-critical loops: `mpiBlocking(comm).send` is
+ * MPI_Send and `.recv` MPI_Recv, called in the rank's thread. They return values, not promises
+ * (no `await`, no request object), so a Node ping-pong costs what the same loop costs in C plus
+ * one N-API call per operation. The price is MPI's: the thread waits inside MPI, so the event
+ * loop stands still meanwhile (vcoll's other pending operations still progress inside MPI, but
+ * their continuations run only afterwards), and a receive whose message never comes blocks for
+ * good, as MPI_Recv does. Use the promise API (`comm.send` / `comm.recv`) everywhere else.
+ */
+
+import { endpointCtx } from '../../comm/agree.js';
+import type { Communicator, Status } from '../../comm/communicator.js';
+import { badRank, badTag, GroupCommunicator } from '../../comm/group.js';
+import { isMessageBuffer, type MessageData, toBytes } from '../../comm/segments.js';
+import { InvalidArgumentError, UnavailableError } from '../../errors.js';
+import { MpiEndpoint } from './endpoint.js';
+
+export interface BlockingPointToPoint {
+  /** MPI_Send of `data` to rank `dest` of the communicator: returns once `data` may be reused. */
+  send(dest: number, tag: number, data: MessageData): void;
+  /** MPI_Recv from rank `source` (or ANY_SOURCE) of the communicator: returns the status (ranks of the communicator). */
+  recv(source: number, tag: number, into: MessageData): Status;
+}
+
+const BAD_BUFFER = 'must be a typed array or DataView, or an array of them';
+
+/**
+ * The blocking point-to-point operations of a communicator of the MPI transport (the world of
+ * `mpiWorld()` or one split from it). Throws an UnavailableError for a communicator of another
+ * transport.
+ */
+export function mpiBlocking(comm: Communicator): BlockingPointToPoint {
+  if (!(comm instanceof GroupCommunicator) || !(comm.endpoint instanceof MpiEndpoint)) {
+    throw new UnavailableError('mpi-transport', 'blocking point-to-point (mpiBlocking) needs a communicator of the MPI transport (mpiWorld, runMpiRank, runMpi)');
+  }
+  const ep = comm.endpoint;
+  const rank = comm.rank;
+  const size = comm.size;
+  // The world communicator's ranks are world ranks: its statuses need no translation.
+  const world = comm.ctx === 0;
+  return {
+    send(dest, tag, data) {
+      const bytes = toBytes(data);
+      const bad =
+        badRank('dest', dest, size, false, rank) ??
+        badTag(tag, false, rank) ??
+        (isMessageBuffer(bytes) ? undefined : new InvalidArgumentError('data', BAD_BUFFER, { rank }));
+      if (bad !== undefined) throw bad;
+      ep.sendBlocking(endpointCtx(comm.ctx, tag), comm.worldRankOf(dest), tag, bytes);
+    },
+    recv(source, tag, into) {
+      const bytes = toBytes(into);
+      const bad =
+        badRank('source', source, size, true, rank) ??
+        badTag(tag, true, rank) ??
+        (isMessageBuffer(bytes) ? undefined : new InvalidArgumentError('into', BAD_BUFFER, { rank }));
+      if (bad !== undefined) throw bad;
+      const st = ep.recvBlocking(endpointCtx(comm.ctx, tag), source < 0 ? source : comm.worldRankOf(source), tag, bytes);
+      return world ? st : { source: comm.rankOfWorld(st.source), tag: st.tag, bytes: st.bytes };
+    },
+  };
+}
