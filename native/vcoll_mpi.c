@@ -149,15 +149,17 @@ static int get_comm(napi_env env, napi_value v, MPI_Comm *out) {
 
 /* A typed array's bytes (null/undefined: NULL, 0 when `optional`). */
 static int get_bytes(napi_env env, napi_value v, void **data, size_t *len, int optional) {
-  napi_valuetype t;
-  napi_typeof(env, v, &t);
-  if (optional && (t == napi_null || t == napi_undefined)) {
-    *data = NULL;
-    *len = 0;
-    return 1;
-  }
   bool is;
   napi_is_typedarray(env, v, &is);
+  if (!is && optional) {
+    napi_valuetype t;
+    napi_typeof(env, v, &t);
+    if (t == napi_null || t == napi_undefined) {
+      *data = NULL;
+      *len = 0;
+      return 1;
+    }
+  }
   if (!is) {
     throw_type(env, "vcoll_mpi: expected a typed array");
     return 0;
@@ -200,8 +202,9 @@ typedef struct {
 } msgbuf;
 
 static int get_msgbuf(napi_env env, napi_value v, msgbuf *out) {
-  bool arr;
-  napi_is_array(env, v, &arr);
+  bool arr = false, typed = false;
+  napi_is_typedarray(env, v, &typed); /* the common case first: one typed array */
+  if (!typed) napi_is_array(env, v, &arr);
   if (!arr) {
     void *p;
     size_t len;

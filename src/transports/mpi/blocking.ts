@@ -9,7 +9,7 @@
  */
 
 import { endpointCtx } from '../../comm/agree.js';
-import type { Communicator, Status } from '../../comm/communicator.js';
+import { COLLECTIVE_TAG, type Communicator, type Status } from '../../comm/communicator.js';
 import { badRank, badTag, GroupCommunicator } from '../../comm/group.js';
 import { isMessageBuffer, type MessageData, toBytes } from '../../comm/segments.js';
 import { InvalidArgumentError, UnavailableError } from '../../errors.js';
@@ -23,6 +23,7 @@ export interface BlockingPointToPoint {
 }
 
 const BAD_BUFFER = 'must be a typed array or DataView, or an array of them';
+const MAX_TAG = 0x7fffffff;
 
 /**
  * The blocking point-to-point operations of a communicator of the MPI transport (the world of
@@ -38,8 +39,16 @@ export function mpiBlocking(comm: Communicator): BlockingPointToPoint {
   const size = comm.size;
   // The world communicator's ranks are world ranks: its statuses need no translation.
   const world = comm.ctx === 0;
+  const userCtx = endpointCtx(comm.ctx, 0);
+  const collCtx = endpointCtx(comm.ctx, COLLECTIVE_TAG);
   return {
     send(dest, tag, data) {
+      // The common case checked inline (one Uint8Array, ranks and tags in range): the checks
+      // below build error messages only when something is wrong.
+      if (data instanceof Uint8Array && dest >= 0 && dest < size && (dest | 0) === dest && tag >= 0 && tag <= MAX_TAG && (tag | 0) === tag) {
+        ep.sendBlocking(tag >= COLLECTIVE_TAG ? collCtx : userCtx, world ? dest : comm.worldRankOf(dest), tag, data);
+        return;
+      }
       const bytes = toBytes(data);
       const bad =
         badRank('dest', dest, size, false, rank) ??
@@ -49,6 +58,10 @@ export function mpiBlocking(comm: Communicator): BlockingPointToPoint {
       ep.sendBlocking(endpointCtx(comm.ctx, tag), comm.worldRankOf(dest), tag, bytes);
     },
     recv(source, tag, into) {
+      if (into instanceof Uint8Array && source >= 0 && source < size && (source | 0) === source && tag >= 0 && tag <= MAX_TAG && (tag | 0) === tag) {
+        const st = ep.recvBlocking(tag >= COLLECTIVE_TAG ? collCtx : userCtx, world ? source : comm.worldRankOf(source), tag, into);
+        return world ? st : { source: comm.rankOfWorld(st.source), tag: st.tag, bytes: st.bytes };
+      }
       const bytes = toBytes(into);
       const bad =
         badRank('source', source, size, true, rank) ??
