@@ -168,7 +168,7 @@ function matches(op: RecvOp, ctx: number, source: number, tag: number): boolean 
 }
 
 /** A receive of unknown size gets a buffer of the matched message's size (if within its limit). */
-function fit(op: RecvOp, len: number): void {
+function allocFor(op: RecvOp, len: number): void {
   if (op.alloc && len <= op.cap) op.into = new Uint8Array(len);
 }
 
@@ -694,7 +694,7 @@ export class ThreadsEndpoint implements Endpoint {
     for (let op = this.postedHead; op !== null; op = op.next) {
       if (!matches(op, ctx, this.rank, tag)) continue;
       this.unlinkPosted(op);
-      fit(op, len);
+      allocFor(op, len);
       if (len > op.cap) this.failRecv(op, truncation(this.rank, tag, len, op.cap));
       else {
         copyBytes(op.into, data, len);
@@ -709,7 +709,7 @@ export class ThreadsEndpoint implements Endpoint {
 
   /** Completes `op` from a fully arrived unexpected message (already unlinked). */
   private finishFromUnexpected(op: RecvOp, u: Unexpected): void {
-    fit(op, u.len);
+    allocFor(op, u.len);
     if (u.len > op.cap) this.failRecv(op, truncation(u.source, u.tag, u.len, op.cap));
     else {
       const n = u.len;
@@ -727,7 +727,7 @@ export class ThreadsEndpoint implements Endpoint {
    */
   private adoptArriving(op: RecvOp, u: Unexpected): void {
     const s = u.source;
-    fit(op, u.len);
+    allocFor(op, u.len);
     if (u.len > op.cap) this.sinkKind[s] = SINK_DISCARD;
     else {
       const got = (this.incoming[s] as Channel).messageOffset;
@@ -989,7 +989,7 @@ export class ThreadsEndpoint implements Endpoint {
       if (!matches(op, ctx, source, tag)) continue;
       this.unlinkPosted(op);
       this.sinkOp[source] = op;
-      fit(op, len);
+      allocFor(op, len);
       return (this.sinkKind[source] = len > op.cap ? SINK_DISCARD : SINK_RECV);
     }
     this.sinkEntry[source] = this.newUnexpected(ctx, source, tag, len);
