@@ -12,6 +12,11 @@
  * MPI_ERRORS_RETURN: a failing call throws a JS Error carrying `mpiClass` (the error class
  * number) and `mpiClassName` ("MPI_ERR_TRUNCATE", ...), which the TypeScript side maps to
  * vcoll's typed errors.
+ *
+ * Calls that complete at once (recvBlocking, irecv with a spin, test) write their status to a
+ * buffer registered once (statusBuffer) unless given one. The blocking point-to-point's
+ * per-message path also has a V8-API twin, vcoll_mpi_fast.cc, which shares this module's
+ * communicator table through the exported vcoll_mpi_comm.
  */
 #define _GNU_SOURCE
 #include <limits.h>
@@ -67,8 +72,8 @@ static const char *class_name(int cls) {
   }
 }
 
-/* Throws a JS Error for MPI error code `err` raised by `what`; returns NULL for the caller. */
-static napi_value throw_mpi(napi_env env, const char *what, int err) {
+/* A JS Error for MPI error code `err` raised by `what` (with mpiClass and mpiClassName). */
+static napi_value mpi_error(napi_env env, const char *what, int err) {
   char text[MPI_MAX_ERROR_STRING + 1];
   int len = 0, cls = MPI_ERR_UNKNOWN;
   if (MPI_Error_string(err, text, &len) != MPI_SUCCESS) len = snprintf(text, sizeof text, "error %d", err);
@@ -83,7 +88,12 @@ static napi_value throw_mpi(napi_env env, const char *what, int err) {
   napi_set_named_property(env, e, "mpiClass", c);
   napi_create_string_utf8(env, class_name(cls), NAPI_AUTO_LENGTH, &n);
   napi_set_named_property(env, e, "mpiClassName", n);
-  napi_throw(env, e);
+  return e;
+}
+
+/* Throws mpi_error(what, err); returns NULL for the caller. */
+static napi_value throw_mpi(napi_env env, const char *what, int err) {
+  napi_throw(env, mpi_error(env, what, err));
   return NULL;
 }
 
@@ -147,11 +157,42 @@ static int get_comm(napi_env env, napi_value v, MPI_Comm *out) {
   return 1;
 }
 
-/* A typed array's bytes (null/undefined: NULL, 0 when `optional`). */
+/*
+ * The MPI_Comm of handle `h` (1) or 0 when it is not a live handle: the one symbol the fast
+ * path module (vcoll_mpi_fast.cc) looks up in this one (dlopen RTLD_NOLOAD + dlsym), so both
+ * use one table of communicators.
+ */
+__attribute__((visibility("default"))) int vcoll_mpi_comm(int h, MPI_Comm *out) {
+  if (h < 0 || h >= ncomms || comms[h] == MPI_COMM_NULL) return 0;
+  *out = comms[h];
+  return 1;
+}
+
+/* The byte size of one element of a typed array type. */
+static size_t element_size(napi_typedarray_type tt) {
+  switch (tt) {
+    case napi_int16_array: case napi_uint16_array: return 2;
+    case napi_int32_array: case napi_uint32_array: case napi_float32_array: return 4;
+    case napi_float64_array: case napi_bigint64_array: case napi_biguint64_array: return 8;
+    default: return 1;
+  }
+}
+
+/*
+ * A typed array's bytes (null/undefined: NULL, 0 when `optional`). napi_get_typedarray_info is
+ * asked first, without napi_is_typedarray (it fails on anything else), for only what is used:
+ * the per-message path of the blocking point-to-point is a handful of these calls.
+ */
 static int get_bytes(napi_env env, napi_value v, void **data, size_t *len, int optional) {
-  bool is;
-  napi_is_typedarray(env, v, &is);
-  if (!is && optional) {
+  napi_typedarray_type tt;
+  size_t n;
+  void *p;
+  if (napi_get_typedarray_info(env, v, &tt, &n, &p, NULL, NULL) == napi_ok) {
+    *data = p;
+    *len = n * element_size(tt);
+    return 1;
+  }
+  if (optional) {
     napi_valuetype t;
     napi_typeof(env, v, &t);
     if (t == napi_null || t == napi_undefined) {
@@ -160,25 +201,8 @@ static int get_bytes(napi_env env, napi_value v, void **data, size_t *len, int o
       return 1;
     }
   }
-  if (!is) {
-    throw_type(env, "vcoll_mpi: expected a typed array");
-    return 0;
-  }
-  napi_typedarray_type tt;
-  size_t n, off;
-  napi_value ab;
-  void *p;
-  napi_get_typedarray_info(env, v, &tt, &n, &p, &ab, &off);
-  size_t el = 1;
-  switch (tt) {
-    case napi_int16_array: case napi_uint16_array: el = 2; break;
-    case napi_int32_array: case napi_uint32_array: case napi_float32_array: el = 4; break;
-    case napi_float64_array: case napi_bigint64_array: case napi_biguint64_array: el = 8; break;
-    default: el = 1;
-  }
-  *data = p;
-  *len = n * el;
-  return 1;
+  throw_type(env, "vcoll_mpi: expected a typed array");
+  return 0;
 }
 
 static int get_int32_array(napi_env env, napi_value v, int **data, size_t *n, int optional) {
@@ -187,6 +211,64 @@ static int get_int32_array(napi_env env, napi_value v, int **data, size_t *n, in
   if (!get_bytes(env, v, &p, &len, optional)) return 0;
   *data = (int *)p;
   *n = len / sizeof(int);
+  return 1;
+}
+
+/*
+ * The registered status buffer (statusBuffer(Int32Array(5))): where recvBlocking, irecv with a
+ * spin and test write a completion when the caller passes no buffer of its own, which saves a
+ * typed array lookup per call. A reference keeps it alive; its memory was moved off the V8 heap
+ * by the lookup at registration (napi_get_typedarray_info materialises the ArrayBuffer), so the
+ * pointer stays valid. One per process, as MPI is: the binding serves the thread that loaded it.
+ */
+static int *status_out = NULL;
+static napi_ref status_ref = NULL;
+
+static napi_value js_status_buffer(napi_env env, napi_callback_info info) {
+  napi_value argv[1];
+  int *out;
+  size_t n;
+  if (!get_args(env, info, 1, argv) || !get_int32_array(env, argv[0], &out, &n, 0)) return NULL;
+  if (n < 5) return throw_range(env, "vcoll_mpi: statusBuffer needs an Int32Array of at least 5 elements");
+  napi_ref ref;
+  if (napi_create_reference(env, argv[0], 1, &ref) != napi_ok) return throw_type(env, "vcoll_mpi: cannot reference the status buffer");
+  if (status_ref != NULL) napi_delete_reference(env, status_ref);
+  status_ref = ref;
+  status_out = out;
+  return NULL;
+}
+
+/* errorOf(what, code) -> the Error that a failed call `what` with MPI error code `code` throws. */
+static napi_value js_error_of(napi_env env, napi_callback_info info) {
+  napi_value argv[2];
+  char what[64];
+  size_t len;
+  int code;
+  if (!get_args(env, info, 2, argv) || !get_int(env, argv[1], &code)) return NULL;
+  if (napi_get_value_string_utf8(env, argv[0], what, sizeof what, &len) != napi_ok) return throw_type(env, "vcoll_mpi: expected a string");
+  return mpi_error(env, what, code);
+}
+
+/* argv[i] as a status buffer of at least 5 ints when given, else the registered one. */
+static int get_status_out(napi_env env, size_t argc, napi_value *argv, size_t i, int **out) {
+  if (argc > i) {
+    napi_valuetype t;
+    napi_typeof(env, argv[i], &t);
+    if (t != napi_undefined) {
+      size_t n;
+      if (!get_int32_array(env, argv[i], out, &n, 0)) return 0;
+      if (n < 5) {
+        throw_range(env, "vcoll_mpi: status buffer too small (5 ints)");
+        return 0;
+      }
+      return 1;
+    }
+  }
+  if (status_out == NULL) {
+    throw_range(env, "vcoll_mpi: no status buffer: pass one or register one with statusBuffer");
+    return 0;
+  }
+  *out = status_out;
   return 1;
 }
 
@@ -202,13 +284,22 @@ typedef struct {
 } msgbuf;
 
 static int get_msgbuf(napi_env env, napi_value v, msgbuf *out) {
-  bool arr = false, typed = false;
-  napi_is_typedarray(env, v, &typed); /* the common case first: one typed array */
+  bool arr = false;
+  napi_typedarray_type tt;
+  size_t n0;
+  void *p0;
+  /* The common case first, in one call: one typed array. */
+  int typed = napi_get_typedarray_info(env, v, &tt, &n0, &p0, NULL, NULL) == napi_ok;
   if (!typed) napi_is_array(env, v, &arr);
   if (!arr) {
     void *p;
     size_t len;
-    if (!get_bytes(env, v, &p, &len, 0)) return 0;
+    if (typed) {
+      p = p0;
+      len = n0 * element_size(tt);
+    } else if (!get_bytes(env, v, &p, &len, 0)) {
+      return 0;
+    }
     if (len > INT_MAX) {
       throw_range(env, "vcoll_mpi: a message longer than 2^31 - 1 bytes (MPI int counts)");
       return 0;
@@ -547,13 +638,11 @@ static napi_value js_irecv(napi_env env, napi_callback_info info) {
   size_t argc = 6;
   MPI_Comm c;
   int src, tag, spin = 0, *out = NULL;
-  size_t nout = 0;
   msgbuf b;
   if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 4) return throw_type(env, "vcoll_mpi: too few arguments");
   if (!get_comm(env, argv[0], &c) || !get_int(env, argv[1], &src) || !get_int(env, argv[2], &tag)) return NULL;
-  if (argc >= 6) {
-    if (!get_int(env, argv[4], &spin) || !get_int32_array(env, argv[5], &out, &nout, 0)) return NULL;
-    if (nout < 5) return throw_range(env, "vcoll_mpi: irecv status buffer too small");
+  if (argc >= 5) {
+    if (!get_int(env, argv[4], &spin) || !get_status_out(env, argc, argv, 5, &out)) return NULL;
   }
   if (!get_msgbuf(env, argv[3], &b)) return NULL;
   MPI_Request r;
@@ -617,11 +706,11 @@ static double now_ns(void) {
  */
 static napi_value js_test(napi_env env, napi_callback_info info) {
   napi_value argv[3];
+  size_t argc = 3;
   int s, spin, *out;
-  size_t n;
-  if (!get_args(env, info, 3, argv) || !get_int(env, argv[0], &s) || !get_int(env, argv[1], &spin) || !get_int32_array(env, argv[2], &out, &n, 0))
-    return NULL;
-  if (s < 0 || s >= nreqs || reqs[s] == MPI_REQUEST_NULL || n < 5) return throw_range(env, "vcoll_mpi: not a pending request slot");
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 2) return throw_type(env, "vcoll_mpi: too few arguments");
+  if (!get_int(env, argv[0], &s) || !get_int(env, argv[1], &spin) || !get_status_out(env, argc, argv, 2, &out)) return NULL;
+  if (s < 0 || s >= nreqs || reqs[s] == MPI_REQUEST_NULL) return throw_range(env, "vcoll_mpi: not a pending request slot");
   MPI_Status st;
   int done = 0, rc;
   double until = spin > 0 ? now_ns() + spin : 0;
@@ -953,23 +1042,23 @@ static napi_value js_send_blocking(napi_env env, napi_callback_info info) {
   int rc = MPI_Send(b.base, b.count, b.type, dest, tag, c);
   free_msgbuf(&b);
   if (rc != MPI_SUCCESS) return throw_mpi(env, "MPI_Send", rc);
-  return undefined_value(env);
+  return NULL; /* undefined */
 }
 
-/* recvBlocking(comm, source, tag, into, out: Int32Array(5)): out = -1, source, tag, bytes, error class */
+/*
+ * recvBlocking(comm, source, tag, into, out?: Int32Array(5)): out (default: the registered
+ * status buffer) = -1, source, tag, bytes, error class
+ */
 static napi_value js_recv_blocking(napi_env env, napi_callback_info info) {
   napi_value argv[5];
+  size_t argc = 5;
   MPI_Comm c;
   int src, tag, *out;
-  size_t nout;
   msgbuf b;
-  if (!get_args(env, info, 5, argv) || !get_comm(env, argv[0], &c) || !get_int(env, argv[1], &src) || !get_int(env, argv[2], &tag) ||
-      !get_int32_array(env, argv[4], &out, &nout, 0) || !get_msgbuf(env, argv[3], &b))
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 4) return throw_type(env, "vcoll_mpi: too few arguments");
+  if (!get_comm(env, argv[0], &c) || !get_int(env, argv[1], &src) || !get_int(env, argv[2], &tag) ||
+      !get_status_out(env, argc, argv, 4, &out) || !get_msgbuf(env, argv[3], &b))
     return NULL;
-  if (nout < 5) {
-    free_msgbuf(&b);
-    return throw_range(env, "vcoll_mpi: recvBlocking status buffer too small");
-  }
   MPI_Status st;
   int rc = MPI_Recv(b.base, b.count, b.type, src < 0 ? MPI_ANY_SOURCE : src, tag < 0 ? MPI_ANY_TAG : tag, c, &st);
   if (rc != MPI_SUCCESS) {
@@ -984,7 +1073,7 @@ static napi_value js_recv_blocking(napi_env env, napi_callback_info info) {
     put_status(out, -1, &st, MPI_SUCCESS, b.derived ? b.type : MPI_DATATYPE_NULL);
   }
   free_msgbuf(&b);
-  return undefined_value(env);
+  return NULL; /* undefined */
 }
 
 /* ---------- benchmark support: a ping-pong loop entirely in C (the reference of bench:mpi) ---------- */
@@ -1037,6 +1126,8 @@ static napi_value module_init(napi_env env, napi_value exports) {
       FN("isend", js_isend),
       FN("irecv", js_irecv),
       FN("test", js_test),
+      FN("statusBuffer", js_status_buffer),
+      FN("errorOf", js_error_of),
       FN("testsome", js_testsome),
       FN("pending", js_pending),
       FN("cancel", js_cancel),

@@ -104,11 +104,26 @@ describe('communicators over MPI', () => {
     if (p >= 3) expectBadInter(two, 'leaderMismatch', 1, false, res[14] as BadInterObservation[]);
   });
 
-  it.each([1, 2, 3, 4])('p = %i: blocking point-to-point (mpiBlocking): ring, ANY_SOURCE, self, bad arguments, world and split', async (p) => {
+  it.each([
+    [1, true],
+    [2, true],
+    [3, true],
+    [4, true],
+    [2, false],
+    [3, false],
+  ])('p = %i, fast path %s: blocking point-to-point (mpiBlocking): ring, ANY_SOURCE, self, bad arguments, array cache, world and split', async (p, fast) => {
     const sizes = [0, 8, 5000, 70000];
-    const res = await runMpi<BlockingObservation[]>(p, new URL('../programs/blocking-program.ts', import.meta.url), { sizes });
+    const res = await runMpi<BlockingObservation[]>(p, new URL('../programs/blocking-program.ts', import.meta.url), { sizes }, fast ? {} : { env: { VCOLL_MPI_FAST: '0' } });
     for (let r = 0; r < p; r++) {
       res[r].forEach((o, k) => {
+        expect(o.fast).toBe(fast);
+        expect(o.cache, `rank ${r} comm ${k}`).toEqual({
+          alternating: true,
+          detachedRecvTruncates: true,
+          detachedSendIsEmpty: true,
+          resizableBefore: true,
+          resizableShrunkTruncates: true,
+        });
         const size = k === 0 ? p : r % 2 === 0 ? Math.ceil(p / 2) : Math.floor(p / 2);
         expect(o.ring, `rank ${r} comm ${k}`).toEqual(sizes.map(() => true));
         expect(o.self).toBe(true);

@@ -7,6 +7,7 @@
 
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { UnavailableError } from '../../errors.js';
 
@@ -71,7 +72,14 @@ export interface MpiBinding {
    * MPI_Test on `slot`, repeated for up to `spinNs` ns: 1 when it completed (out = slot, source,
    * tag, bytes, error class; the slot is free again), 0 when still pending.
    */
-  test(slot: number, spinNs: number, out: Int32Array): number;
+  test(slot: number, spinNs: number, out?: Int32Array): number;
+  /**
+   * Registers the status buffer (at least 5 ints) that `recvBlocking`, `irecv` with a spin and
+   * `test` write when they are given none: one typed-array lookup less per call.
+   */
+  statusBuffer(out: Int32Array): void;
+  /** The Error a call `what` failing with MPI error code `code` throws (mpiClass, mpiClassName). */
+  errorOf(what: string, code: number): Error;
   /** MPI_Testsome over every pending request (repeated for up to `spinNs` ns until one completes): how many completed, 5 ints each in `out`. */
   testsome(out: Int32Array, spinNs?: number): number;
   /** Requests pending in the binding. */
@@ -95,10 +103,34 @@ export interface MpiBinding {
   allgatherv(comm: number, send: Bytes, recv: Bytes, counts: Int32Array, displs: Int32Array): void;
   /** MPI_Send: returns once `data` may be reused (the thread waits in MPI). */
   sendBlocking(comm: number, dest: number, tag: number, data: NativeBuffer): void;
-  /** MPI_Recv: returns once the message is in `into` (out = -1, source, tag, bytes, error class). */
-  recvBlocking(comm: number, source: number, tag: number, into: NativeBuffer, out: Int32Array): void;
+  /**
+   * MPI_Recv: returns once the message is in `into` (out, default the registered status buffer,
+   * = -1, source, tag, bytes, error class).
+   */
+  recvBlocking(comm: number, source: number, tag: number, into: NativeBuffer, out?: Int32Array): void;
   /** A ping-pong loop written in C (MPI_Send/MPI_Recv): seconds per round trip. */
   pingpongC(comm: number, peer: number, bytes: number, iterations: number, first: number): number;
+  /** The fast path module, linked to this binding (set by loadMpiBinding; see MpiFastPath). */
+  fast?: MpiFastPath;
+  /** Why `fast` is undefined (not built, does not load, VCOLL_MPI_FAST=0). */
+  fastMissing?: string;
+  /** The registered status buffer (5 ints; see statusBuffer), set by loadMpiBinding. */
+  status: Int32Array;
+}
+
+/**
+ * The fast path of the blocking point-to-point (native/vcoll_mpi_fast.cc: V8's API, not N-API,
+ * about half the call overhead): one Uint8Array per message, communicator handles of the main
+ * binding. Optional: `loadMpiBinding().fast` is undefined when it is not built, does not load
+ * (built for another Node), or VCOLL_MPI_FAST=0.
+ */
+export interface MpiFastPath {
+  link(bindingPath: string): void;
+  statusBuffer(out: Int32Array): void;
+  /** MPI_Send: 0, or the MPI error code (turn it into an Error with the binding's errorOf). */
+  sendBlocking(comm: number, dest: number, tag: number, data: Uint8Array): number;
+  /** MPI_Recv: the status buffer = -1, source, tag, bytes, error class. */
+  recvBlocking(comm: number, source: number, tag: number, into: Uint8Array): void;
 }
 
 /** Error classes the transport maps to typed errors (MPI's standard numbering). */
@@ -131,12 +163,33 @@ export function loadMpiBinding(): MpiBinding {
   if (!existsSync(path)) {
     throw new UnavailableError('mpi-binding', `vcoll's MPI binding is not built (no ${path}): ${BUILD_HINT}`);
   }
+  const require = createRequire(import.meta.url);
+  let binding: MpiBinding;
   try {
-    loaded = createRequire(import.meta.url)(path) as MpiBinding;
+    binding = require(path) as MpiBinding;
   } catch (e) {
     const why = e instanceof Error ? e.message : String(e);
     throw new UnavailableError('mpi-binding', `vcoll's MPI binding at ${path} does not load (${why}): rebuild it: ${BUILD_HINT}`, { cause: e });
   }
+  binding.status = new Int32Array(5);
+  binding.statusBuffer(binding.status);
+  const fastPath = join(dirname(path), 'vcoll_mpi_fast.node');
+  if (process.env.VCOLL_MPI_FAST === '0') {
+    binding.fastMissing = 'VCOLL_MPI_FAST=0';
+  } else if (!existsSync(fastPath)) {
+    binding.fastMissing = `not built (no ${fastPath})`;
+  } else {
+    try {
+      const fast = require(fastPath) as MpiFastPath;
+      fast.link(path);
+      fast.statusBuffer(binding.status);
+      binding.fast = fast;
+    } catch (e) {
+      // Built for another Node (V8's API is not ABI-stable): the N-API functions serve instead.
+      binding.fastMissing = `does not load (${e instanceof Error ? e.message : String(e)}): rebuild with npm run build:mpi`;
+    }
+  }
+  loaded = binding;
   return loaded;
 }
 

@@ -39,14 +39,15 @@ export function mpiBlocking(comm: Communicator): BlockingPointToPoint {
   const size = comm.size;
   // The world communicator's ranks are world ranks: its statuses need no translation.
   const world = comm.ctx === 0;
-  const userCtx = endpointCtx(comm.ctx, 0);
-  const collCtx = endpointCtx(comm.ctx, COLLECTIVE_TAG);
+  // Both halves of the context (user tags, collective tags), resolved once.
+  const user = ep.blockingPort(endpointCtx(comm.ctx, 0));
+  const coll = ep.blockingPort(endpointCtx(comm.ctx, COLLECTIVE_TAG));
   return {
     send(dest, tag, data) {
       // The common case checked inline (one Uint8Array, ranks and tags in range): the checks
       // below build error messages only when something is wrong.
       if (data instanceof Uint8Array && dest >= 0 && dest < size && (dest | 0) === dest && tag >= 0 && tag <= MAX_TAG && (tag | 0) === tag) {
-        ep.sendBlocking(tag >= COLLECTIVE_TAG ? collCtx : userCtx, world ? dest : comm.worldRankOf(dest), tag, data);
+        (tag >= COLLECTIVE_TAG ? coll : user).send(world ? dest : comm.worldRankOf(dest), tag, data);
         return;
       }
       const bytes = toBytes(data);
@@ -55,11 +56,11 @@ export function mpiBlocking(comm: Communicator): BlockingPointToPoint {
         badTag(tag, false, rank) ??
         (isMessageBuffer(bytes) ? undefined : new InvalidArgumentError('data', BAD_BUFFER, { rank }));
       if (bad !== undefined) throw bad;
-      ep.sendBlocking(endpointCtx(comm.ctx, tag), comm.worldRankOf(dest), tag, bytes);
+      (tag >= COLLECTIVE_TAG ? coll : user).send(comm.worldRankOf(dest), tag, bytes);
     },
     recv(source, tag, into) {
       if (into instanceof Uint8Array && source >= 0 && source < size && (source | 0) === source && tag >= 0 && tag <= MAX_TAG && (tag | 0) === tag) {
-        const st = ep.recvBlocking(tag >= COLLECTIVE_TAG ? collCtx : userCtx, world ? source : comm.worldRankOf(source), tag, into);
+        const st = (tag >= COLLECTIVE_TAG ? coll : user).recv(world ? source : comm.worldRankOf(source), tag, into);
         return world ? st : { source: comm.rankOfWorld(st.source), tag: st.tag, bytes: st.bytes };
       }
       const bytes = toBytes(into);
@@ -68,7 +69,7 @@ export function mpiBlocking(comm: Communicator): BlockingPointToPoint {
         badTag(tag, true, rank) ??
         (isMessageBuffer(bytes) ? undefined : new InvalidArgumentError('into', BAD_BUFFER, { rank }));
       if (bad !== undefined) throw bad;
-      const st = ep.recvBlocking(endpointCtx(comm.ctx, tag), source < 0 ? source : comm.worldRankOf(source), tag, bytes);
+      const st = (tag >= COLLECTIVE_TAG ? coll : user).recv(source < 0 ? source : comm.worldRankOf(source), tag, bytes);
       return world ? st : { source: comm.rankOfWorld(st.source), tag: st.tag, bytes: st.bytes };
     },
   };

@@ -60,6 +60,12 @@ type Queued =
   | { readonly kind: 'recv'; readonly source: number; readonly tag: number; readonly into: MessageBuffer; readonly req: OpRequest<Status> }
   | { readonly kind: 'alloc'; readonly source: number; readonly tag: number; readonly maxBytes: number; readonly req: OpRequest<Received> };
 
+/** A context's blocking point-to-point (MpiEndpoint.blockingPort): world ranks, vcoll tags. */
+export interface BlockingPort {
+  send(dest: number, tag: number, data: MessageBuffer): void;
+  recv(source: number, tag: number, into: MessageBuffer): Status;
+}
+
 /** A request pending in the binding. */
 interface Pending {
   /** 'self': a send to this rank from a copy, already reported complete (see `isend`). */
@@ -94,10 +100,13 @@ function segmentsBytes(buf: MessageBuffer): number {
 
 /** The bytes of a message buffer in a fresh contiguous array. */
 function copyOf(buf: MessageBuffer): Uint8Array {
-  if (buf instanceof Uint8Array) return buf.slice();
+  // A detached array has 0 bytes (as MPI sees it: the binding reads its length), and slice /
+  // set would throw on it: it is skipped.
+  if (buf instanceof Uint8Array) return buf.byteLength === 0 ? new Uint8Array(0) : buf.slice();
   const out = new Uint8Array(segmentsBytes(buf));
   let at = 0;
   for (const s of buf) {
+    if (s.byteLength === 0) continue;
     out.set(s, at);
     at += s.length;
   }
@@ -124,7 +133,10 @@ export class MpiEndpoint implements Endpoint {
   /** Contexts whose queue is not empty. */
   private readonly queued = new Set<Context>();
   private out = new Int32Array(5 * 64);
-  private readonly one = new Int32Array(5);
+  /** The binding's registered status buffer: calls that complete at once write here. */
+  private readonly one: Int32Array;
+  /** Blocking point-to-point per context (see blockingPort). */
+  private readonly ports = new Map<number, BlockingPort>();
   private readonly probeOut = new Int32Array(3);
   private polling = false;
   /** Set by `close` (MPI_Finalize is next): no more polling. */
@@ -135,6 +147,7 @@ export class MpiEndpoint implements Endpoint {
 
   constructor(mpi: MpiBinding, info: MpiInitInfo, options: MpiEndpointOptions = {}) {
     this.mpi = mpi;
+    this.one = mpi.status;
     this.info = info;
     this.worldRank = info.rank;
     this.worldSize = info.size;
@@ -283,7 +296,7 @@ export class MpiEndpoint implements Endpoint {
     const req = new OpRequest<void>();
     const entry: Pending = { kind: 'send', ctx: c, req: req as OpRequest<unknown>, buf: data, capacity: 0 };
     // A blocking send (a message past the eager limit) is driven in C for a bounded time.
-    if (awaited && this.recvSpinNs > 0 && this.mpi.test(slot, this.recvSpinNs, this.one) === 1) {
+    if (awaited && this.recvSpinNs > 0 && this.mpi.test(slot, this.recvSpinNs) === 1) {
       this.complete(entry, this.one, 0);
       return req;
     }
@@ -317,7 +330,7 @@ export class MpiEndpoint implements Endpoint {
     let slot: number;
     const spin = awaited ? this.recvSpinNs : 0;
     try {
-      slot = spin > 0 ? this.mpi.irecv(c.handle, this.peer(c, source), this.mpiTag(c, tag), into, spin, this.one) : this.mpi.irecv(c.handle, this.peer(c, source), this.mpiTag(c, tag), into);
+      slot = spin > 0 ? this.mpi.irecv(c.handle, this.peer(c, source), this.mpiTag(c, tag), into, spin) : this.mpi.irecv(c.handle, this.peer(c, source), this.mpiTag(c, tag), into);
     } catch (e) {
       req.reject(this.typed(e));
       return;
@@ -336,20 +349,7 @@ export class MpiEndpoint implements Endpoint {
    * may be reused; a send to oneself is buffered as in `isend`. Throws typed errors.
    */
   sendBlocking(ctx: number, dest: number, tag: number, data: MessageBuffer): void {
-    if (this.closed) throw this.afterFinalize();
-    const c = this.context(ctx);
-    const bad = this.badTag(c, tag);
-    if (bad !== undefined) throw bad;
-    if (dest === this.worldRank) {
-      const req = this.isend(ctx, dest, tag, data) as OpRequest<void>;
-      if (req.failed) throw req.reason;
-      return;
-    }
-    try {
-      this.mpi.sendBlocking(c.handle, this.peer(c, dest), this.mpiTag(c, tag), data);
-    } catch (e) {
-      throw this.typed(e);
-    }
+    this.blockingPort(ctx).send(dest, tag, data);
   }
 
   /**
@@ -358,24 +358,69 @@ export class MpiEndpoint implements Endpoint {
    * and tag must be awaited first (it was posted first, so it matches first).
    */
   recvBlocking(ctx: number, source: number, tag: number, into: MessageBuffer): Status {
-    if (this.closed) throw this.afterFinalize();
+    return this.blockingPort(ctx).recv(source, tag, into);
+  }
+
+  /**
+   * The blocking point-to-point of context `ctx` with everything per-context looked up once
+   * (the communicator handle, rank translations, tag range): what `mpiBlocking` calls per
+   * message. Ranks are world ranks, tags vcoll's; one Uint8Array goes through the binding's
+   * fast path (vcoll_mpi_fast) when it loaded, anything else through the N-API functions.
+   */
+  blockingPort(ctx: number): BlockingPort {
+    const known = this.ports.get(ctx);
+    if (known !== undefined) return known;
     const c = this.context(ctx);
-    const bad = this.badTag(c, tag);
-    if (bad !== undefined) throw bad;
-    if (c.queue.some((q) => overlaps(q, source, tag))) {
-      throw new CommunicationError(
-        `MPI transport: a blocking receive from ${source} tag ${tag} would overtake a receive of unknown size posted before it for the same messages; await that one first`,
-        { rank: this.worldRank },
-      );
-    }
+    const { handle, localOf, worldOf, tagBase, queue } = c;
+    const maxTag = this.info.tagUb + tagBase;
+    const mpi = this.mpi;
+    const fast = mpi.fast;
     const one = this.one;
-    try {
-      this.mpi.recvBlocking(c.handle, this.peer(c, source), this.mpiTag(c, tag), into, one);
-    } catch (e) {
-      throw this.typed(e);
-    }
-    if (one[4] !== 0) throw this.failure({ kind: 'recv', ctx: c, req: new OpRequest<unknown>(), buf: into, capacity: segmentsBytes(into) }, one[4]);
-    return { source: c.worldOf === null ? one[1] : c.worldOf[one[1]], tag: one[2] + c.tagBase, bytes: one[3] };
+    const me = this.worldRank;
+    const port: BlockingPort = {
+      send: (dest, tag, data) => {
+        if (this.closed) throw this.afterFinalize();
+        if (tag > maxTag) throw this.badTag(c, tag) as InvalidArgumentError;
+        if (dest === me) {
+          const req = this.isend(ctx, dest, tag, data) as OpRequest<void>;
+          if (req.failed) throw req.reason;
+          return;
+        }
+        const peer = localOf === null ? dest : localOf[dest];
+        if (fast !== undefined && data instanceof Uint8Array) {
+          const rc = fast.sendBlocking(handle, peer, tag - tagBase, data);
+          if (rc !== 0) throw this.typed(mpi.errorOf('MPI_Send', rc));
+          return;
+        }
+        try {
+          mpi.sendBlocking(handle, peer, tag - tagBase, data);
+        } catch (e) {
+          throw this.typed(e);
+        }
+      },
+      recv: (source, tag, into) => {
+        if (this.closed) throw this.afterFinalize();
+        if (tag > maxTag) throw this.badTag(c, tag) as InvalidArgumentError;
+        if (queue.length > 0 && queue.some((q) => overlaps(q, source, tag))) {
+          throw new CommunicationError(
+            `MPI transport: a blocking receive from ${source} tag ${tag} would overtake a receive of unknown size posted before it for the same messages; await that one first`,
+            { rank: me },
+          );
+        }
+        const peer = source < 0 || localOf === null ? source : localOf[source];
+        const mtag = tag < 0 ? -1 : tag - tagBase;
+        try {
+          if (fast !== undefined && into instanceof Uint8Array) fast.recvBlocking(handle, peer, mtag, into);
+          else mpi.recvBlocking(handle, peer, mtag, into);
+        } catch (e) {
+          throw this.typed(e);
+        }
+        if (one[4] !== 0) throw this.failure({ kind: 'recv', ctx: c, req: new OpRequest<unknown>(), buf: into, capacity: segmentsBytes(into) }, one[4]);
+        return { source: worldOf === null ? one[1] : worldOf[one[1]], tag: one[2] + tagBase, bytes: one[3] };
+      },
+    };
+    this.ports.set(ctx, port);
+    return port;
   }
 
   irecvAlloc(ctx: number, source: number, tag: number, maxBytes: number): Request<Received> {
