@@ -22,7 +22,7 @@ import { InvalidArgumentError } from './errors.js';
 import type { Calibration } from './run/calibrate.js';
 import { runOnThreads, type RunReport } from './run/job.js';
 import { SEED000_DISTRIBUTIONS, V_OPERATIONS, type RunCase, type VOperation } from './run/spec.js';
-import { twoBlockDomains } from './trees/two-block.js';
+import { notApplicable } from './run/applicable.js';
 
 export interface MainJobOptions {
   readonly p?: number;
@@ -55,17 +55,6 @@ export interface MainJobResult {
   /** Every case that ran was verified. */
   readonly ok: boolean;
   readonly seconds: number;
-}
-
-/** Why an algorithm cannot run these sizes, or undefined. */
-function notApplicable(algorithm: VAlgorithm, sizes: readonly number[]): string | undefined {
-  if (algorithm !== 'two-block') return undefined;
-  try {
-    twoBlockDomains(sizes);
-    return undefined;
-  } catch {
-    return 'more than two block sizes';
-  }
 }
 
 const us = (s: number): string => (s * 1e6).toFixed(1);

@@ -3,10 +3,12 @@ import { Command, Option } from 'commander';
 import { V_ALGORITHMS } from '../collectives/types.js';
 import { TRANSPORTS, V_OPERATIONS } from '../run/spec.js';
 import { COMPARED_ALGORITHMS, parseComparedAlgorithms, parseRootSelection } from '../trees/compare.js';
+import { BENCH_DEFAULTS } from '../bench/bench-defaults.js';
+import type { BenchCommandOptions, GuidelinesCommandOptions, ReportCommandOptions } from './bench-command.js';
 import type { EstimateCommandOptions } from './estimate-command.js';
 import { exitOnError } from './exit.js';
 import { runModel, type ModelCommandOptions } from './model-command.js';
-import { parseChoice, parseIntegerOption, parseNumberOption, parseSizesOption } from './options.js';
+import { parseChoice, parseIntegerListOption, parseIntegerOption, parseNumberOption, parseSizesOption } from './options.js';
 import type { InterCommandOptions } from './inter-command.js';
 import type { RunCommandOptions } from './run-command.js';
 import { runTree, type TreeCommandOptions } from './tree-command.js';
@@ -130,6 +132,71 @@ export function buildProgram(): Command {
     .action(async (opts: EstimateCommandOptions) => {
       const { runEstimate } = await import('./estimate-command.js');
       await runEstimate(opts);
+    });
+
+  program
+    .command('bench')
+    .description("benchmark gatherv/scatterv algorithms by seed 000's method (warm-ups, repetitions, barrier, slowest process) with GL1/GL2 verdicts; JSON, CSV, HTML report")
+    .option('--transport <t>', 'sim | threads | mpi', parseChoice('transport', TRANSPORTS), BENCH_DEFAULTS.transport)
+    .option('--ops <list>', "comma-separated: gatherv, scatterv ('none': only --inter-settings)", BENCH_DEFAULTS.ops.join(','))
+    .option('--algorithms <list>', `comma-separated: ${V_ALGORITHMS.join(', ')}`, BENCH_DEFAULTS.algorithms.join(','))
+    .option('--dists <list>', "comma-separated distributions, 'all', or 'seed000' (the paper's eight)", 'seed000')
+    .option('--b <list>', 'average block sizes (elements), comma-separated', parseIntegerListOption('b', 0), [...BENCH_DEFAULTS.bs])
+    .option('--p <list>', 'process counts, comma-separated', parseIntegerListOption('p', 0), [...BENCH_DEFAULTS.ps])
+    .option('--reps <n>', `timed repetitions per case and variant (default ${BENCH_DEFAULTS.reps}; --quick 10)`, parseIntegerOption('reps', 0))
+    .option('--warmup <n>', `untimed executions first (default ${BENCH_DEFAULTS.warmup}; --quick 2)`, parseIntegerOption('warmup', 0))
+    .option('--quick', 'fewer repetitions and warm-ups (10 and 2): a first look', false)
+    .option('--root <r>', 'the root rank', parseIntegerOption('root', 0), BENCH_DEFAULTS.root)
+    .option('--unit-bytes <n>', 'bytes per element (4: MPI_INT, as seed 000)', parseIntegerOption('unit-bytes', 0), BENCH_DEFAULTS.unitBytes)
+    .option('--rho <n>', 'ρ of the spikes and skewed distributions', parseIntegerOption('rho', 0), BENCH_DEFAULTS.rho)
+    .option('--seed <n>', 'seed of the random distributions', parseIntegerOption('seed', 0), BENCH_DEFAULTS.seed)
+    .option('--alpha <x>', 'model: start-up latency per message (sim; trees without --calibrate)', parseNumberOption('alpha'), BENCH_DEFAULTS.model.alpha)
+    .option('--beta <x>', 'model: time per element', parseNumberOption('beta'), BENCH_DEFAULTS.model.beta)
+    .option('--gamma <x>', 'model: local copy time per element', parseNumberOption('gamma'), BENCH_DEFAULTS.model.gamma)
+    .option('--no-calibrate', 'threads, mpi: do not fit α, β, γ to the transport (then no predictions)')
+    .option('--persistent', 'plan once (gathervInit/scattervInit) and time the data phase only', false)
+    .addOption(new Option('--references <which>', "the guideline references' regular collectives").choices(['vcoll', 'mpi-native', 'none']).default('vcoll'))
+    .option('--significance <a>', 'level of the guideline tests', parseNumberOption('significance'), BENCH_DEFAULTS.alpha)
+    .option('--inter-settings <list>', "seed 003's intergroup allgather(v) settings 1…8 too (a list, or all): root gathering vs Algorithms 1 and 2 (sim, threads)")
+    .option('--inter-sizes <list>', 'bytes per rank of the larger block (default: sim 64 KiB … 8 MiB, threads 16 KiB … 256 KiB)', parseIntegerListOption('inter-sizes', 0))
+    .option('--inter-ranks <list>', 'p + q of the intergroup runs (default: sim 64, threads 8)', parseIntegerListOption('inter-ranks', 0))
+    .option('--json <file>', 'write the results (configuration included) as JSON')
+    .option('--csv <file>', 'write the results as CSV')
+    .option('--report <file>', 'write the HTML report too')
+    .option('--format <fmt>', 'stdout: table | json', parseChoice('format', ['table', 'json'] as const), 'table')
+    .option('--progress', 'show a progress bar on stderr (default: when stderr is a terminal)')
+    .option('--no-progress', 'never show a progress bar')
+    .exitOverride()
+    .action(async (opts: BenchCommandOptions) => {
+      const { runBenchCommand } = await import('./bench-command.js');
+      const r = await runBenchCommand(opts);
+      if (!r.rows.every((x) => x.verified) || !r.inter.every((x) => x.verified)) process.exitCode = 1;
+    });
+
+  program
+    .command('guidelines')
+    .description('print the GL1/GL2 violations of a `vcoll bench --json` results file')
+    .argument('<results>', 'a results file of vcoll bench --json')
+    .option('--significance <a>', 'judge again at this level', parseNumberOption('significance'))
+    .option('--all', 'print every verdict, not only the violations', false)
+    .option('--strict', 'exit 1 when a guideline is violated', false)
+    .option('--format <fmt>', 'table | json', parseChoice('format', ['table', 'json'] as const), 'table')
+    .exitOverride()
+    .action(async (file: string, opts: GuidelinesCommandOptions) => {
+      const { runGuidelinesCommand } = await import('./bench-command.js');
+      const violated = runGuidelinesCommand(file, opts);
+      if (opts.strict && violated > 0) process.exitCode = 1;
+    });
+
+  program
+    .command('report')
+    .description('write a self-contained HTML report (SVG plots as seed 000 Figs. 3-10 and seed 003 Figs. 4-6) of a `vcoll bench --json` results file')
+    .argument('<results>', 'a results file of vcoll bench --json')
+    .requiredOption('--out <file>', 'the HTML file to write')
+    .exitOverride()
+    .action(async (file: string, opts: ReportCommandOptions) => {
+      const { runReportCommand } = await import('./bench-command.js');
+      await runReportCommand(file, opts);
     });
 
   program

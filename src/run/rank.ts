@@ -61,7 +61,8 @@ export interface RankCaseResult {
   readonly info: CollectiveInfo;
 }
 
-interface Execution {
+/** One timed unit of a case on one rank: run it, poison what it writes, check what it wrote. */
+export interface Execution {
   /** Runs the operation once (or start() of the plan). */
   run(): Promise<CollectiveInfo>;
   /** Poisons the buffers the operation writes. */
@@ -70,14 +71,24 @@ interface Execution {
   check(): string | undefined;
 }
 
-/** Runs one case on this rank. `comm` is the plain communicator; traffic is counted on a wrapper. */
-export async function runCaseOnRank(comm: Communicator, c: RunCase, timer: RankTimer): Promise<RankCaseResult> {
+/** A case made ready on one rank: its execution and, persistent, what planning took. */
+export interface PreparedCase {
+  readonly exec: Execution;
+  readonly planTime: number | undefined;
+  readonly planMessages: number;
+  readonly planBytes: number;
+}
+
+/**
+ * Builds this rank's blocks and buffers for case `c` and, persistent, plans it once (timed
+ * between synchronisations, its traffic counted on `counting`, which wraps `comm`).
+ */
+export async function prepareCase(comm: Communicator, counting: CountingCommunicator, c: RunCase, timer: RankTimer): Promise<PreparedCase> {
   const p = comm.size;
   const me = comm.rank;
   const isRoot = me === c.root;
   const counts = blockSizes(c.dist, { p, b: c.b, rho: c.rho, seed: c.seed });
   const u = c.unitBytes;
-  const counting = new CountingCommunicator(comm);
   const options: CollectiveOptions = { algorithm: c.algorithm, model: caseModel(c), auto: { roundLatency: c.roundLatency ?? 0 } };
   const mine = blockOf(me, counts[me], u);
 
@@ -116,22 +127,20 @@ export async function runCaseOnRank(comm: Communicator, c: RunCase, timer: RankT
     });
   }
 
-  let planTime: number | undefined;
-  let planMessages = 0;
-  let planBytes = 0;
-  let exec: Execution;
-  if (c.persistent) {
-    await timer.sync(comm);
-    counting.reset();
-    const t0 = timer.now(comm);
-    const plan = gArgs ? await gathervInit(counting, gArgs, options) : await scattervInit(counting, sArgs as ScattervArgs, options);
-    planTime = timer.now(comm) - t0;
-    planMessages = counting.counter.messages;
-    planBytes = counting.counter.bytes;
-    exec = makeExecution(() => plan.start(), plan.info);
-  } else {
-    exec = makeExecution();
-  }
+  if (!c.persistent) return { exec: makeExecution(), planTime: undefined, planMessages: 0, planBytes: 0 };
+  await timer.sync(comm);
+  counting.reset();
+  const t0 = timer.now(comm);
+  const plan = gArgs ? await gathervInit(counting, gArgs, options) : await scattervInit(counting, sArgs as ScattervArgs, options);
+  const planTime = timer.now(comm) - t0;
+  return { exec: makeExecution(() => plan.start(), plan.info), planTime, planMessages: counting.counter.messages, planBytes: counting.counter.bytes };
+}
+
+/** Runs one case on this rank. `comm` is the plain communicator; traffic is counted on a wrapper. */
+export async function runCaseOnRank(comm: Communicator, c: RunCase, timer: RankTimer): Promise<RankCaseResult> {
+  const me = comm.rank;
+  const counting = new CountingCommunicator(comm);
+  const { exec, planTime, planMessages, planBytes } = await prepareCase(comm, counting, c, timer);
 
   let mismatch: string | undefined;
   const times: number[] = [];

@@ -1,0 +1,266 @@
+/**
+ * `vcoll bench` (issue 7): operations × algorithms × distributions × block sizes × process
+ * counts on one transport, by seed 000 §5's method (10 warm-ups, 75 repetitions, a barrier
+ * before each execution, time = the slowest process), with GL1/GL2's references measured
+ * beside every case and the guidelines judged on the samples (src/bench/guidelines.ts).
+ *
+ * The configuration is checked whole before any work starts (typed errors naming the field).
+ * Work is split per process count and (operation, distribution): one start-up of the transport
+ * runs every b of such a group (worker threads: one pool; MPI: one mpirun), so progress can be
+ * reported between groups. On threads and MPI the model is first fitted to the transport
+ * (`calibrate`, α, β, γ in µs, on the first group of each process count) and every tree and
+ * prediction then uses it; the simulator runs the given model and its numbers are exact.
+ */
+import { hostname, cpus } from 'node:os';
+import { V_ALGORITHMS, type VAlgorithm } from '../collectives/types.js';
+import { MPI_NATIVE } from '../collectives/types.js';
+import { InvalidArgumentError } from '../errors.js';
+import { linearModel, type CostModel } from '../model/cost-model.js';
+import { predictTime } from '../run/predict.js';
+import { V_OPERATIONS, TRANSPORTS, type RunCase, type VOperation } from '../run/spec.js';
+import { calibratedCase, calibratedModel } from '../run/threads-program.js';
+import type { Calibration } from '../run/calibrate.js';
+import { runSim } from '../transports/sim/index.js';
+import { runThreads, type RunThreadsOptions } from '../transports/threads/index.js';
+import { runMpi, type RunMpiOptions } from '../transports/mpi/run.js';
+import benchProgram, { type BenchProgramArgs, type BenchProgramCase, type BenchRankResult, type BenchVariant } from './bench-program.js';
+import { notApplicable } from '../run/applicable.js';
+import { blockSizes, DISTRIBUTIONS, parseDistribution, type DistributionName } from './distributions.js';
+import { evaluateGuidelines } from './guidelines.js';
+import { BENCH_DEFAULTS } from './bench-defaults.js';
+import { RESULTS_SCHEMA, type BenchCalibration, type BenchConfig, type BenchResults, type BenchRow, type InterRow, type RowKind } from './results.js';
+import { runInter } from '../run/inter.js';
+import { INTER_SETTINGS, type InterSettingNumber } from '../run/inter-settings.js';
+import { sampleStats } from './stats.js';
+
+const positiveInt = (field: string, x: unknown, min: number, max = Number.MAX_SAFE_INTEGER): number => {
+  if (typeof x !== 'number' || !Number.isInteger(x) || x < min || x > max) {
+    throw new InvalidArgumentError(field, `must be an integer in [${min}, ${max}], got ${String(x)}`);
+  }
+  return x;
+};
+
+function nonEmpty<T>(field: string, xs: readonly T[]): readonly T[] {
+  if (!Array.isArray(xs) || xs.length === 0) throw new InvalidArgumentError(field, 'must list at least one value');
+  return xs;
+}
+
+/**
+ * The configuration checked whole (every list non-empty, every name known, b ≥ 1, p ≥ 1, the
+ * root below every p, MPI-only choices only over MPI): an InvalidArgumentError naming the
+ * field, before any work starts.
+ */
+export function validateBenchConfig(c: BenchConfig): BenchConfig {
+  if (!TRANSPORTS.includes(c.transport)) throw new InvalidArgumentError('transport', `must be one of ${TRANSPORTS.join(', ')}, got "${String(c.transport)}"`);
+  if (c.ops.length === 0 && c.interSettings.length === 0) throw new InvalidArgumentError('ops', 'must list at least one operation (or run intergroup settings)');
+  for (const op of c.ops) {
+    if (!V_OPERATIONS.includes(op)) throw new InvalidArgumentError('ops', `unknown operation "${String(op)}" (known: ${V_OPERATIONS.join(', ')})`);
+  }
+  for (const a of nonEmpty('algorithms', c.algorithms)) {
+    if (!(V_ALGORITHMS as readonly string[]).includes(a)) throw new InvalidArgumentError('algorithms', `unknown algorithm "${a}" (known: ${V_ALGORITHMS.join(', ')})`);
+    if (a === MPI_NATIVE && c.transport !== 'mpi') throw new InvalidArgumentError('algorithms', `"${MPI_NATIVE}" is the MPI library's own collective: it needs --transport mpi`);
+  }
+  for (const d of nonEmpty('dists', c.dists)) {
+    if (!(DISTRIBUTIONS as readonly string[]).includes(d)) parseDistribution(String(d), 'dists');
+  }
+  for (const b of nonEmpty('b', c.bs)) positiveInt('b', b, 1);
+  for (const p of nonEmpty('p', c.ps)) positiveInt('p', p, 1, 4096);
+  positiveInt('reps', c.reps, 1);
+  positiveInt('warmup', c.warmup, 0);
+  positiveInt('root', c.root, 0);
+  const minP = Math.min(...c.ps);
+  if (c.root >= minP) throw new InvalidArgumentError('root', `must be a rank of every run: below the smallest p (${minP}), got ${c.root}`);
+  positiveInt('unit-bytes', c.unitBytes, 1, 1 << 20);
+  positiveInt('rho', c.rho, 1);
+  positiveInt('seed', c.seed, -(2 ** 31), 2 ** 31 - 1);
+  for (const k of ['alpha', 'beta', 'gamma'] as const) {
+    const x = c.model[k];
+    if (typeof x !== 'number' || !Number.isFinite(x) || x < 0) throw new InvalidArgumentError(`model.${k}`, `must be a finite number >= 0, got ${String(x)}`);
+  }
+  if (!['vcoll', MPI_NATIVE, 'none'].includes(c.references)) {
+    throw new InvalidArgumentError('references', `must be vcoll, mpi-native or none, got "${String(c.references)}"`);
+  }
+  if (c.references === MPI_NATIVE && c.transport !== 'mpi') throw new InvalidArgumentError('references', `"${MPI_NATIVE}" needs --transport mpi`);
+  if (c.calibrate && c.transport === 'sim') throw new InvalidArgumentError('calibrate', 'only on threads or MPI (the simulator runs the given model)');
+  if (c.calibrate && minP < 2) throw new InvalidArgumentError('calibrate', 'needs at least 2 processes in every run (or --no-calibrate)');
+  if (!(typeof c.alpha === 'number' && c.alpha > 0 && c.alpha < 1)) throw new InvalidArgumentError('significance', `must be in (0, 1), got ${String(c.alpha)}`);
+  if (c.interSettings.length > 0) {
+    if (c.transport === 'mpi') throw new InvalidArgumentError('inter-settings', 'the intergroup settings run on the simulator or on threads, not over MPI (yet)');
+    for (const s of c.interSettings) {
+      if (!(INTER_SETTINGS as readonly number[]).includes(s)) throw new InvalidArgumentError('inter-settings', `must be settings among 1…8, got ${String(s)}`);
+    }
+    for (const x of nonEmpty('inter-sizes', c.interSizes)) positiveInt('inter-sizes', x, 1);
+    for (const x of nonEmpty('inter-ranks', c.interRanks)) positiveInt('inter-ranks', x, 2, 4096);
+  }
+  return c;
+}
+
+export interface BenchRunOptions {
+  /** Called after every group of cases: cases done, cases in all, what finished. */
+  readonly onProgress?: (done: number, total: number, label: string) => void;
+  readonly threads?: RunThreadsOptions;
+  readonly mpi?: RunMpiOptions;
+}
+
+const PROGRAM_URL = new URL(import.meta.url.endsWith('.ts') ? './bench-program.ts' : './bench-program.js', import.meta.url);
+
+/** What the plots and tables call a reference row. */
+export function referenceName(op: VOperation, kind: Exclude<RowKind, 'algorithm'>, references: 'vcoll' | 'mpi-native'): string {
+  const native = references === MPI_NATIVE;
+  const regular = op === 'gatherv' ? (native ? 'MPI_Gather' : 'gather') : native ? 'MPI_Scatter' : 'scatter';
+  if (kind === 'gl1') return `${regular}(m)`;
+  return `${native ? 'MPI_Allreduce' : 'allreduce'} + ${regular}(p·max)`;
+}
+
+/**
+ * The variants of one case: the algorithms that can run its block sizes (the others go to
+ * `skipped`), then GL1's regular operation (on `same` only) and GL2's mock-up.
+ */
+function variantsOf(c: BenchConfig, sizes: readonly number[], dist: DistributionName, skip: (algorithm: string, reason: string) => void): BenchVariant[] {
+  const vs: BenchVariant[] = [];
+  for (const a of c.algorithms) {
+    const why = notApplicable(a as VAlgorithm, sizes);
+    if (why === undefined) vs.push({ kind: 'algorithm', algorithm: a as VAlgorithm });
+    else skip(a, why);
+  }
+  if (c.references !== 'none') {
+    if (dist === 'same') vs.push({ kind: 'gl1', variant: c.references });
+    vs.push({ kind: 'gl2', variant: c.references });
+  }
+  return vs;
+}
+
+function baseCase(c: BenchConfig, op: VOperation, dist: DistributionName, b: number): RunCase {
+  return {
+    op,
+    algorithm: 'linear',
+    dist,
+    b,
+    rho: c.rho,
+    seed: c.seed,
+    root: c.root,
+    unitBytes: c.unitBytes,
+    model: { ...c.model },
+    persistent: c.persistent,
+    reps: c.reps,
+    warmup: c.warmup,
+  };
+}
+
+/** One start-up of the transport for a group of cases. */
+async function runGroup(c: BenchConfig, p: number, args: BenchProgramArgs, options: BenchRunOptions): Promise<BenchRankResult[]> {
+  if (c.transport === 'sim') {
+    const model: CostModel = linearModel(c.model);
+    const sim = await runSim(p, (comm) => benchProgram(comm, args), { model, unitBytes: c.unitBytes });
+    return sim.results;
+  }
+  if (c.transport === 'threads') return runThreads<BenchRankResult>(p, PROGRAM_URL, args, options.threads);
+  return runMpi<BenchRankResult>(p, PROGRAM_URL, args, options.mpi);
+}
+
+/** Rows of one case from every rank's results. */
+function rowsOf(p: number, bc: BenchProgramCase, ranks: readonly BenchRankResult[], ci: number, model: RunCase['model'], roundLatency: number, scale: number | undefined): BenchRow[] {
+  const base = bc.base;
+  const sizes = blockSizes(base.dist, { p, b: base.b, rho: base.rho, seed: base.seed });
+  const size = sizes.reduce((a, x) => a + x, 0);
+  const maxBlock = Math.max(0, ...sizes);
+  return bc.variants.map((v, vi) => {
+    const per = ranks.map((r) => r.results[ci][vi]);
+    const times = per[0].times.map((_, j) => Math.max(...per.map((r) => r.times[j])));
+    const mismatches = per.flatMap((r) => (r.mismatch === undefined ? [] : [r.mismatch])).slice(0, 8);
+    const common = {
+      op: base.op,
+      dist: base.dist,
+      b: base.b,
+      p,
+      root: base.root,
+      size,
+      maxBlock,
+      verified: mismatches.length === 0,
+      mismatches,
+      times,
+      stats: sampleStats(times),
+      messages: per.reduce((a, r) => a + r.messages, 0),
+      bytes: per.reduce((a, r) => a + r.bytes, 0),
+    };
+    if (v.kind !== 'algorithm') {
+      return { ...common, kind: v.kind, name: referenceName(base.op, v.kind, v.variant), algorithm: v.variant };
+    }
+    const info = per[base.root].info;
+    const resolved = info?.algorithm ?? (v.algorithm === 'auto' ? 'linear' : v.algorithm);
+    const row: BenchRow = { ...common, kind: 'algorithm', name: v.algorithm, algorithm: resolved };
+    if (scale === undefined) return row;
+    return { ...row, predicted: predictTime(resolved, base.op, sizes, linearModel(model), base.root, roundLatency) * scale };
+  });
+}
+
+/** Runs the benchmark `config` (validated first) and judges the guidelines on its samples. */
+export { BENCH_DEFAULTS };
+
+export async function runBench(config: BenchConfig, options: BenchRunOptions = {}): Promise<BenchResults> {
+  const c = validateBenchConfig(config);
+  const t0 = performance.now();
+  const groups: { p: number; op: VOperation; dist: DistributionName }[] = [];
+  for (const p of c.ps) for (const op of c.ops) for (const dist of c.dists) groups.push({ p, op, dist });
+  const total = groups.length * c.bs.length;
+  let done = 0;
+  const rows: BenchRow[] = [];
+  const skipped: BenchResults['skipped'][number][] = [];
+  const calibrations = new Map<number, Calibration>();
+  for (const g of groups) {
+    const known = calibrations.get(g.p);
+    const cases: BenchProgramCase[] = c.bs.map((b) => {
+      const base = baseCase(c, g.op, g.dist, b);
+      const sizes = blockSizes(g.dist, { p: g.p, b, rho: c.rho, seed: c.seed });
+      const variants = variantsOf(c, sizes, g.dist, (algorithm, reason) => skipped.push({ op: g.op, algorithm, dist: g.dist, b, p: g.p, reason }));
+      return { base: known ? calibratedCase(base, known) : base, variants };
+    });
+    const needCalibration = c.calibrate && known === undefined;
+    const args: BenchProgramArgs = { cases, timer: c.transport === 'sim' ? 'virtual' : 'wall', ...(needCalibration ? { calibrate: {} } : {}) };
+    const ranks = await runGroup(c, g.p, args, options);
+    const cal = known ?? ranks[0].calibration;
+    if (cal !== undefined) calibrations.set(g.p, cal);
+    // Predictions in the run's time unit: model units on the simulator; calibrated µs → s.
+    const model = cal ? calibratedModel(cal, c.unitBytes) : c.model;
+    // Without calibration on a real transport there is no model in seconds: no predictions.
+    const scale = cal ? 1e-6 : c.transport === 'sim' ? 1 : undefined;
+    cases.forEach((bc, ci) => rows.push(...rowsOf(g.p, bc, ranks, ci, model, cal?.roundUs ?? 0, scale)));
+    done += cases.length;
+    options.onProgress?.(done, total, `p = ${g.p} ${g.op} ${g.dist}`);
+  }
+  const inter: InterRow[] = [];
+  for (const setting of c.interSettings) {
+    for (const ranks of c.interRanks) {
+      for (const size of c.interSizes) {
+        const r = await runInter({
+          transport: c.transport === 'sim' ? 'sim' : 'threads',
+          setting: setting as InterSettingNumber,
+          ranks,
+          size,
+          alpha: c.model.alpha,
+          beta: c.model.beta / c.unitBytes,
+          warmup: c.warmup,
+          reps: c.reps,
+        });
+        inter.push({ setting, ranks, p: r.p, q: r.q, size, kA: r.kA, kB: r.kB, rootGathering: r.rootGathering, algorithm: r.algorithm, ratio: r.ratio, expected: r.expected, verified: r.verified });
+        options.onProgress?.(done, total, `intergroup setting ${setting}, ${ranks} ranks, ${size} B`);
+      }
+    }
+  }
+  const first = calibrations.values().next().value;
+  const calibration: BenchCalibration | undefined =
+    first === undefined ? undefined : { alpha: first.alphaUs, beta: first.betaUs * c.unitBytes, gamma: first.gammaUs * c.unitBytes, unit: 'µs' };
+  return {
+    schema: RESULTS_SCHEMA,
+    created: new Date().toISOString(),
+    config: c,
+    environment: { node: process.version, platform: `${process.platform} ${process.arch}`, host: hostname(), cpus: cpus().length },
+    timeUnit: c.transport === 'sim' ? 'model' : 's',
+    ...(calibration ? { calibration } : {}),
+    rows,
+    verdicts: c.references === 'none' ? [] : evaluateGuidelines(rows, c.alpha),
+    skipped,
+    inter,
+    seconds: (performance.now() - t0) / 1000,
+  };
+}
