@@ -242,7 +242,7 @@ export async function runBench(config: BenchConfig, options: BenchRunOptions = {
           warmup: c.warmup,
           reps: c.reps,
         });
-        inter.push({ setting, ranks, p: r.p, q: r.q, size, kA: r.kA, kB: r.kB, rootGathering: r.rootGathering, algorithm: r.algorithm, ratio: r.ratio, expected: r.expected, verified: r.verified });
+        inter.push({ setting: r.setting, ranks, p: r.p, q: r.q, size, kA: r.kA, kB: r.kB, rootGathering: r.rootGathering, algorithm: r.algorithm, ratio: r.ratio, expected: r.expected, verified: r.verified });
         options.onProgress?.(done, total, `intergroup setting ${setting}, ${ranks} ranks, ${size} B`);
       }
     }

@@ -7,6 +7,7 @@
  * synchronised by a barrier before each; an execution's time is its slowest process's.
  */
 import type { DistributionName } from './distributions.js';
+import type { InterReport } from '../run/inter.js';
 import type { TransportName, VOperation } from '../run/spec.js';
 
 export const RESULTS_SCHEMA = 'vcoll-bench/1';
@@ -143,26 +144,14 @@ export interface BenchConfig {
 /**
  * One intergroup case of seed 003 (src/run/inter-settings.ts): root gathering against the
  * paper's Algorithm 1 (allgather, settings 1–4) or Algorithm 2 (allgatherv, 5–8), as in its
- * Figs. 4–6. Times are each algorithm's minimum over the repetitions of the slowest rank.
+ * Figs. 4–6: the fields of `vcoll inter`'s report (src/run/inter.ts: size = bytes per rank of
+ * the larger block, ratio = rootGathering / algorithm, expected = Eq. (5)). Times are each
+ * algorithm's minimum over the repetitions of the slowest rank, in the results' timeUnit.
  */
-export interface InterRow {
-  readonly setting: number;
+export type InterRow = Pick<InterReport, 'setting' | 'p' | 'q' | 'size' | 'kA' | 'kB' | 'rootGathering' | 'algorithm' | 'ratio' | 'expected' | 'verified'> & {
   /** p + q. */
   readonly ranks: number;
-  readonly p: number;
-  readonly q: number;
-  /** Bytes per rank of the larger block (the paper's "maximum message size per node"). */
-  readonly size: number;
-  readonly kA: number;
-  readonly kB: number;
-  readonly rootGathering: number;
-  readonly algorithm: number;
-  /** rootGathering / algorithm: the improvement of Fig. 6. */
-  readonly ratio: number;
-  /** Seed 003 Eq. (5) for these blocks: where the improvement tends as messages grow. */
-  readonly expected: number;
-  readonly verified: boolean;
-}
+};
 
 export interface BenchEnvironment {
   readonly node: string;

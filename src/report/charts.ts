@@ -300,6 +300,28 @@ function benchSpec(results: BenchResults, op: VOperation, p: number): ChartSpec 
 const BYTES_LABEL =
   "datum.value >= 1048576 ? format(datum.value / 1048576, '~g') + ' MiB' : datum.value >= 1024 ? format(datum.value / 1024, '~g') + ' KiB' : format(datum.value, '~g') + ' B'";
 
+/** The x encoding of the intergroup charts: the largest block per rank, log scale, labelled in bytes. */
+function sizeAxis(rows: readonly InterRow[]): Record<string, unknown> {
+  return {
+    field: 'size',
+    type: 'quantitative',
+    scale: { type: 'log', nice: false, padding: 12 },
+    axis: { title: 'largest block per rank (bytes)', values: sortNumbers(rows.map((r) => r.size)), labelExpr: BYTES_LABEL, grid: true },
+  };
+}
+
+/** The top of a faceted intergroup chart: its data, one panel per `panel` value, three columns at most. */
+function facetHead(data: readonly object[], panels: readonly string[]): Record<string, unknown> {
+  return {
+    $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
+    background: 'white',
+    padding: 8,
+    data: { values: data },
+    facet: { field: 'panel', type: 'nominal', sort: panels, title: null },
+    columns: Math.min(3, panels.length),
+  };
+}
+
 function interPanel(r: InterRow): string {
   return `${r.ranks} processes (setting ${r.setting})`;
 }
@@ -322,23 +344,13 @@ function interTimeSpec(results: BenchResults, rows: readonly InterRow[], which: 
   }
   const settings = sortNumbers(rows.map((r) => r.setting));
   const spec = {
-    $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
-    background: 'white',
-    padding: 8,
-    data: { values: data },
-    facet: { field: 'panel', type: 'nominal', sort: panels, title: null },
-    columns: Math.min(3, panels.length),
+    ...facetHead(data, panels),
     spec: {
       width: PANEL_WIDTH,
       height: PANEL_HEIGHT,
       mark: { type: 'line', point: { filled: true, size: 30 } },
       encoding: {
-        x: {
-          field: 'size',
-          type: 'quantitative',
-          scale: { type: 'log', nice: false, padding: 12 },
-          axis: { title: 'largest block per rank (bytes)', values: sortNumbers(rows.map((r) => r.size)), labelExpr: BYTES_LABEL, grid: true },
-        },
+        x: sizeAxis(rows),
         y: {
           field: 'y',
           type: 'quantitative',
@@ -381,20 +393,10 @@ function interRatioSpec(rows: readonly InterRow[]): ChartSpec {
   }
   const color = { field: 'series', type: 'nominal', sort: names, scale: { domain: names, range: PALETTE.slice(0, names.length) }, legend: { title: 'setting', symbolType: 'stroke', symbolStrokeWidth: 2 } };
   const dash = { field: 'style', type: 'nominal', scale: { domain: [measured, STYLE_EXPECTED], range: [[1, 0], [6, 4]] }, legend: { title: 'line', symbolType: 'stroke', symbolStrokeColor: '#444444', symbolStrokeWidth: 2 } };
-  const x = {
-    field: 'size',
-    type: 'quantitative',
-    scale: { type: 'log', nice: false, padding: 12 },
-    axis: { title: 'largest block per rank (bytes)', values: sortNumbers(rows.map((r) => r.size)), labelExpr: BYTES_LABEL, grid: true },
-  };
+  const x = sizeAxis(rows);
   const y = { field: 'y', type: 'quantitative', scale: { zero: false }, axis: { title: 'improvement T_old / T_new', grid: true } };
   const spec = {
-    $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
-    background: 'white',
-    padding: 8,
-    data: { values: data },
-    facet: { field: 'panel', type: 'nominal', sort: panels, title: null },
-    columns: Math.min(3, panels.length),
+    ...facetHead(data, panels),
     spec: {
       width: PANEL_WIDTH,
       height: PANEL_HEIGHT,
