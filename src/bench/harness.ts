@@ -22,6 +22,7 @@ import { calibratedCase, calibratedModel } from '../run/threads-program.js';
 import type { Calibration } from '../run/calibrate.js';
 import { runSim } from '../transports/sim/index.js';
 import { runThreads, type RunThreadsOptions } from '../transports/threads/index.js';
+import { loadMpiBinding } from '../transports/mpi/binding.js';
 import { runMpi, type RunMpiOptions } from '../transports/mpi/run.js';
 import benchProgram, { type BenchProgramArgs, type BenchProgramCase, type BenchRankResult, type BenchVariant } from './bench-program.js';
 import { notApplicable } from '../run/applicable.js';
@@ -190,7 +191,12 @@ function rowsOf(p: number, bc: BenchProgramCase, ranks: readonly BenchRankResult
     const resolved = info?.algorithm ?? (v.algorithm === 'auto' ? 'linear' : v.algorithm);
     const row: BenchRow = { ...common, kind: 'algorithm', name: v.algorithm, algorithm: resolved };
     if (scale === undefined) return row;
-    return { ...row, predicted: predictTime(resolved, base.op, sizes, linearModel(model), base.root, roundLatency) * scale };
+    const whole = base.persistent || (info !== undefined && info.constructionRounds === 0);
+    return {
+      ...row,
+      predicted: predictTime(resolved, base.op, sizes, linearModel(model), base.root, roundLatency) * scale,
+      predictedCovers: whole ? 'whole' : 'data',
+    };
   });
 }
 
@@ -199,6 +205,8 @@ export { BENCH_DEFAULTS };
 
 export async function runBench(config: BenchConfig, options: BenchRunOptions = {}): Promise<BenchResults> {
   const c = validateBenchConfig(config);
+  // Over MPI, a binding that is not built is said before anything runs (UnavailableError, how to build it).
+  if (c.transport === 'mpi') loadMpiBinding();
   const t0 = performance.now();
   const groups: { p: number; op: VOperation; dist: DistributionName }[] = [];
   for (const p of c.ps) for (const op of c.ops) for (const dist of c.dists) groups.push({ p, op, dist });

@@ -65,9 +65,19 @@ export interface BenchRow {
   /**
    * The cost model's prediction for this row (timeUnit), when there is one: the exact
    * evaluator's completion time of the data-phase tree (src/run/predict.ts) in the model of
-   * the run (the given one on the simulator, the calibrated one on threads and MPI).
+   * the run (the given one on the simulator, the calibrated one on threads and MPI). It covers
+   * the data phase only: on the simulator a persistent row (plan once, time the data phase)
+   * takes exactly this time, as does a non-persistent linear one; algorithms with a
+   * construction or schedule phase take longer when not persistent.
    */
   readonly predicted?: number;
+  /**
+   * What `predicted` covers: 'whole' — everything that was timed (persistent rows, and
+   * algorithms without a construction or schedule phase: CollectiveInfo.constructionRounds
+   * = 0), so on the simulator the row's time equals it; 'data' — the data phase only, the
+   * row's time also holds a construction phase the model does not predict.
+   */
+  readonly predictedCovers?: 'whole' | 'data';
   /** Point-to-point messages and bytes of one execution, summed over the processes. */
   readonly messages: number;
   readonly bytes: number;

@@ -291,7 +291,9 @@ function benchSpec(results: BenchResults, op: VOperation, p: number): ChartSpec 
     `${op}, p = ${p}, ${results.config.transport}: median completion time (${unitLabel}) of ${results.config.reps} repetitions against the average block size b, ` +
     `one panel per block-size distribution, one line per algorithm; bars span the quartiles q1–q3. ` +
     (refs.length > 0 ? `References: ${refs.join('; ')}. ` : '') +
-    (data.some((d) => d.layer === 'model') ? 'Thin dotted lines: the cost model\'s prediction for the line of the same colour. ' : '') +
+    (data.some((d) => d.layer === 'model')
+      ? "Thin dotted lines: the cost model's prediction for the line of the same colour — of the data phase alone for an algorithm with a construction or schedule phase, unless the run was persistent (then the data phase is all that was timed). "
+      : '') +
     (hasViolations ? 'Red rings: the slower (left) side of a violated guideline, GL1 on the regular operation\'s point, GL2 on the algorithm\'s. ' : 'No guideline was violated. ') +
     'Both axes logarithmic; as seed 000 Figs. 3–10, which plot minima of 75 repetitions.';
   return { id: `bench-${op}-p${p}`, title: `${op}, p = ${p}: time against block size b`, caption, spec };
