@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BENCH_DEFAULTS } from '../src/bench/bench-defaults.js';
 import { runBench, validateBenchConfig } from '../src/bench/harness.js';
-import { CSV_COLUMNS, readResultsJson, resultsCsv } from '../src/bench/results-file.js';
+import { CSV_COLUMNS, INTER_CSV_COLUMNS, interCsv, interCsvPath, readResultsJson, resultsCsv } from '../src/bench/results-file.js';
 import type { BenchConfig, BenchResults } from '../src/bench/results.js';
 import { InvalidArgumentError } from '../src/errors.js';
 import { vcoll } from './helpers/cli.js';
@@ -156,6 +156,30 @@ describe('results files and the CLI', () => {
     expect(cells[CSV_COLUMNS.indexOf('transport')]).toBe('sim');
     expect(cells[CSV_COLUMNS.indexOf('reps')]).toBe(String(SIM.reps));
     expect(cells[CSV_COLUMNS.indexOf('times')].split(' ')).toHaveLength(SIM.reps);
+    expect(cells[CSV_COLUMNS.indexOf('model_alpha')]).toBe(String(SIM.model.alpha));
+  });
+
+  it('intergroup settings: rows beside Eq. (5), verified, in their own CSV', async () => {
+    const r = await runBench({ ...SIM, ops: [], interSettings: [1, 6], interSizes: [4096, 65536], interRanks: [8] });
+    expect(r.rows).toEqual([]);
+    expect(r.inter.map((x) => [x.setting, x.size])).toEqual([
+      [1, 4096],
+      [1, 65536],
+      [6, 4096],
+      [6, 65536],
+    ]);
+    for (const x of r.inter) {
+      expect(x.verified).toBe(true);
+      expect(x.ratio).toBeCloseTo(x.rootGathering / x.algorithm, 12);
+      // Root gathering moves every block three more times: the new algorithm is faster.
+      expect(x.ratio).toBeGreaterThan(1);
+      expect(x.expected).toBe(7);
+    }
+    const lines = interCsv(r).trimEnd().split('\n');
+    expect(lines[0]).toBe(INTER_CSV_COLUMNS.join(','));
+    expect(lines).toHaveLength(5);
+    expect(interCsvPath('out/r.csv')).toBe('out/r.inter.csv');
+    await expect(runBench({ ...SIM, transport: 'mpi', calibrate: false, interSettings: [9], interSizes: [1], interRanks: [4] })).rejects.toThrow(InvalidArgumentError);
   });
 
   it('vcoll bench writes JSON and CSV; vcoll guidelines reads the JSON back; bad input exits 2', () => {

@@ -56,6 +56,11 @@ export const CSV_COLUMNS = [
   'seed',
   'persistent',
   'calibrated',
+  'model_alpha',
+  'model_beta',
+  'model_gamma',
+  'references',
+  'significance',
   'warmup',
   'reps',
   'time_unit',
@@ -108,6 +113,11 @@ export function resultsCsv(results: BenchResults): string {
         c.seed,
         c.persistent,
         results.calibration !== undefined,
+        c.model.alpha,
+        c.model.beta,
+        c.model.gamma,
+        c.references,
+        c.alpha,
         c.warmup,
         c.reps,
         results.timeUnit,
@@ -131,4 +141,22 @@ export function resultsCsv(results: BenchResults): string {
     );
   }
   return `${lines.join('\n')}\n`;
+}
+
+/** The CSV columns of the intergroup cases (seed 003), in order. */
+export const INTER_CSV_COLUMNS = ['transport', 'setting', 'ranks', 'p', 'q', 'size', 'k_a', 'k_b', 'time_unit', 'warmup', 'reps', 'root_gathering', 'algorithm', 'ratio', 'expected', 'verified'] as const;
+
+/** The intergroup cases as CSV (`vcoll bench --csv FILE` writes them to FILE with `.inter` before the extension). */
+export function interCsv(results: BenchResults): string {
+  const c = results.config;
+  const lines = [INTER_CSV_COLUMNS.join(',')];
+  for (const r of results.inter) {
+    lines.push([c.transport, r.setting, r.ranks, r.p, r.q, r.size, r.kA, r.kB, results.timeUnit, c.warmup, c.reps, r.rootGathering, r.algorithm, r.ratio, r.expected, r.verified].map(cell).join(','));
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** Where the intergroup CSV goes beside `csvPath`: results.csv → results.inter.csv. */
+export function interCsvPath(csvPath: string): string {
+  return /\.csv$/i.test(csvPath) ? csvPath.replace(/\.csv$/i, '.inter.csv') : `${csvPath}.inter.csv`;
 }

@@ -10,7 +10,7 @@ import { BENCH_DEFAULTS } from '../bench/bench-defaults.js';
 import { runBench } from '../bench/harness.js';
 import { evaluateGuidelines } from '../bench/guidelines.js';
 import type { BenchConfig, BenchResults, GuidelineVerdict } from '../bench/results.js';
-import { readResultsJson, resultsCsv, writeResultsJson } from '../bench/results-file.js';
+import { interCsv, interCsvPath, readResultsJson, resultsCsv, writeResultsJson } from '../bench/results-file.js';
 import { InvalidArgumentError } from '../errors.js';
 import type { TransportName, VOperation } from '../run/spec.js';
 import { parseDistributionList } from './model-command.js';
@@ -231,7 +231,10 @@ export async function runBenchCommand(o: BenchCommandOptions, out: NodeJS.Writab
     bar?.stop();
   }
   if (o.json !== undefined) writeResultsJson(o.json, results);
-  if (o.csv !== undefined) writeFileSync(o.csv, resultsCsv(results));
+  if (o.csv !== undefined) {
+    writeFileSync(o.csv, resultsCsv(results));
+    if (results.inter.length > 0) writeFileSync(interCsvPath(o.csv), interCsv(results));
+  }
   if (o.report !== undefined) {
     const { renderReport } = await import('../report/html.js');
     writeFileSync(o.report, await renderReport(results));
@@ -249,7 +252,8 @@ export async function runBenchCommand(o: BenchCommandOptions, out: NodeJS.Writab
       ...results.inter.filter((x) => !x.verified).map((x) => `intergroup setting ${x.setting} ranks=${x.ranks} size=${x.size}`),
     ];
     out.write(bad.length === 0 ? 'every execution verified\n' : `NOT VERIFIED: ${bad.join('; ')}\n`);
-    out.write(`${results.seconds.toFixed(1)} s${o.json ? `; JSON: ${o.json}` : ''}${o.csv ? `; CSV: ${o.csv}` : ''}${o.report ? `; report: ${o.report}` : ''}\n`);
+    const csvs = o.csv === undefined ? '' : `; CSV: ${o.csv}${results.inter.length > 0 ? `, ${interCsvPath(o.csv)}` : ''}`;
+    out.write(`${results.seconds.toFixed(1)} s${o.json ? `; JSON: ${o.json}` : ''}${csvs}${o.report ? `; report: ${o.report}` : ''}\n`);
   }
   return results;
 }
