@@ -127,3 +127,30 @@ export {
 export { modelBinomialTree, modelBinomialTreeFor, type BinomialMapping, type ModelBinomialOptions } from './trees/model-binomial.js';
 export { traffTree, traffTreeFor, balancedPartition, homogeneousPredictor, type TraffOptions, type TraffPredictor } from './trees/model-traff.js';
 export { hclPlatform, grid5000Platform, proportionalBlocks, type Platform } from './bench/platforms.js';
+
+/** The benchmark harness (issue 7): seed 000 §5's method, GL1/GL2 verdicts, results files, the HTML report. */
+export { runBench, validateBenchConfig, referenceName, type BenchRunOptions } from './bench/harness.js';
+export { BENCH_DEFAULTS } from './bench/bench-defaults.js';
+export { evaluateGuidelines } from './bench/guidelines.js';
+export { sampleStats, mannWhitney, type MannWhitneyResult } from './bench/stats.js';
+export { readResultsJson, writeResultsJson, resultsCsv, interCsv, CSV_COLUMNS, INTER_CSV_COLUMNS } from './bench/results-file.js';
+export {
+  RESULTS_SCHEMA,
+  type BenchConfig,
+  type BenchResults,
+  type BenchRow,
+  type BenchEnvironment,
+  type BenchCalibration,
+  type GuidelineVerdict,
+  type Guideline,
+  type InterRow,
+  type RowKind,
+  type SampleStats,
+  type TimeUnit,
+} from './bench/results.js';
+
+/** The self-contained HTML report of a bench's results (loads the plotting library on first use). */
+export async function renderBenchReport(results: import('./bench/results.js').BenchResults): Promise<string> {
+  const { renderReport } = await import('./report/html.js');
+  return renderReport(results);
+}

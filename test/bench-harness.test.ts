@@ -14,6 +14,7 @@ import { CSV_COLUMNS, INTER_CSV_COLUMNS, interCsv, interCsvPath, readResultsJson
 import type { BenchConfig, BenchResults } from '../src/bench/results.js';
 import { InvalidArgumentError } from '../src/errors.js';
 import { vcoll } from './helpers/cli.js';
+import { renderBenchReport, runBench as runBenchFromIndex } from '../src/index.js';
 
 const SIM: BenchConfig = {
   ...BENCH_DEFAULTS,
@@ -144,6 +145,17 @@ describe('vcoll bench on worker threads', () => {
     expect(algorithms.every((x) => x.predicted !== undefined && x.predicted > 0 && x.predicted < 1)).toBe(true);
     expect(r.verdicts.length).toBe(2 * (2 * 2 * 2) + 2 * 2 * 2); // GL2 for every algorithm row, GL1 on same
   }, 120_000);
+});
+
+describe('the library API', () => {
+  it('runs a bench and renders its report from the package entry point', async () => {
+    const r = await runBenchFromIndex({ ...SIM, algorithms: ['linear', 'adaptive'], dists: ['same', 'random'], bs: [1, 100], ps: [4] });
+    const html = await renderBenchReport(r);
+    expect(html.startsWith('<!DOCTYPE html>')).toBe(true);
+    // One chart per operation at p = 4.
+    expect(html.match(/<figure class="chart"/g)).toHaveLength(2);
+    expect(html).toContain('<svg');
+  });
 });
 
 describe('results files and the CLI', () => {
