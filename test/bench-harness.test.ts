@@ -139,6 +139,8 @@ describe('vcoll bench on worker threads', () => {
     expect(r.timeUnit).toBe('s');
     expect(r.calibration?.unit).toBe('µs');
     expect(r.calibration?.alpha).toBeGreaterThan(0);
+    expect(r.calibrations?.map((k) => k.p)).toEqual([3]);
+    expect(r.calibrations?.[0].alpha).toBe(r.calibration?.alpha);
     expect(r.rows.every((x) => x.verified)).toBe(true);
     expect(r.rows.every((x) => x.times.length === 4 && x.times.every((t) => t > 0 && t < 5))).toBe(true);
     const algorithms = r.rows.filter((x) => x.kind === 'algorithm');

@@ -255,16 +255,15 @@ export async function runBench(config: BenchConfig, options: BenchRunOptions = {
       }
     }
   }
-  const first = calibrations.values().next().value;
-  const calibration: BenchCalibration | undefined =
-    first === undefined ? undefined : { alpha: first.alphaUs, beta: first.betaUs * c.unitBytes, gamma: first.gammaUs * c.unitBytes, unit: 'µs' };
+  const perP = [...calibrations.entries()].map(([p, k]) => ({ p, alpha: k.alphaUs, beta: k.betaUs * c.unitBytes, gamma: k.gammaUs * c.unitBytes, unit: 'µs' as const }));
+  const calibration: BenchCalibration | undefined = perP.length === 0 ? undefined : { alpha: perP[0].alpha, beta: perP[0].beta, gamma: perP[0].gamma, unit: 'µs' };
   return {
     schema: RESULTS_SCHEMA,
     created: new Date().toISOString(),
     config: c,
     environment: { node: process.version, platform: `${process.platform} ${process.arch}`, host: hostname(), cpus: cpus().length },
     timeUnit: c.transport === 'sim' ? 'model' : 's',
-    ...(calibration ? { calibration } : {}),
+    ...(calibration ? { calibration, calibrations: perP } : {}),
     rows,
     verdicts: c.references === 'none' ? [] : evaluateGuidelines(rows, c.alpha),
     skipped,

@@ -187,7 +187,10 @@ export interface BenchResults {
   readonly config: BenchConfig;
   readonly environment: BenchEnvironment;
   readonly timeUnit: TimeUnit;
+  /** The first process count's calibration (see `calibrations`). */
   readonly calibration?: BenchCalibration;
+  /** Every process count's calibration (the model of that p's trees and predictions), in the order of config.ps. */
+  readonly calibrations?: readonly (BenchCalibration & { readonly p: number })[];
   readonly rows: readonly BenchRow[];
   readonly verdicts: readonly GuidelineVerdict[];
   /** Algorithms left out of a case because they cannot run its block sizes (two-block: at most two sizes). */

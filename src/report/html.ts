@@ -90,15 +90,17 @@ function configSection(r: BenchResults): string {
   ];
   if (e.library !== undefined) env.push(['MPI library', e.library]);
   let out = `<section id="configuration"><h2>Configuration</h2>\n<div class="cols"><div><h3>Run</h3>\n${kvTable(entries)}</div>\n<div><h3>Environment</h3>\n${kvTable(env)}`;
-  if (r.calibration) {
-    const k = r.calibration;
-    out +=
-      `\n<h3>Calibration</h3>\n<p class="note">The model fitted to the transport, per element of ${escapeHtml(String(c.unitBytes))} bytes.</p>\n` +
-      kvTable([
+  const fitted = r.calibrations ?? (r.calibration ? [{ ...r.calibration, p: r.config.ps[0] }] : []);
+  if (fitted.length > 0) {
+    out += `\n<h3>Calibration</h3>\n<p class="note">The model fitted to the transport, per element of ${escapeHtml(String(c.unitBytes))} bytes.</p>\n`;
+    for (const k of fitted) {
+      out += kvTable([
+        ...(fitted.length > 1 ? ([['p', String(k.p)]] as [string, string][]) : []),
         ['α (latency)', `${formatNumber(k.alpha)} ${k.unit}`],
         ['β (per element)', `${formatNumber(k.beta)} ${k.unit}`],
         ['γ (per element copied)', `${formatNumber(k.gamma)} ${k.unit}`],
       ]);
+    }
   }
   return `${out}</div></div></section>`;
 }
