@@ -181,7 +181,8 @@ export function loadMpiBinding(): MpiBinding {
   } else {
     try {
       const fast = require(fastPath) as MpiFastPath;
-      fast.link(path);
+      // dlopen(RTLD_NOLOAD) must name the file Node loaded: the resolved absolute path.
+      fast.link(require.resolve(path));
       fast.statusBuffer(binding.status);
       binding.fast = fast;
     } catch (e) {
