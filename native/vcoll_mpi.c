@@ -626,6 +626,7 @@ static napi_value js_isend(napi_env env, napi_callback_info info) {
 }
 
 static void put_status(int *out, int slot, MPI_Status *st, int err, MPI_Datatype t);
+static void put_error(int *out, int slot, int rc);
 static double now_ns(void);
 
 /*
@@ -661,13 +662,7 @@ static napi_value js_irecv(napi_env env, napi_callback_info info) {
       if ((i & 15) == 15 && now_ns() > until) break;
     }
     if (rc != MPI_SUCCESS) {
-      int cls;
-      MPI_Error_class(rc, &cls);
-      out[0] = -1;
-      out[1] = -1;
-      out[2] = -1;
-      out[3] = -1;
-      out[4] = cls;
+      put_error(out, -1, rc);
       free_msgbuf(&b);
       return int_value(env, -1);
     }
@@ -691,6 +686,17 @@ static void put_status(int *out, int slot, MPI_Status *st, int err, MPI_Datatype
   out[2] = st->MPI_TAG;
   out[3] = status_bytes(st, t);
   out[4] = err;
+}
+
+/* A request that failed with MPI error code `rc`: out = slot, -1, -1, -1, its error class. */
+static void put_error(int *out, int slot, int rc) {
+  int cls = MPI_ERR_UNKNOWN;
+  MPI_Error_class(rc, &cls);
+  out[0] = slot;
+  out[1] = -1;
+  out[2] = -1;
+  out[3] = -1;
+  out[4] = cls;
 }
 
 static double now_ns(void) {
@@ -721,13 +727,7 @@ static napi_value js_test(napi_env env, napi_callback_info info) {
   }
   if (rc != MPI_SUCCESS) {
     /* The request completed in error (MPI_Test returns the error, the status holds nothing). */
-    int cls;
-    MPI_Error_class(rc, &cls);
-    out[0] = s;
-    out[1] = -1;
-    out[2] = -1;
-    out[3] = -1;
-    out[4] = cls;
+    put_error(out, s, rc);
     release_slot(s);
     return int_value(env, 1);
   }
@@ -1062,13 +1062,7 @@ static napi_value js_recv_blocking(napi_env env, napi_callback_info info) {
   MPI_Status st;
   int rc = MPI_Recv(b.base, b.count, b.type, src < 0 ? MPI_ANY_SOURCE : src, tag < 0 ? MPI_ANY_TAG : tag, c, &st);
   if (rc != MPI_SUCCESS) {
-    int cls;
-    MPI_Error_class(rc, &cls);
-    out[0] = -1;
-    out[1] = -1;
-    out[2] = -1;
-    out[3] = -1;
-    out[4] = cls;
+    put_error(out, -1, rc);
   } else {
     put_status(out, -1, &st, MPI_SUCCESS, b.derived ? b.type : MPI_DATATYPE_NULL);
   }
