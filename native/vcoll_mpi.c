@@ -592,15 +592,19 @@ static napi_value js_comm_info(napi_env env, napi_callback_info info) {
 
 /* ---------- point-to-point ---------- */
 
+/* The arguments of isend and sendBlocking: (comm, dest, tag, data). */
+static int get_send_args(napi_env env, napi_callback_info info, MPI_Comm *c, int *dest, int *tag, msgbuf *b) {
+  napi_value argv[4];
+  return get_args(env, info, 4, argv) && get_comm(env, argv[0], c) && get_int(env, argv[1], dest) && get_int(env, argv[2], tag) &&
+         get_msgbuf(env, argv[3], b);
+}
+
 /* isend(comm, dest, tag, data) -> slot, or -1 when the send completed at once (eager). */
 static napi_value js_isend(napi_env env, napi_callback_info info) {
-  napi_value argv[4];
   MPI_Comm c;
   int dest, tag;
   msgbuf b;
-  if (!get_args(env, info, 4, argv) || !get_comm(env, argv[0], &c) || !get_int(env, argv[1], &dest) || !get_int(env, argv[2], &tag) ||
-      !get_msgbuf(env, argv[3], &b))
-    return NULL;
+  if (!get_send_args(env, info, &c, &dest, &tag, &b)) return NULL;
   MPI_Request r;
   int rc = MPI_Isend(b.base, b.count, b.type, dest, tag, c, &r);
   if (rc != MPI_SUCCESS) {
@@ -1032,13 +1036,10 @@ static napi_value js_allgatherv(napi_env env, napi_callback_info info) {
 
 /* sendBlocking(comm, dest, tag, data) */
 static napi_value js_send_blocking(napi_env env, napi_callback_info info) {
-  napi_value argv[4];
   MPI_Comm c;
   int dest, tag;
   msgbuf b;
-  if (!get_args(env, info, 4, argv) || !get_comm(env, argv[0], &c) || !get_int(env, argv[1], &dest) || !get_int(env, argv[2], &tag) ||
-      !get_msgbuf(env, argv[3], &b))
-    return NULL;
+  if (!get_send_args(env, info, &c, &dest, &tag, &b)) return NULL;
   int rc = MPI_Send(b.base, b.count, b.type, dest, tag, c);
   free_msgbuf(&b);
   if (rc != MPI_SUCCESS) return throw_mpi(env, "MPI_Send", rc);
