@@ -12,8 +12,7 @@
  * prediction then uses it; the simulator runs the given model and its numbers are exact.
  */
 import { hostname, cpus } from 'node:os';
-import { V_ALGORITHMS, type VAlgorithm } from '../collectives/types.js';
-import { MPI_NATIVE } from '../collectives/types.js';
+import { MPI_NATIVE, V_ALGORITHMS, type VAlgorithm } from '../collectives/types.js';
 import { InvalidArgumentError } from '../errors.js';
 import { linearModel, type CostModel } from '../model/cost-model.js';
 import { predictTime } from '../run/predict.js';
