@@ -16,7 +16,7 @@ import { MPI_NATIVE, V_ALGORITHMS, type VAlgorithm } from '../collectives/types.
 import { InvalidArgumentError } from '../errors.js';
 import { linearModel, type CostModel } from '../model/cost-model.js';
 import { predictTime } from '../run/predict.js';
-import { V_OPERATIONS, TRANSPORTS, type RunCase, type VOperation } from '../run/spec.js';
+import { integerIn, nonNegative, V_OPERATIONS, TRANSPORTS, type RunCase, type VOperation } from '../run/spec.js';
 import { calibratedCase, calibratedModel } from '../run/threads-program.js';
 import type { Calibration } from '../run/calibrate.js';
 import { runSim } from '../transports/sim/index.js';
@@ -32,13 +32,6 @@ import { RESULTS_SCHEMA, type BenchCalibration, type BenchConfig, type BenchResu
 import { runInter } from '../run/inter.js';
 import { INTER_SETTINGS, type InterSettingNumber } from '../run/inter-settings.js';
 import { sampleStats } from './stats.js';
-
-const positiveInt = (field: string, x: unknown, min: number, max = Number.MAX_SAFE_INTEGER): number => {
-  if (typeof x !== 'number' || !Number.isInteger(x) || x < min || x > max) {
-    throw new InvalidArgumentError(field, `must be an integer in [${min}, ${max}], got ${String(x)}`);
-  }
-  return x;
-};
 
 function nonEmpty<T>(field: string, xs: readonly T[]): readonly T[] {
   if (!Array.isArray(xs) || xs.length === 0) throw new InvalidArgumentError(field, 'must list at least one value');
@@ -63,20 +56,17 @@ export function validateBenchConfig(c: BenchConfig): BenchConfig {
   for (const d of nonEmpty('dists', c.dists)) {
     if (!(DISTRIBUTIONS as readonly string[]).includes(d)) parseDistribution(String(d), 'dists');
   }
-  for (const b of nonEmpty('b', c.bs)) positiveInt('b', b, 1);
-  for (const p of nonEmpty('p', c.ps)) positiveInt('p', p, 1, 4096);
-  positiveInt('reps', c.reps, 1);
-  positiveInt('warmup', c.warmup, 0);
-  positiveInt('root', c.root, 0);
+  for (const b of nonEmpty('b', c.bs)) integerIn('b', b, 1);
+  for (const p of nonEmpty('p', c.ps)) integerIn('p', p, 1, 4096);
+  integerIn('reps', c.reps, 1);
+  integerIn('warmup', c.warmup, 0);
+  integerIn('root', c.root, 0);
   const minP = Math.min(...c.ps);
   if (c.root >= minP) throw new InvalidArgumentError('root', `must be a rank of every run: below the smallest p (${minP}), got ${c.root}`);
-  positiveInt('unit-bytes', c.unitBytes, 1, 1 << 20);
-  positiveInt('rho', c.rho, 1);
-  positiveInt('seed', c.seed, -(2 ** 31), 2 ** 31 - 1);
-  for (const k of ['alpha', 'beta', 'gamma'] as const) {
-    const x = c.model[k];
-    if (typeof x !== 'number' || !Number.isFinite(x) || x < 0) throw new InvalidArgumentError(`model.${k}`, `must be a finite number >= 0, got ${String(x)}`);
-  }
+  integerIn('unit-bytes', c.unitBytes, 1, 1 << 20);
+  integerIn('rho', c.rho, 1);
+  integerIn('seed', c.seed, -(2 ** 31), 2 ** 31 - 1);
+  for (const k of ['alpha', 'beta', 'gamma'] as const) nonNegative(`model.${k}`, c.model[k]);
   if (!['vcoll', MPI_NATIVE, 'none'].includes(c.references)) {
     throw new InvalidArgumentError('references', `must be vcoll, mpi-native or none, got "${String(c.references)}"`);
   }
@@ -89,8 +79,8 @@ export function validateBenchConfig(c: BenchConfig): BenchConfig {
     for (const s of c.interSettings) {
       if (!(INTER_SETTINGS as readonly number[]).includes(s)) throw new InvalidArgumentError('inter-settings', `must be settings among 1…8, got ${String(s)}`);
     }
-    for (const x of nonEmpty('inter-sizes', c.interSizes)) positiveInt('inter-sizes', x, 1);
-    for (const x of nonEmpty('inter-ranks', c.interRanks)) positiveInt('inter-ranks', x, 2, 4096);
+    for (const x of nonEmpty('inter-sizes', c.interSizes)) integerIn('inter-sizes', x, 1);
+    for (const x of nonEmpty('inter-ranks', c.interRanks)) integerIn('inter-ranks', x, 2, 4096);
   }
   return c;
 }

@@ -38,6 +38,7 @@
 
 import Table from 'cli-table3';
 import { Command } from 'commander';
+import { median } from 'simple-statistics';
 import { realpathSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -300,11 +301,6 @@ interface CaseReport extends BenchCase {
   readonly gl2: { readonly adaptive: boolean; readonly native: boolean };
   /** GL1 verdicts for `same`: whether MPI_Gather (MPI_Scatter) ≤ adaptive / native. */
   readonly gl1?: { readonly adaptive: boolean; readonly native: boolean };
-}
-
-function median(xs: readonly number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length === 0 ? NaN : s.length % 2 === 1 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 }
 
 function summarize(perRank: readonly number[][]): Summary {

@@ -50,6 +50,7 @@
 
 import Table from 'cli-table3';
 import { Command } from 'commander';
+import { median } from 'simple-statistics';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
@@ -358,11 +359,6 @@ function label(bytes: number): string {
 }
 
 const us = (seconds: number): string => (seconds * 1e6).toFixed(3);
-
-function median(xs: readonly number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length === 0 ? NaN : s.length % 2 === 1 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-}
 
 async function main(): Promise<void> {
   const program = new Command()

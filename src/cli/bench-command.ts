@@ -13,6 +13,7 @@ import type { BenchConfig, BenchResults, GuidelineVerdict } from '../bench/resul
 import { interCsv, interCsvPath, readResultsJson, resultsCsv, writeResultsJson } from '../bench/results-file.js';
 import { InvalidArgumentError } from '../errors.js';
 import type { TransportName, VOperation } from '../run/spec.js';
+import { parseSettings } from './inter-command.js';
 import { parseDistributionList } from './model-command.js';
 
 export interface BenchCommandOptions {
@@ -50,21 +51,16 @@ export interface BenchCommandOptions {
 const INTER_SIZES = { sim: [65536, 262144, 1048576, 4194304, 8388608], threads: [16384, 65536, 262144] } as const;
 const INTER_RANKS = { sim: [64], threads: [8] } as const;
 
-function interSettingsOf(v: string | undefined): number[] {
-  if (v === undefined || v.trim() === '' || v.trim() === 'none') return [];
-  if (v.trim() === 'all') return [1, 2, 3, 4, 5, 6, 7, 8];
-  return list(v).map((x) => {
-    const n = Number(x);
-    if (!Number.isInteger(n)) throw new InvalidArgumentError('--inter-settings', `must list settings 1…8 (or all), got "${x}"`);
-    return n;
-  });
-}
-
 const list = (v: string): string[] =>
   v
     .split(',')
     .map((s) => s.trim())
     .filter((s) => s !== '');
+
+function interSettingsOf(v: string | undefined): number[] {
+  if (v === undefined || v.trim() === '' || v.trim() === 'none') return [];
+  return parseSettings(v.trim(), '--inter-settings');
+}
 
 /** The configuration the options describe (validated by runBench before any work). */
 export function benchConfigOf(o: BenchCommandOptions): BenchConfig {

@@ -27,11 +27,12 @@ export interface InterCommandOptions {
 /** The paper's sweep: 64 KiB to 8 MiB per rank, doubling. */
 export const INTER_SWEEP: readonly number[] = Array.from({ length: 8 }, (_, i) => 65536 * 2 ** i);
 
-function parseSettings(v: string): InterSettingNumber[] {
+/** A list of seed 003 settings (`1,3`) or `all`; an entry outside 1…8 is an InvalidArgumentError naming `field`. */
+export function parseSettings(v: string, field = '--setting'): InterSettingNumber[] {
   if (v === 'all') return [...INTER_SETTINGS];
   return v.split(',').map((s) => {
     const n = Number(s.trim());
-    if (!(INTER_SETTINGS as readonly number[]).includes(n)) throw new InvalidArgumentError('--setting', `must be 1…8 (or a list, or "all"), got "${s}"`);
+    if (!(INTER_SETTINGS as readonly number[]).includes(n)) throw new InvalidArgumentError(field, `must be 1…8 (or a list, or "all"), got "${s}"`);
     return n as InterSettingNumber;
   });
 }

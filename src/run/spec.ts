@@ -87,14 +87,16 @@ export const CASE_DEFAULTS = {
   warmup: 0,
 } as const satisfies RunCase;
 
-function integerIn(field: string, x: unknown, min: number, max = Number.MAX_SAFE_INTEGER): number {
+/** `x` as an integer in [min, max], else InvalidArgumentError(field). */
+export function integerIn(field: string, x: unknown, min: number, max = Number.MAX_SAFE_INTEGER): number {
   if (typeof x !== 'number' || !Number.isInteger(x) || x < min || x > max) {
     throw new InvalidArgumentError(field, `must be an integer in [${min}, ${max}], got ${String(x)}`);
   }
   return x;
 }
 
-function nonNegative(field: string, x: unknown): number {
+/** `x` as a finite number >= 0, else InvalidArgumentError(field). */
+export function nonNegative(field: string, x: unknown): number {
   if (typeof x !== 'number' || !Number.isFinite(x) || x < 0) {
     throw new InvalidArgumentError(field, `must be a finite number >= 0, got ${String(x)}`);
   }

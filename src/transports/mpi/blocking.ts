@@ -13,7 +13,7 @@ import { COLLECTIVE_TAG, type Communicator, type Status } from '../../comm/commu
 import { badRank, badTag, GroupCommunicator } from '../../comm/group.js';
 import { isMessageBuffer, type MessageData, toBytes } from '../../comm/segments.js';
 import { InvalidArgumentError, UnavailableError } from '../../errors.js';
-import { MpiEndpoint } from './endpoint.js';
+import { MpiEndpoint, type BlockingPort } from './endpoint.js';
 
 export interface BlockingPointToPoint {
   /** MPI_Send of `data` to rank `dest` of the communicator: returns once `data` may be reused. */
@@ -42,12 +42,14 @@ export function mpiBlocking(comm: Communicator): BlockingPointToPoint {
   // Both halves of the context (user tags, collective tags), resolved once.
   const user = ep.blockingPort(endpointCtx(comm.ctx, 0));
   const coll = ep.blockingPort(endpointCtx(comm.ctx, COLLECTIVE_TAG));
+  const portOf = (tag: number): BlockingPort => (tag >= COLLECTIVE_TAG ? coll : user);
+  const local = (st: Status): Status => (world ? st : { source: comm.rankOfWorld(st.source), tag: st.tag, bytes: st.bytes });
   return {
     send(dest, tag, data) {
       // The common case checked inline (one Uint8Array, ranks and tags in range): the checks
       // below build error messages only when something is wrong.
       if (data instanceof Uint8Array && dest >= 0 && dest < size && (dest | 0) === dest && tag >= 0 && tag <= MAX_TAG && (tag | 0) === tag) {
-        (tag >= COLLECTIVE_TAG ? coll : user).send(world ? dest : comm.worldRankOf(dest), tag, data);
+        portOf(tag).send(world ? dest : comm.worldRankOf(dest), tag, data);
         return;
       }
       const bytes = toBytes(data);
@@ -56,12 +58,11 @@ export function mpiBlocking(comm: Communicator): BlockingPointToPoint {
         badTag(tag, false, rank) ??
         (isMessageBuffer(bytes) ? undefined : new InvalidArgumentError('data', BAD_BUFFER, { rank }));
       if (bad !== undefined) throw bad;
-      (tag >= COLLECTIVE_TAG ? coll : user).send(comm.worldRankOf(dest), tag, bytes);
+      portOf(tag).send(comm.worldRankOf(dest), tag, bytes);
     },
     recv(source, tag, into) {
       if (into instanceof Uint8Array && source >= 0 && source < size && (source | 0) === source && tag >= 0 && tag <= MAX_TAG && (tag | 0) === tag) {
-        const st = (tag >= COLLECTIVE_TAG ? coll : user).recv(world ? source : comm.worldRankOf(source), tag, into);
-        return world ? st : { source: comm.rankOfWorld(st.source), tag: st.tag, bytes: st.bytes };
+        return local(portOf(tag).recv(world ? source : comm.worldRankOf(source), tag, into));
       }
       const bytes = toBytes(into);
       const bad =
@@ -69,8 +70,7 @@ export function mpiBlocking(comm: Communicator): BlockingPointToPoint {
         badTag(tag, true, rank) ??
         (isMessageBuffer(bytes) ? undefined : new InvalidArgumentError('into', BAD_BUFFER, { rank }));
       if (bad !== undefined) throw bad;
-      const st = (tag >= COLLECTIVE_TAG ? coll : user).recv(source < 0 ? source : comm.worldRankOf(source), tag, bytes);
-      return world ? st : { source: comm.rankOfWorld(st.source), tag: st.tag, bytes: st.bytes };
+      return local(portOf(tag).recv(source < 0 ? source : comm.worldRankOf(source), tag, bytes));
     },
   };
 }

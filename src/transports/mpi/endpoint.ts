@@ -345,27 +345,14 @@ export class MpiEndpoint implements Endpoint {
   }
 
   /**
-   * MPI_Send in the calling thread (blocking point-to-point, `mpiBlocking`): returns once `data`
-   * may be reused; a send to oneself is buffered as in `isend`. Throws typed errors.
-   */
-  sendBlocking(ctx: number, dest: number, tag: number, data: MessageBuffer): void {
-    this.blockingPort(ctx).send(dest, tag, data);
-  }
-
-  /**
-   * MPI_Recv in the calling thread (blocking point-to-point, `mpiBlocking`): returns the status
-   * once the message is in `into`. A receive of unknown size still probing for the same source
-   * and tag must be awaited first (it was posted first, so it matches first).
-   */
-  recvBlocking(ctx: number, source: number, tag: number, into: MessageBuffer): Status {
-    return this.blockingPort(ctx).recv(source, tag, into);
-  }
-
-  /**
    * The blocking point-to-point of context `ctx` with everything per-context looked up once
    * (the communicator handle, rank translations, tag range): what `mpiBlocking` calls per
    * message. Ranks are world ranks, tags vcoll's; one Uint8Array goes through the binding's
    * fast path (vcoll_mpi_fast) when it loaded, anything else through the N-API functions.
+   * `send` is MPI_Send in the calling thread (returns once `data` may be reused; a send to
+   * oneself is buffered as in `isend`); `recv` is MPI_Recv (returns the status once the message
+   * is in `into`; a receive of unknown size still probing for the same source and tag must be
+   * awaited first: it was posted first, so it matches first). Both throw typed errors.
    */
   blockingPort(ctx: number): BlockingPort {
     const known = this.ports.get(ctx);
