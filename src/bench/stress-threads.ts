@@ -26,6 +26,7 @@ import { Command } from 'commander';
 import prand from 'pure-rand';
 import { parseChoice, parseIntegerOption, parseNumberOption } from '../cli/options.js';
 import { adaptiveTagKind } from '../collectives/adaptive/tags.js';
+import { callSlotOfTag, unslottedTag } from '../collectives/call-scope.js';
 import { BASIC_TAG } from '../collectives/basic/tags.js';
 import { V_TAGS } from '../collectives/defaults.js';
 import { PORTABLE_V_ALGORITHMS, type VAlgorithm } from '../collectives/types.js';
@@ -221,16 +222,22 @@ function runBatch(req: BatchRequest): Promise<BatchOutcome> {
 }
 
 /** What a collective's tag is used for (the tags.ts files of src/collectives, defaults.ts), for the hang report. */
-export function tagName(tag: number): string {
-  if (tag === -1) return 'any tag';
-  for (const [name, t] of Object.entries(BASIC_TAG)) if (t === tag) return `${name} (${tag})`;
+export function tagName(travelled: number): string {
+  if (travelled === -1) return 'any tag';
+  const slot = callSlotOfTag(travelled);
+  const tag = unslottedTag(travelled);
+  return slot === undefined || slot === 0 ? kindName(tag, travelled) : `${kindName(tag, travelled)}, call slot ${slot}`;
+}
+
+function kindName(tag: number, travelled: number): string {
+  for (const [name, t] of Object.entries(BASIC_TAG)) if (t === tag) return `${name} (${travelled})`;
   const adaptive = adaptiveTagKind(tag);
-  if (adaptive !== undefined) return `adaptive ${adaptive}, plan slot ${Math.floor((tag - COLLECTIVE_TAG - 0x200) / 4)} (${tag})`;
-  if (tag === V_TAGS.counts) return `binomial counts (${tag})`;
-  if (tag === V_TAGS.schedule) return `tree schedule (${tag})`;
-  if (tag === V_TAGS.scheduleChildren) return `tree schedule children (${tag})`;
-  if (tag >= V_TAGS.dataFirst && tag < COLLECTIVE_TAG + 0x400) return `data, plan slot ${tag - V_TAGS.dataFirst} (${tag})`;
-  return `tag ${tag}`;
+  if (adaptive !== undefined) return `adaptive ${adaptive}, plan slot ${Math.floor((tag - COLLECTIVE_TAG - 0x200) / 4)} (${travelled})`;
+  if (tag === V_TAGS.counts) return `binomial counts (${travelled})`;
+  if (tag === V_TAGS.schedule) return `tree schedule (${travelled})`;
+  if (tag === V_TAGS.scheduleChildren) return `tree schedule children (${travelled})`;
+  if (tag >= V_TAGS.dataFirst && tag < COLLECTIVE_TAG + 0x400) return `data, plan slot ${tag - V_TAGS.dataFirst} (${travelled})`;
+  return `tag ${travelled}`;
 }
 
 /** One line per rank: where it is and what it waits for. */

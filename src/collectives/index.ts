@@ -43,3 +43,4 @@ export {
   type HierarchicalOptions,
   type HierarchicalVariantName,
 } from './hierarchical/index.js';
+export { CALL_TAG_STRIDE, callSlotOfTag, unslottedTag } from './call-scope.js';

@@ -162,8 +162,20 @@ export function caseOptions(c: VCase): CollectiveOptions {
 
 const SLACK = 3;
 
-/** Runs the case on this rank and checks its buffers. */
-export async function runCaseRank(comm: Communicator, c: VCase): Promise<RankOutcome> {
+/** One rank's part of a case: its buffers, how to fill and check them, and the two ways to run it. */
+export interface CaseRunner {
+  /** Fills the buffers for execution round k. */
+  readonly prepare: (k: number) => void;
+  /** undefined when this rank's buffers are right after round k, else the first difference. */
+  readonly check: (k: number) => string | undefined;
+  /** One call of the collective. */
+  readonly once: () => Promise<CollectiveInfo>;
+  /** Plans it (the *Init form). */
+  readonly init: () => Promise<PersistentCollective>;
+}
+
+/** This rank's buffers and calls for case `c` (fresh buffers on every call). */
+export function caseRunner(comm: Communicator, c: VCase): CaseRunner {
   const me = comm.rank;
   const u = c.unitBytes;
   const isRoot = me === c.root;
@@ -186,7 +198,7 @@ export async function runCaseRank(comm: Communicator, c: VCase): Promise<RankOut
       const s = isRoot && c.inPlace ? undefined : firstDiff(send, block(me, mine, k), `rank ${me} send buffer (round ${k})`);
       return s ?? (recv ? firstDiff(recv, rootBuffer(c, k), `root ${me} recv (round ${k})`) : undefined);
     };
-    return execute(c.starts, prepare, check, () => gatherv(comm, args, options), () => gathervInit(comm, args, options));
+    return { prepare, check, once: () => gatherv(comm, args, options), init: () => gathervInit(comm, args, options) };
   }
   const send = isRoot ? new Uint8Array(c.capacity * u) : undefined;
   const recv = new Uint8Array(isRoot && c.inPlace ? 0 : mine + SLACK);
@@ -204,7 +216,13 @@ export async function runCaseRank(comm: Communicator, c: VCase): Promise<RankOut
     const r = firstDiff(recv, want, `rank ${me} recv (round ${k})`);
     return r ?? (send ? firstDiff(send, rootBuffer(c, k), `root ${me} send buffer (round ${k}, changed)`) : undefined);
   };
-  return execute(c.starts, prepare, check, () => scatterv(comm, args, options), () => scattervInit(comm, args, options));
+  return { prepare, check, once: () => scatterv(comm, args, options), init: () => scattervInit(comm, args, options) };
+}
+
+/** Runs the case on this rank and checks its buffers. */
+export async function runCaseRank(comm: Communicator, c: VCase): Promise<RankOutcome> {
+  const r = caseRunner(comm, c);
+  return execute(c.starts, r.prepare, r.check, r.once, r.init);
 }
 
 /**

@@ -11,6 +11,7 @@
  * them in the simulator's trace).
  */
 import { COLLECTIVE_TAG, type Communicator } from '../../comm/communicator.js';
+import { unslottedTag } from '../call-scope.js';
 
 export const ADAPTIVE_TAG_FIRST = COLLECTIVE_TAG + 0x200;
 export const ADAPTIVE_TAG_LAST = COLLECTIVE_TAG + 0x2ff;
@@ -34,8 +35,9 @@ export function nextPlanTags(comm: Communicator): AdaptiveTags {
   return { exchange: base, notify: base + 1, data: base + 2 };
 }
 
-/** What an adaptive tag is used for (undefined for tags outside the adaptive range). */
-export function adaptiveTagKind(tag: number): AdaptiveMessageKind | undefined {
+/** What an adaptive tag is used for, in any call slot (undefined for tags outside the adaptive range). */
+export function adaptiveTagKind(travelled: number): AdaptiveMessageKind | undefined {
+  const tag = unslottedTag(travelled); // in whichever call slot it travelled (call-scope.ts)
   if (tag < ADAPTIVE_TAG_FIRST || tag > ADAPTIVE_TAG_LAST) return undefined;
   const k = (tag - ADAPTIVE_TAG_FIRST) % 4;
   return k === 0 ? 'exchange' : k === 1 ? 'notify' : k === 2 ? 'data' : undefined;

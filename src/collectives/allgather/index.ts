@@ -15,6 +15,7 @@
  */
 import type { Communicator } from '../../comm/communicator.js';
 import { VcollError } from '../../errors.js';
+import { beginCall } from '../call-scope.js';
 import { normalizeAllgather, normalizeAllgatherv } from './args.js';
 import { BRUCK_ALLGATHER } from './bruck.js';
 import { RECURSIVE_DOUBLING_ALLGATHER } from './recursive-doubling.js';
@@ -94,6 +95,7 @@ function variant(table: readonly AllgathervVariant[], name: string): AllgathervV
 
 /** Every rank's block of m bytes (the same m everywhere) into every rank's recv at rank·m. */
 export async function allgather(comm: Communicator, args: AllgatherArgs, options?: AllgatherOptions): Promise<void> {
+  comm = beginCall(comm);
   const { input, algorithm } = normalizeAllgather(comm, args, options);
   const name = algorithm === 'auto' ? chooseAllgather(input) : algorithm;
   await variant(ALLGATHER_VARIANTS, name).run(input);
@@ -101,6 +103,7 @@ export async function allgather(comm: Communicator, args: AllgatherArgs, options
 
 /** Every rank's block of counts[rank]·unitBytes bytes into every rank's recv at displs[rank]·unitBytes. */
 export async function allgatherv(comm: Communicator, args: AllgathervArgs, options?: AllgathervOptions): Promise<void> {
+  comm = beginCall(comm);
   const { input, algorithm } = normalizeAllgatherv(comm, args, options);
   const name = algorithm === 'auto' ? chooseAllgatherv(input) : algorithm;
   await variant(ALLGATHERV_VARIANTS, name).run(input);

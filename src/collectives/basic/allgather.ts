@@ -19,6 +19,7 @@ import { allgatherInput } from '../allgather/args.js';
 import { bruckAllgatherv } from '../allgather/bruck.js';
 import { recursiveDoublingAllgatherv } from '../allgather/recursive-doubling.js';
 import { BASIC_TAG } from './tags.js';
+import { beginCall } from '../call-scope.js';
 
 export interface AllgatherArgs {
   /** This rank's block (m bytes, the same m on every rank). */
@@ -28,6 +29,7 @@ export interface AllgatherArgs {
 }
 
 export async function allgather(comm: Communicator, args: AllgatherArgs): Promise<void> {
+  comm = beginCall(comm);
   // No handshake (allgather/handshake.ts): the algorithm depends on p alone and every message's
   // length is checked, so a rank with another m fails the run without one.
   const input = { ...allgatherInput(comm, args), handshake: false };

@@ -21,6 +21,7 @@ import { basicAlgorithm, nativeElementType, nativeReduceOp, type BasicOptions } 
 import { sendrecv } from './sendrecv.js';
 import { BASIC_TAG } from './tags.js';
 import { checkNumeric, checkSameShape, expectBytes } from './validate.js';
+import { beginCall } from '../call-scope.js';
 
 export interface AllreduceArgs<T extends NumericArray> {
   readonly send: T;
@@ -36,6 +37,7 @@ export interface AllreduceArgs<T extends NumericArray> {
  * Uint8ClampedArray: InvalidArgumentError('algorithm')); `recv` being `send`: MPI_IN_PLACE.
  */
 export async function allreduce<T extends NumericArray>(comm: Communicator, args: AllreduceArgs<T>, options?: BasicOptions): Promise<void> {
+  comm = beginCall(comm);
   const algorithm = basicAlgorithm(comm, options);
   const send = checkNumeric<T>(comm, 'send', args.send);
   const recv = checkSameShape(comm, 'recv', args.recv, send, 'send');

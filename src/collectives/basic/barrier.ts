@@ -14,9 +14,11 @@ import { MPI_NATIVE } from '../types.js';
 import { basicAlgorithm, type BasicOptions } from './algorithm.js';
 import { sendrecv } from './sendrecv.js';
 import { BASIC_TAG } from './tags.js';
+import { beginCall } from '../call-scope.js';
 
 /** `options.algorithm` 'mpi-native': the MPI library's MPI_Barrier instead (MPI transport only). */
 export async function barrier(comm: Communicator, options?: BasicOptions): Promise<void> {
+  comm = beginCall(comm);
   if (basicAlgorithm(comm, options) === MPI_NATIVE) {
     nativeOf(comm, 'barrier').barrier();
     return;

@@ -20,6 +20,7 @@ import { scatter } from './scatter.js';
 import { BASIC_TAG } from './tags.js';
 import { orderedBinomialRole } from './tree.js';
 import { checkBytes, checkRoot, expectBytes } from './validate.js';
+import { beginCall } from '../call-scope.js';
 
 export type BcastAlgorithm = 'binomial' | 'scatter-allgather';
 
@@ -29,6 +30,7 @@ export interface BcastOptions {
 }
 
 export async function bcast(comm: Communicator, buf: Uint8Array, root: number, options?: BcastOptions): Promise<void> {
+  comm = beginCall(comm);
   checkRoot(comm, root);
   checkBytes(comm, 'buf', buf);
   const algorithm = options?.algorithm ?? 'binomial';

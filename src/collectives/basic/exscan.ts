@@ -16,6 +16,7 @@ import { allocLike, resolveOp, type NumericArray, type ReduceOp } from './ops.js
 import { sendrecv } from './sendrecv.js';
 import { BASIC_TAG } from './tags.js';
 import { checkNumeric, checkSameShape, expectBytes } from './validate.js';
+import { beginCall } from '../call-scope.js';
 
 export interface ExscanArgs<T extends NumericArray> {
   readonly send: T;
@@ -25,6 +26,7 @@ export interface ExscanArgs<T extends NumericArray> {
 }
 
 export async function exscan<T extends NumericArray>(comm: Communicator, args: ExscanArgs<T>): Promise<void> {
+  comm = beginCall(comm);
   const send = checkNumeric<T>(comm, 'send', args.send);
   const { rank, size: p } = comm;
   const recv = rank === 0 && args.recv === undefined ? undefined : checkSameShape(comm, 'recv', args.recv, send, 'send');

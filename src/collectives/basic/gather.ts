@@ -23,6 +23,7 @@ import { basicAlgorithm, type BasicOptions } from './algorithm.js';
 import { BASIC_TAG } from './tags.js';
 import { orderedBinomialRole } from './tree.js';
 import { checkBytes, checkRoot, expectBytes } from './validate.js';
+import { beginCall } from '../call-scope.js';
 
 export interface GatherArgs {
   /** This rank's block (m bytes, the same m on every rank). */
@@ -53,6 +54,7 @@ export function checkGatherArgs(comm: Communicator, args: GatherArgs): { root: n
  * MPI_Gather instead (MPI transport only; elsewhere UnavailableError('mpi-transport') on every rank).
  */
 export async function gather(comm: Communicator, args: GatherArgs, options?: BasicOptions): Promise<void> {
+  comm = beginCall(comm);
   const algorithm = basicAlgorithm(comm, options);
   const { root, send, recv } = checkGatherArgs(comm, args);
   if (algorithm === MPI_NATIVE) {

@@ -17,6 +17,7 @@ import { allocLike, resolveOp, type NumericArray, type ReduceOp } from './ops.js
 import { BASIC_TAG } from './tags.js';
 import { orderedBinomialRole } from './tree.js';
 import { checkNumeric, checkRoot, checkSameShape, expectBytes } from './validate.js';
+import { beginCall } from '../call-scope.js';
 
 
 export interface ReduceArgs<T extends NumericArray> {
@@ -28,6 +29,7 @@ export interface ReduceArgs<T extends NumericArray> {
 }
 
 export async function reduce<T extends NumericArray>(comm: Communicator, args: ReduceArgs<T>): Promise<void> {
+  comm = beginCall(comm);
   const root = checkRoot(comm, args.root);
   const send = checkNumeric<T>(comm, 'send', args.send);
   const combine = resolveOp(args.op, send, comm.rank);

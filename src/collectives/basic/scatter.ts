@@ -22,6 +22,7 @@ import { basicAlgorithm, type BasicOptions } from './algorithm.js';
 import { BASIC_TAG } from './tags.js';
 import { orderedBinomialRole } from './tree.js';
 import { checkBytes, checkRoot, expectBytes } from './validate.js';
+import { beginCall } from '../call-scope.js';
 
 export interface ScatterArgs {
   /** Root only: p·m bytes; ignored elsewhere. */
@@ -36,6 +37,7 @@ export interface ScatterArgs {
  * instead (MPI transport only; elsewhere UnavailableError('mpi-transport') on every rank).
  */
 export async function scatter(comm: Communicator, args: ScatterArgs, options?: BasicOptions): Promise<void> {
+  comm = beginCall(comm);
   const algorithm = basicAlgorithm(comm, options);
   const root = checkRoot(comm, args.root);
   const recv = checkBytes(comm, 'recv', args.recv);

@@ -8,6 +8,7 @@
 import type { Communicator } from '../../comm/communicator.js';
 import { normalizeGatherv } from '../args.js';
 import { planVariant } from '../auto.js';
+import { beginCall, plannedInCall } from '../call-scope.js';
 import type { CollectiveInfo, CollectiveOptions, GathervArgs, PersistentCollective } from '../types.js';
 import type { GathervVariant } from '../variant.js';
 import { ADAPTIVE_GATHERV } from './adaptive.js';
@@ -52,7 +53,7 @@ export const GATHERV_VARIANTS: readonly GathervVariant[] = [
  * applies to the one-shot `gatherv` only), so `start()` runs the data phase alone.
  */
 export function gathervInit(comm: Communicator, args: GathervArgs, options?: CollectiveOptions): Promise<PersistentCollective> {
-  return plan(comm, args, options, true);
+  return plannedInCall(comm, (scope) => plan(scope, args, options, true));
 }
 
 async function plan(comm: Communicator, args: GathervArgs, options: CollectiveOptions | undefined, persistent: boolean): Promise<PersistentCollective> {
@@ -64,7 +65,7 @@ async function plan(comm: Communicator, args: GathervArgs, options: CollectiveOp
 
 /** Gathers every rank's block to the root (MPI_Gatherv semantics, collectives/types.ts). */
 export async function gatherv(comm: Communicator, args: GathervArgs, options?: CollectiveOptions): Promise<CollectiveInfo> {
-  const p = await plan(comm, args, options, false);
+  const p = await plan(beginCall(comm), args, options, false);
   await p.start();
   return p.info;
 }

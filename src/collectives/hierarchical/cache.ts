@@ -14,6 +14,7 @@
  */
 import type { Communicator } from '../../comm/communicator.js';
 import { VcollError } from '../../errors.js';
+import { baseOf } from '../call-scope.js';
 import { bridgeFor, nodeStructure, type Bridge, type NodeStructure } from './structure.js';
 
 export const BRIDGES_KEPT = 16;
@@ -26,11 +27,13 @@ interface Entry {
 
 const CACHE = new WeakMap<Communicator, Entry>();
 
+/** The entry of the communicator a call was made on (`comm` may be a call's scope, call-scope.ts). */
 function entryOf(comm: Communicator): Entry {
-  let e = CACHE.get(comm);
+  const base = baseOf(comm);
+  let e = CACHE.get(base);
   if (e === undefined) {
-    e = { structure: nodeStructure(comm.size, (r) => comm.nodeOf(r)), local: undefined, bridges: new Map() };
-    CACHE.set(comm, e);
+    e = { structure: nodeStructure(base.size, (r) => base.nodeOf(r)), local: undefined, bridges: new Map() };
+    CACHE.set(base, e);
   }
   return e;
 }
@@ -46,7 +49,7 @@ export function localOf(comm: Communicator): Promise<Communicator> {
   if (e.local === undefined) {
     const s = e.structure;
     const me = comm.rank;
-    e.local = comm.splitByNode().then((local) => {
+    e.local = baseOf(comm).splitByNode().then((local) => {
       const members = s.members[s.nodeIndex[me]];
       if (local.size !== members.length || local.rank !== s.localIndex[me]) {
         throw new VcollError('INTERNAL', `splitByNode gave rank ${local.rank} of ${local.size}, nodeOf implies ${s.localIndex[me]} of ${members.length}`, {

@@ -16,6 +16,7 @@ import type { Communicator } from '../../comm/communicator.js';
 import { InvalidArgumentError } from '../../errors.js';
 import { ceilLog2 } from '../../util/ceil-log.js';
 import { normalizeGatherv } from '../args.js';
+import { beginCall, derivedScope } from '../call-scope.js';
 import { checkGatherArgs, gather } from '../basic/gather.js';
 import { BINOMIAL_GATHERV } from '../gatherv/binomial.js';
 import { rootLayout, type BlockLayout } from '../layout.js';
@@ -62,7 +63,7 @@ async function runTwoLevel(
   field: string,
 ): Promise<void> {
   const structure = structureOf(comm);
-  const local = await localOf(comm);
+  const local = derivedScope(await localOf(comm), comm);
   const bridge = bridgeOf(comm, structure.nodeIndex[root]);
   const makeTarget = v.rootTarget as NonNullable<HierarchicalVariant['rootTarget']>;
   const target =
@@ -76,6 +77,7 @@ export async function hierarchicalGather(
   args: HierarchicalGatherArgs,
   options?: HierarchicalOptions,
 ): Promise<HierarchicalInfo> {
+  comm = beginCall(comm);
   if (args === null || typeof args !== 'object') throw new InvalidArgumentError('args', 'must be an object', { rank: comm.rank });
   const { root, send, recv } = checkGatherArgs(comm, args);
   const v = variantOf(comm, options);
@@ -101,6 +103,7 @@ export async function hierarchicalGatherv(
   args: HierarchicalGathervArgs,
   options?: HierarchicalOptions,
 ): Promise<HierarchicalInfo> {
+  comm = beginCall(comm);
   if (args === null || typeof args !== 'object') throw new InvalidArgumentError('args', 'must be an object', { rank: comm.rank });
   const plain = { root: args.root, send: args.send, recv: args.recv, counts: args.counts, displs: args.displs, unitBytes: args.unitBytes };
   const { input } = normalizeGatherv(comm, plain);

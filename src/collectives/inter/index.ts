@@ -9,6 +9,7 @@
 import type { InterCommunicator } from '../../comm/intercomm.js';
 import { InvalidArgumentError } from '../../errors.js';
 import { blockLayout } from '../args.js';
+import { beginInterCall } from '../call-scope.js';
 import { nativeByteLayout, nativeBytes, nativeInterOf } from '../native.js';
 import { MPI_NATIVE } from '../types.js';
 import { checkBytes } from '../basic/validate.js';
@@ -69,6 +70,7 @@ function nativeAllgatherv(inter: InterCommunicator, send: Uint8Array, recv: Uint
  * group) lands in every REMOTE rank's `recv` at (local rank)·k; recv holds remoteSize·k' bytes.
  */
 export async function interAllgather(inter: InterCommunicator, args: InterAllgatherArgs, options?: InterOptions): Promise<void> {
+  inter = beginInterCall(inter);
   const rank = inter.rank;
   const algorithm = algorithmOf(options, rank);
   const send = checkBytes(inter, 'send', args.send);
@@ -88,6 +90,7 @@ export async function interAllgather(inter: InterCommunicator, args: InterAllgat
  * rank's `recv` at displs[local rank]·unitBytes; `counts` / `displs` describe the remote group.
  */
 export async function interAllgatherv(inter: InterCommunicator, args: InterAllgathervArgs, options?: InterOptions): Promise<void> {
+  inter = beginInterCall(inter);
   const rank = inter.rank;
   const algorithm = algorithmOf(options, rank);
   const send = checkBytes(inter, 'send', args.send);

@@ -9,6 +9,7 @@
 import type { Communicator } from '../../comm/communicator.js';
 import { normalizeScatterv } from '../args.js';
 import { planVariant } from '../auto.js';
+import { beginCall, plannedInCall } from '../call-scope.js';
 import type { CollectiveInfo, CollectiveOptions, PersistentCollective, ScattervArgs } from '../types.js';
 import type { ScattervVariant } from '../variant.js';
 import { ADAPTIVE_SCATTERV } from './adaptive.js';
@@ -48,14 +49,18 @@ export const SCATTERV_VARIANTS: readonly ScattervVariant[] = [
 ];
 
 /** Plans a scatterv (collective): validation, then the algorithm's planning phase. */
-export async function scattervInit(comm: Communicator, args: ScattervArgs, options?: CollectiveOptions): Promise<PersistentCollective> {
+export function scattervInit(comm: Communicator, args: ScattervArgs, options?: CollectiveOptions): Promise<PersistentCollective> {
+  return plannedInCall(comm, (scope) => plan(scope, args, options));
+}
+
+async function plan(comm: Communicator, args: ScattervArgs, options: CollectiveOptions | undefined): Promise<PersistentCollective> {
   const { input, algorithm, auto } = normalizeScatterv(comm, args, options);
   return planVariant(input, algorithm, SCATTERV_VARIANTS, 'scatterv', auto);
 }
 
 /** Scatters the root's blocks to every rank (MPI_Scatterv semantics, collectives/types.ts). */
 export async function scatterv(comm: Communicator, args: ScattervArgs, options?: CollectiveOptions): Promise<CollectiveInfo> {
-  const plan = await scattervInit(comm, args, options);
-  await plan.start();
-  return plan.info;
+  const planned = await plan(beginCall(comm), args, options);
+  await planned.start();
+  return planned.info;
 }

@@ -1,0 +1,307 @@
+/**
+ * Collectives in flight together on one communicator. MPI lets a program start any number of
+ * nonblocking collectives on a communicator as long as every rank starts them in the same
+ * order (MPI-4.0 §6.12: they are matched in issue order); vcoll's promise API is the same
+ * thing. The algorithms use fixed tags per message kind, so two calls in flight at once could
+ * take each other's messages whenever a transport delivers them in another order than the
+ * simulator does. Open MPI's libNBC solves this with a per-communicator tag counter; vcoll
+ * does the same with tag *slots*:
+ *
+ * - every collective call on a communicator takes the next call number of that communicator on
+ *   this rank, synchronously at the call (the same number on every rank, since the calls are
+ *   issued in the same order), and runs on a `CallScope`: the communicator seen through a tag
+ *   shift, so that each collective tag t (COLLECTIVE_TAG ≤ t < COLLECTIVE_TAG + CALL_TAG_STRIDE)
+ *   travels as t + slot·CALL_TAG_STRIDE. Calls in flight together therefore never share a tag
+ *   (up to OWN_SLOTS calls in flight on one communicator; the slots are reused cyclically);
+ *   slot 0 is the first call, so a communicator's first collective uses the kind tags unshifted;
+ * - a collective called on a CallScope (an algorithm calling another collective, e.g. a
+ *   broadcast inside a gatherv) runs in the caller's slot: nested calls run one after the other
+ *   inside one call, as before;
+ * - a persistent plan (`gathervInit` …) takes a new call number at every `start()` (MPI-4.0
+ *   §6.13: persistent collective starts are ordered like calls);
+ * - a communicator derived inside a call (the node communicator of the hierarchical gather,
+ *   an intercommunicator's local group) is used in a derived slot of the same call number,
+ *   in a second range (DERIVED_FIRST …) so it never meets calls made on that communicator
+ *   directly.
+ * Tags outside the shifted range (user tags, communicator management's top 16) pass unchanged.
+ * Status.tag of a receive through a scope is the tag as it travelled (shifted).
+ */
+import { COLLECTIVE_TAG, type Communicator, type MessageData, type Received, type Status } from '../comm/communicator.js';
+import type { VirtualClock } from '../comm/endpoint.js';
+import type { InterCommunicator } from '../comm/intercomm.js';
+import type { NativeCollectives, NativeInterCollectives } from '../comm/native.js';
+import { waitAll, type Request } from '../comm/request.js';
+import type { PersistentCollective } from './types.js';
+
+/** Tags per call slot: the kind tags of every collective lie in COLLECTIVE_TAG … + CALL_TAG_STRIDE − 1. */
+export const CALL_TAG_STRIDE = 0x800;
+/** Slots for calls made on a communicator itself (call number mod OWN_SLOTS). */
+export const OWN_SLOTS = 256;
+/** Derived slots: DERIVED_FIRST + (the parent call's slot mod DERIVED_SLOTS). */
+const DERIVED_FIRST = OWN_SLOTS;
+const DERIVED_SLOTS = 255; // slot 511 holds communicator management's 16 tags (comm/agree.ts)
+
+const SHIFTED_LAST = COLLECTIVE_TAG + CALL_TAG_STRIDE - 1;
+
+/** The kind tag (slot 0) of a collective tag as it travelled in any slot; other tags unchanged. */
+export function unslottedTag(tag: number): number {
+  const off = tag - COLLECTIVE_TAG;
+  if (off < 0 || off >= (DERIVED_FIRST + DERIVED_SLOTS) * CALL_TAG_STRIDE) return tag;
+  return COLLECTIVE_TAG + (off % CALL_TAG_STRIDE);
+}
+
+/** The call slot a collective tag travelled in (undefined for tags outside the slots). */
+export function callSlotOfTag(tag: number): number | undefined {
+  const off = tag - COLLECTIVE_TAG;
+  if (off < 0 || off >= (DERIVED_FIRST + DERIVED_SLOTS) * CALL_TAG_STRIDE) return undefined;
+  return Math.floor(off / CALL_TAG_STRIDE);
+}
+
+const callNumbers = new WeakMap<object, number>();
+
+function nextSlot(base: object): number {
+  const n = callNumbers.get(base) ?? 0;
+  callNumbers.set(base, n + 1);
+  return n % OWN_SLOTS;
+}
+
+function shiftOf(slot: number): number {
+  return slot * CALL_TAG_STRIDE;
+}
+
+/** A communicator seen by one collective call: its collective tags shifted into the call's slot. */
+export class CallScope implements Communicator {
+  private shift: number;
+
+  constructor(
+    /** The communicator the call was made on. */
+    readonly base: Communicator,
+    /** The call's slot. */
+    private slotNumber: number,
+  ) {
+    this.shift = shiftOf(slotNumber);
+  }
+
+  get slot(): number {
+    return this.slotNumber;
+  }
+
+  /** Takes the next call number of the base communicator (a persistent plan's start()). */
+  renew(): void {
+    this.slotNumber = nextSlot(this.base);
+    this.shift = shiftOf(this.slotNumber);
+  }
+
+  private tagOf(tag: number): number {
+    return tag >= COLLECTIVE_TAG && tag <= SHIFTED_LAST ? tag + this.shift : tag;
+  }
+
+  get rank(): number {
+    return this.base.rank;
+  }
+
+  get size(): number {
+    return this.base.size;
+  }
+
+  get clock(): VirtualClock | undefined {
+    return this.base.clock;
+  }
+
+  get native(): NativeCollectives | undefined {
+    return this.base.native;
+  }
+
+  isend(dest: number, tag: number, data: MessageData): Request<void> {
+    return this.base.isend(dest, this.tagOf(tag), data);
+  }
+
+  irecv(source: number, tag: number, into: MessageData): Request<Status> {
+    return this.base.irecv(source, this.tagOf(tag), into);
+  }
+
+  irecvAlloc(source: number, tag: number, maxBytes?: number): Request<Received> {
+    return this.base.irecvAlloc(source, this.tagOf(tag), maxBytes);
+  }
+
+  send(dest: number, tag: number, data: MessageData): Promise<void> {
+    return this.base.send(dest, this.tagOf(tag), data);
+  }
+
+  recv(source: number, tag: number, into: MessageData): Promise<Status> {
+    return this.base.recv(source, this.tagOf(tag), into);
+  }
+
+  recvAlloc(source: number, tag: number, maxBytes?: number): Promise<Received> {
+    return this.base.recvAlloc(source, this.tagOf(tag), maxBytes);
+  }
+
+  waitAll<T>(ops: readonly Request<T>[]): Promise<T[]> {
+    return waitAll(ops);
+  }
+
+  copy(dst: Uint8Array, src: Uint8Array): void {
+    this.base.copy(dst, src);
+  }
+
+  nodeOf(rank: number): number {
+    return this.base.nodeOf(rank);
+  }
+
+  split(color: number, key: number): Promise<Communicator | null> {
+    return this.base.split(color, key);
+  }
+
+  splitByNode(): Promise<Communicator> {
+    return this.base.splitByNode();
+  }
+}
+
+/**
+ * The communicator a collective call runs on: `comm` itself seen through the next call slot,
+ * or, when `comm` is already a call's scope (a collective inside a collective), that scope.
+ * Call it synchronously at the collective's entry, before any await.
+ */
+export function beginCall(comm: Communicator): Communicator {
+  if (comm instanceof CallScope) return comm;
+  return new CallScope(comm, nextSlot(comm));
+}
+
+/** The communicator a call was made on (`comm` itself outside a call). */
+export function baseOf(comm: Communicator): Communicator {
+  return comm instanceof CallScope ? comm.base : comm;
+}
+
+/**
+ * `sub` (a communicator derived from the call's, e.g. its node communicator) used inside the
+ * call `parent`: in the derived slot of the parent's slot. Outside a call, `sub` itself.
+ */
+export function derivedScope(sub: Communicator, parent: Communicator): Communicator {
+  if (!(parent instanceof CallScope)) return sub;
+  return new CallScope(baseOf(sub), DERIVED_FIRST + (parent.slot % DERIVED_SLOTS));
+}
+
+/** An intercommunicator seen by one collective call (CallScope's tag shift; `local` in the derived slot). */
+export class InterCallScope implements InterCommunicator {
+  private readonly shift: number;
+  private localScope: Communicator | undefined;
+
+  constructor(
+    readonly base: InterCommunicator,
+    readonly slot: number,
+  ) {
+    this.shift = shiftOf(slot);
+  }
+
+  private tagOf(tag: number): number {
+    return tag >= COLLECTIVE_TAG && tag <= SHIFTED_LAST ? tag + this.shift : tag;
+  }
+
+  get rank(): number {
+    return this.base.rank;
+  }
+
+  get size(): number {
+    return this.base.size;
+  }
+
+  get remoteSize(): number {
+    return this.base.remoteSize;
+  }
+
+  get lowGroup(): boolean {
+    return this.base.lowGroup;
+  }
+
+  get clock(): VirtualClock | undefined {
+    return this.base.clock;
+  }
+
+  get native(): NativeInterCollectives | undefined {
+    return this.base.native;
+  }
+
+  get local(): Communicator {
+    this.localScope ??= new CallScope(baseOf(this.base.local), DERIVED_FIRST + (this.slot % DERIVED_SLOTS));
+    return this.localScope;
+  }
+
+  isend(dest: number, tag: number, data: MessageData): Request<void> {
+    return this.base.isend(dest, this.tagOf(tag), data);
+  }
+
+  irecv(source: number, tag: number, into: MessageData): Request<Status> {
+    return this.base.irecv(source, this.tagOf(tag), into);
+  }
+
+  irecvAlloc(source: number, tag: number, maxBytes?: number): Request<Received> {
+    return this.base.irecvAlloc(source, this.tagOf(tag), maxBytes);
+  }
+
+  send(dest: number, tag: number, data: MessageData): Promise<void> {
+    return this.base.send(dest, this.tagOf(tag), data);
+  }
+
+  recv(source: number, tag: number, into: MessageData): Promise<Status> {
+    return this.base.recv(source, this.tagOf(tag), into);
+  }
+
+  recvAlloc(source: number, tag: number, maxBytes?: number): Promise<Received> {
+    return this.base.recvAlloc(source, this.tagOf(tag), maxBytes);
+  }
+
+  waitAll<T>(ops: readonly Request<T>[]): Promise<T[]> {
+    return waitAll(ops);
+  }
+
+  copy(dst: Uint8Array, src: Uint8Array): void {
+    this.base.copy(dst, src);
+  }
+
+  nodeOf(rank: number): number {
+    return this.base.nodeOf(rank);
+  }
+
+  nodeOfRemote(rank: number): number {
+    return this.base.nodeOfRemote(rank);
+  }
+
+  merge(high: boolean): Promise<Communicator> {
+    return this.base.merge(high);
+  }
+}
+
+/** `beginCall` for intercommunicators. */
+export function beginInterCall(inter: InterCommunicator): InterCommunicator {
+  if (inter instanceof InterCallScope) return inter;
+  return new InterCallScope(inter, nextSlot(inter));
+}
+
+/**
+ * A persistent collective planned by `init` on `comm`: planned in one call slot, and every
+ * `start()` takes the next call number of `comm` (at the call, before anything is awaited).
+ * Inside a call (comm already a scope), plan and starts stay in that call's slot.
+ */
+export async function plannedInCall(
+  comm: Communicator,
+  init: (scope: Communicator) => Promise<PersistentCollective>,
+): Promise<PersistentCollective> {
+  const scope = beginCall(comm);
+  const plan = await init(scope);
+  if (scope === comm || !(scope instanceof CallScope)) return plan;
+  let running = false;
+  return {
+    info: plan.info,
+    start(): Promise<void> {
+      if (running) return plan.start(); // the plan refuses an overlapping start; no call number taken
+      running = true;
+      scope.renew();
+      const done = plan.start();
+      const settled = (): void => {
+        running = false;
+      };
+      done.then(settled, settled);
+      return done;
+    },
+  };
+}
