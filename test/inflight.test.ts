@@ -9,21 +9,10 @@ import { describe, expect, it } from 'vitest';
 import { linearModel } from '../src/model/cost-model.js';
 import { runSim } from '../src/transports/sim/index.js';
 import { runThreads } from '../src/transports/threads/index.js';
-import { randomItems, runMixRank, type Mix } from './programs/inflight.js';
-import { makeCase, type VCase } from './programs/v-cases.js';
+import { randomItems, randomMixes, runMixRank, twoRoots, type Mix } from './programs/inflight.js';
 import type { VAlgorithm } from '../src/collectives/types.js';
 
 const program = new URL('./programs/inflight-program.ts', import.meta.url);
-
-/** Two gathervs (or scattervs) in flight, roots 0 and p − 1, unequal counts. */
-function twoRoots(op: 'gatherv' | 'scatterv', algorithm: VAlgorithm, p: number, seed: number): Mix {
-  const cases: VCase[] = [0, p - 1].map((root, i) => {
-    const c = makeCase({ op, algorithm, p, seed: seed * 2 + i, dist: 'random', unitBytes: 1, layout: 'default', zeros: false, inPlace: false, starts: 0 });
-    const counts = c.counts.map((m, r) => m + r + i * 3);
-    return { ...c, root, counts, displs: undefined, capacity: counts.reduce((a, b) => a + b, 0) + 2, model: { ...c.model, ports: 1 } };
-  });
-  return { p, items: cases.map((c) => ({ kind: 'v', case: c })), starts: 0 };
-}
 
 const ALGORITHMS: VAlgorithm[] = ['linear', 'binomial', 'adaptive', 'optimal', 'binary', 'auto'];
 
@@ -65,18 +54,7 @@ describe('collectives in flight together on worker threads', () => {
   });
 
   it('random mixes (one-shot, persistent, on a split communicator)', { timeout: 120_000 }, async () => {
-    const p = 5;
-    const mixes: Mix[] = [];
-    for (let seed = 1; seed <= 16; seed++) {
-      const persistent = seed % 3 === 0;
-      mixes.push({
-        p,
-        items: randomItems(p, 3 + (seed % 4), seed, persistent),
-        starts: persistent ? 3 : 0,
-        ...(seed % 4 === 1 ? { sub: { p: 3, items: randomItems(3, 3, seed + 100, false), starts: 0 } } : {}),
-      });
-    }
-    const perRank = await runThreads<string[][]>(p, program, mixes);
+    const perRank = await runThreads<string[][]>(5, program, randomMixes(5, 16, 1));
     expect(perRank.flat(2)).toEqual([]);
   });
 });

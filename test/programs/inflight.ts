@@ -6,7 +6,8 @@
  * sub-communicator (even and odd ranks), while the parent runs its own mix at the same time.
  * Shared by the simulator tests, the worker-threads program and the MPI suite.
  */
-import { allgatherv, allreduce, barrier, bcast } from '../../src/collectives/index.js';
+import { allgatherv, allreduce, barrier, bcast, interAllgather } from '../../src/collectives/index.js';
+import { splitIntercomm, type InterCommunicator } from '../../src/comm/intercomm.js';
 import type { Communicator } from '../../src/comm/communicator.js';
 import { int, rng } from '../helpers/random.js';
 import { blockByte, caseRunner, makeCase, type VCase } from './v-cases.js';
@@ -18,7 +19,9 @@ export type MixItem =
   | { readonly kind: 'bcast'; readonly root: number; readonly bytes: number }
   | { readonly kind: 'allgatherv'; readonly counts: readonly number[] }
   | { readonly kind: 'allreduce'; readonly n: number }
-  | { readonly kind: 'barrier' };
+  | { readonly kind: 'barrier' }
+  /** interAllgather on an intercommunicator of the even and the odd ranks (made once per mix): k + group bytes per rank. */
+  | { readonly kind: 'inter'; readonly k: number; readonly algorithm: 'root-gathering' | 'segmented' };
 
 export interface Mix {
   readonly p: number;
@@ -35,7 +38,7 @@ interface Running {
   readonly run: () => Promise<unknown>;
 }
 
-function itemRunner(comm: Communicator, item: MixItem, at: number): Running {
+function itemRunner(comm: Communicator, item: MixItem, at: number, inter: InterCommunicator | undefined): Running {
   const me = comm.rank;
   const p = comm.size;
   const salt = (at + 1) * 13;
@@ -101,11 +104,37 @@ function itemRunner(comm: Communicator, item: MixItem, at: number): Running {
     }
     case 'barrier':
       return { prepare: () => undefined, check: () => undefined, run: () => barrier(comm) };
+    case 'inter': {
+      if (inter === undefined) throw new Error('inter item without an intercommunicator');
+      const group = me % 2;
+      const mineK = item.k + group;
+      const theirK = item.k + 1 - group;
+      const send = new Uint8Array(mineK);
+      const recv = new Uint8Array(inter.remoteSize * theirK);
+      const byteOf = (g: number, r: number, j: number, k: number): number => blockByte(salt + 100 * g + r, j, k);
+      return {
+        prepare: (k) => {
+          for (let j = 0; j < mineK; j++) send[j] = byteOf(group, inter.rank, j, k);
+          recv.fill(0);
+        },
+        check: (k) => {
+          for (let r = 0; r < inter.remoteSize; r++) {
+            for (let j = 0; j < theirK; j++) {
+              const got = recv[r * theirK + j];
+              if (got !== byteOf(1 - group, r, j, k)) return `rank ${me} interAllgather #${at} remote block ${r} byte ${j} is ${got}`;
+            }
+          }
+          return undefined;
+        },
+        run: () => interAllgather(inter, { send, recv }, { algorithm: item.algorithm }),
+      };
+    }
   }
 }
 
 async function runItems(comm: Communicator, mix: Mix): Promise<string[]> {
-  const runners = mix.items.map((item, i) => itemRunner(comm, item, i));
+  const inter = comm.size > 1 && mix.items.some((it) => it.kind === 'inter') ? await splitIntercomm(comm, (comm.rank % 2) as 0 | 1) : undefined;
+  const runners = mix.items.map((item, i) => itemRunner(comm, item, i, inter));
   const bad: string[] = [];
   if (mix.starts === 0) {
     for (const r of runners) r.prepare(0);
@@ -149,6 +178,8 @@ function retarget(item: MixItem, size: number): MixItem {
       return { ...item, root: item.root % size };
     case 'allgatherv':
       return { kind: 'allgatherv', counts: item.counts.slice(0, size) };
+    case 'inter':
+      return size < 2 ? { kind: 'barrier' } : item;
     default:
       return item;
   }
@@ -162,7 +193,7 @@ export function randomItems(p: number, n: number, seed: number, persistent: bool
   const rnd = rng(seed);
   const items: MixItem[] = [];
   for (let i = 0; i < n; i++) {
-    const kind = persistent ? 0 : int(rnd, 0, 5);
+    const kind = persistent ? 0 : int(rnd, 0, 6);
     if (kind <= 1) {
       const c = makeCase({
         op: rnd() < 0.5 ? 'gatherv' : 'scatterv',
@@ -180,7 +211,36 @@ export function randomItems(p: number, n: number, seed: number, persistent: bool
     } else if (kind === 2) items.push({ kind: 'bcast', root: int(rnd, 0, p - 1), bytes: int(rnd, 0, 300) });
     else if (kind === 3) items.push({ kind: 'allgatherv', counts: Array.from({ length: p }, () => int(rnd, 0, 40)) });
     else if (kind === 4) items.push({ kind: 'allreduce', n: int(rnd, 1, 20) });
-    else items.push({ kind: 'barrier' });
+    else if (kind === 5 || p < 2) items.push({ kind: 'barrier' });
+    else items.push({ kind: 'inter', k: int(rnd, 0, 9), algorithm: rnd() < 0.5 ? 'root-gathering' : 'segmented' });
   }
   return items;
+}
+
+/** Two gathervs (or scattervs) in flight, roots 0 and p − 1, unequal counts. */
+export function twoRoots(op: 'gatherv' | 'scatterv', algorithm: VAlgorithm, p: number, seed: number): Mix {
+  const cases: VCase[] = [0, p - 1].map((root, i) => {
+    const c = makeCase({ op, algorithm, p, seed: seed * 2 + i, dist: 'random', unitBytes: 1, layout: 'default', zeros: false, inPlace: false, starts: 0 });
+    const counts = c.counts.map((m, r) => m + r + i * 3);
+    return { ...c, root, counts, displs: undefined, capacity: counts.reduce((a, b) => a + b, 0) + 2, model: { ...c.model, ports: 1 } };
+  });
+  return { p, items: cases.map((c) => ({ kind: 'v', case: c })), starts: 0 };
+}
+
+
+/** `n` random mixes on p ranks (one-shot, persistent every third, a split communicator's mix every fourth). */
+export function randomMixes(p: number, n: number, seed: number): Mix[] {
+  const mixes: Mix[] = [];
+  for (let i = 1; i <= n; i++) {
+    const s = seed * 1000 + i;
+    const persistent = i % 3 === 0;
+    const half = Math.ceil(p / 2);
+    mixes.push({
+      p,
+      items: randomItems(p, 3 + (i % 4), s, persistent),
+      starts: persistent ? 3 : 0,
+      ...(i % 4 === 1 && p > 1 ? { sub: { p: half, items: randomItems(half, 3, s + 100, false), starts: 0 } } : {}),
+    });
+  }
+  return mixes;
 }
