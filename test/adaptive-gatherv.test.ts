@@ -275,6 +275,79 @@ describe('adaptive gatherv: overlap, persistence, errors', () => {
     }
   });
 
+  /** Runs a gatherv where rank i contributes own[i] elements while the root's counts say sizes[i]. */
+  async function gatherWithOwnCounts(sizes: number[], own: number[], root: number, overlap: boolean, lemma4 = false) {
+    const p = sizes.length;
+    const inst: Instance = { sizes, root, unitBytes: 1 };
+    const model = linearModel({ alpha: 3, beta: 1, gamma: 1 });
+    let rootBuf: Uint8Array | undefined;
+    const err = await runSim(
+      p,
+      async (comm) => {
+        const s = gatherSetup(comm, inst, model, { overlap, lemma4 }, 1);
+        if (comm.rank === root) rootBuf = s.recv;
+        const me = comm.rank;
+        const input = own[me] === sizes[me] ? s.input : { ...s.input, count: own[me], send: new Uint8Array(own[me]).fill(me) };
+        const plan = await ADAPTIVE_GATHERV.init(input);
+        await plan.start();
+        return s.recv ? checkGathered(inst, s.recv, 1) : [];
+      },
+      { model },
+    ).then(
+      (res) => res.results.flat(),
+      (e: unknown) => e,
+    );
+    return { err, rootBuf: rootBuf as Uint8Array };
+  }
+
+  it('count errors that cancel within a range (totals agree): InvalidArgumentError on counts at the root, never wrong data', async () => {
+    // seed 000 Lemma 3 reports only range totals; ranks 2 and 3 disagree with the root but their sum is right
+    for (const overlap of [true, false]) {
+      const { err, rootBuf } = await gatherWithOwnCounts([2, 2, 5, 2], [2, 2, 4, 3], 0, overlap);
+      expect(err).toBeInstanceOf(CommunicationError);
+      const cause = (err as CommunicationError).cause as InvalidArgumentError;
+      expect(cause).toBeInstanceOf(InvalidArgumentError);
+      expect(cause.field).toBe('counts');
+      expect(cause.rank).toBe(0);
+      expect(cause.message).toMatch(/ranks 2\.\.3/);
+      expect(Array.from(rootBuf.subarray(4, 11)).every((b) => b === 0xee)).toBe(true);
+    }
+  });
+
+  it('random cancelling count errors inside one range are rejected at the root (property)', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 2, max: 24 }),
+        fc.integer({ min: 0, max: 2 ** 31 - 1 }),
+        fc.boolean(),
+        fc.boolean(),
+        async (p, seed, overlap, lemma4) => {
+          const r = rng(seed);
+          const sizes = Array.from({ length: p }, () => int(r, 0, 6));
+          const root = int(r, 0, p - 1);
+          // move 1..3 elements from one non-root rank to another, and maybe a third rank in between
+          const ranks = Array.from({ length: p }, (_, i) => i).filter((i) => i !== root);
+          if (ranks.length < 2) return;
+          const a = ranks[int(r, 0, ranks.length - 1)];
+          const b = ranks.filter((i) => i !== a)[int(r, 0, ranks.length - 2)];
+          const own = sizes.slice();
+          const k = Math.min(own[a], int(r, 1, 3));
+          if (k === 0) return;
+          own[a] -= k;
+          own[b] += k;
+          const { err } = await gatherWithOwnCounts(sizes, own, root, overlap, lemma4);
+          // never silently wrong data: either an error, and then the root's InvalidArgumentError on counts
+          expect(err).toBeInstanceOf(CommunicationError);
+          const cause = (err as CommunicationError).cause as InvalidArgumentError;
+          expect(cause).toBeInstanceOf(InvalidArgumentError);
+          expect(cause.field).toBe('counts');
+          expect(cause.rank).toBe(root);
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+
   it('rejects a k-ported model with InvalidArgumentError on model', async () => {
     const model = linearModel({ alpha: 1, beta: 1, ports: 2 });
     const err = await runSim(

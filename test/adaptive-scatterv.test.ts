@@ -174,6 +174,41 @@ describe('adaptive scatterv: persistence and errors', () => {
     expect(msgs.filter((m) => adaptiveTagKind(m.tag) === 'data').length % 3).toBe(0);
   });
 
+  it('receive counts that cancel within a range (totals agree): InvalidArgumentError on counts at the root, no data sent', async () => {
+    const model = linearModel({ alpha: 3, beta: 1 });
+    for (const [sizes, own, root] of [
+      [[2, 2, 5, 2], [2, 2, 4, 3], 0],
+      [[3, 1, 4, 1, 5, 9, 2, 6], [3, 1, 4, 1, 6, 9, 1, 6], 1],
+      [[3, 1, 4, 1, 5, 9, 2, 6], [3, 2, 4, 1, 5, 7, 2, 7], 4],
+    ] as const) {
+      const p = sizes.length;
+      const bufs: Uint8Array[] = [];
+      const err = await runSim(
+        p,
+        async (comm) => {
+          const me = comm.rank;
+          const s = scatterSetup(comm, { sizes: [...sizes], root, unitBytes: 1 }, model, {}, 1);
+          const recv = own[me] === sizes[me] ? s.recv : new Uint8Array(own[me]).fill(SENTINEL);
+          bufs[me] = recv;
+          const plan = await ADAPTIVE_SCATTERV.init({ ...s.input, count: own[me], recv });
+          await plan.start();
+        },
+        { model },
+      ).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(err).toBeInstanceOf(CommunicationError);
+      const cause = (err as CommunicationError).cause as InvalidArgumentError;
+      expect(cause).toBeInstanceOf(InvalidArgumentError);
+      expect(cause.field).toBe('counts');
+      expect(cause.rank).toBe(root);
+      bufs.forEach((b, r) => {
+        if (r !== root) expect(Array.from(b).every((x) => x === SENTINEL)).toBe(true);
+      });
+    }
+  });
+
   it('a rank whose count disagrees with the root: InvalidArgumentError on counts at the root, before any block is sent', async () => {
     const sizes = [2, 3, 1, 4, 0, 2, 5, 1, 1, 3, 2, 2];
     const p = sizes.length;

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CommunicationError, InvalidArgumentError } from '../src/errors.js';
-import { INTER_ALLGATHER_ALGORITHMS, interAllgatherv } from '../src/collectives/inter/index.js';
+import { CommunicationError, InvalidArgumentError, TruncationError } from '../src/errors.js';
+import { INTER_ALLGATHER_ALGORITHMS, interAllgather, interAllgatherv } from '../src/collectives/inter/index.js';
 import { portableAlgorithms } from '../src/collectives/types.js';
 import { splitIntercomm } from '../src/comm/intercomm.js';
 import { linearModel } from '../src/model/cost-model.js';
@@ -215,6 +215,75 @@ describe('errors', () => {
         expect((e as Error).message, what).not.toMatch(/deadlock/);
         expect((e as Error).cause, what).toBeInstanceOf(InvalidArgumentError);
         expect(((e as Error).cause as InvalidArgumentError).field, what).toBe('counts');
+      }
+    }
+  });
+
+  it('every rank of a group agrees on remote counts that the remote ranks contradict with the same total: InvalidArgumentError("counts"), never misplaced data', async () => {
+    // group A (3 ranks) passes remote counts [5, 0, 6] at displs [0, 8, 10]; B's ranks send 4, 1, 6 (total 11 either way)
+    const cases: Array<{ a: number[]; b: number[]; displs?: number[] }> = [
+      { a: [5, 0, 6], b: [4, 1, 6], displs: [0, 8, 10] },
+      { a: [5, 0, 6], b: [4, 1, 6] },
+      { a: [2, 3, 4], b: [3, 2, 4] },
+      { a: [1, 1, 1], b: [0, 0, 3] },
+    ];
+    for (const algorithm of PORTABLE) {
+      for (const c of cases) {
+        const what = `${algorithm}, ${JSON.stringify(c)}`;
+        const placed: string[] = [];
+        const e = await rejection(
+          runSim(
+            6,
+            async (comm) => {
+              const g = comm.rank < 3 ? 0 : 1;
+              const inter = await splitIntercomm(comm, g as 0 | 1);
+              const counts = g === 0 ? c.a : [2, 2, 2];
+              const displs = g === 0 ? c.displs : undefined;
+              const send = new Uint8Array(g === 0 ? 2 : c.b[inter.rank]).fill(10 * g + inter.rank + 1);
+              const recv = new Uint8Array(g === 0 && c.displs !== undefined ? 16 : sum(counts));
+              await interAllgatherv(inter, { send, recv, counts, displs }, { algorithm });
+              placed.push(`rank ${comm.rank}: ${Array.from(recv).join(',')}`);
+            },
+            { model: linearModel({ alpha: 1, beta: 1 }), ports: 'full-duplex' },
+          ),
+        );
+        expect(e, `${what}; returned: ${placed.join(' | ')}`).toBeInstanceOf(CommunicationError);
+        expect((e as Error).message, what).not.toMatch(/deadlock/);
+        expect((e as Error).cause, what).toBeInstanceOf(InvalidArgumentError);
+        expect(((e as Error).cause as InvalidArgumentError).field, what).toBe('counts');
+      }
+    }
+  });
+
+  it('interAllgather: remote ranks sending unequal blocks with the expected total: a typed error, never misplaced data', async () => {
+    for (const algorithm of PORTABLE) {
+      for (const b of [
+        [1, 3, 2],
+        [3, 1, 2],
+        [2, 1, 3],
+        [2, 3, 1],
+        [2, 2, 1, 1],
+      ]) {
+        const what = `${algorithm}, ${JSON.stringify(b)}`;
+        const e = await rejection(
+          runSim(
+            3 + b.length,
+            async (comm) => {
+              const g = comm.rank < 3 ? 0 : 1;
+              const inter = await splitIntercomm(comm, g as 0 | 1);
+              // group 0's recv holds Σb bytes: k' = 2 per remote rank ([2, 2, 1, 1]: 6 is no multiple of 4, rejected up front)
+              const send = new Uint8Array(g === 0 ? 2 : b[inter.rank]).fill(comm.rank + 1);
+              const recv = new Uint8Array(g === 0 ? sum(b) : 2 * 3);
+              await interAllgather(inter, { send, recv }, { algorithm });
+            },
+            { model: linearModel({ alpha: 1, beta: 1 }), ports: 'full-duplex' },
+          ),
+        );
+        expect(e, what).toBeInstanceOf(CommunicationError);
+        expect((e as Error).message, what).not.toMatch(/deadlock/);
+        // the rank that sees it: InvalidArgumentError (a short block) or TruncationError (a long one)
+        const cause = (e as Error).cause;
+        expect(cause instanceof InvalidArgumentError || cause instanceof TruncationError, `${what}: ${String(cause)}`).toBe(true);
       }
     }
   });

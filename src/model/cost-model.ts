@@ -35,6 +35,11 @@ export interface CostModel {
   copy(rank: number, units: number): number;
   /** The homogeneous parameters when every pair of ranks costs the same, else undefined. */
   readonly linear: LinearParams | undefined;
+  /**
+   * The largest α, β, γ over all pairs and ranks (an upper bound of every cost), for
+   * `requireFiniteCosts`; optional so that hand-made models stay valid.
+   */
+  readonly bounds?: LinearParams;
 }
 
 export interface ModelOptions {
@@ -67,6 +72,7 @@ export function linearModel(params: { alpha: number; beta: number; gamma?: numbe
     copyAll,
     size: undefined,
     linear,
+    bounds: linear,
     comm: (_from: number, _to: number, units: number) => (units > 0 ? alpha + beta * units : 0),
     copy: (_rank: number, units: number) => gamma * units,
   });
@@ -103,6 +109,19 @@ function readPerRank(field: string, v: number | ArrayLike<number> | undefined, p
   return out;
 }
 
+function maxOf(v: Float64Array): number {
+  let x = 0;
+  for (let i = 0; i < v.length; i++) if (v[i] > x) x = v[i];
+  return x;
+}
+
+/** The largest entry of a p×p row-major matrix off its (unused) diagonal. */
+function maxOffDiagonal(v: Float64Array, p: number): number {
+  let x = 0;
+  for (let i = 0; i < p; i++) for (let j = 0; j < p; j++) if (i !== j && v[i * p + j] > x) x = v[i * p + j];
+  return x;
+}
+
 function checkRank(field: string, r: number, p: number): void {
   if (!(r >= 0 && r < p && Number.isInteger(r))) throw new InvalidArgumentError(field, `rank ${r} outside [0, ${p - 1}]`);
 }
@@ -122,12 +141,14 @@ export function pairwiseModel(params: {
   const b = readMatrix('beta', params.beta, p);
   const g = readPerRank('gamma', params.gamma, p);
   const { ports, copyAll } = commonOptions(params);
+  const bounds = Object.freeze({ alpha: maxOffDiagonal(a, p), beta: maxOffDiagonal(b, p), gamma: maxOf(g) });
   return Object.freeze({
     kind: 'pairwise' as const,
     ports,
     copyAll,
     size: p,
     linear: undefined,
+    bounds,
     comm: (from: number, to: number, units: number) => {
       if (units <= 0) return 0;
       checkRank('from', from, p);
@@ -167,12 +188,19 @@ export function hierarchicalModel(params: {
   const { ports, copyAll } = commonOptions(params);
   const homogeneous = (ia === ea && ib === eb) || new Set(node).size === 1;
   const lin = new Set(node).size === 1 ? { alpha: ia, beta: ib, gamma } : { alpha: ea, beta: eb, gamma };
+  const multi = new Set(node).size > 1;
+  const bounds = Object.freeze({
+    alpha: multi ? Math.max(ia, ea) : ia,
+    beta: multi ? Math.max(ib, eb) : ib,
+    gamma,
+  });
   return Object.freeze({
     kind: 'hierarchical' as const,
     ports,
     copyAll,
     size: p,
     linear: homogeneous ? Object.freeze(lin) : undefined,
+    bounds,
     comm: (from: number, to: number, units: number) => {
       if (units <= 0) return 0;
       checkRank('from', from, p);
@@ -189,4 +217,60 @@ export function requireModelFits(model: CostModel, p: number): void {
   if (model.size !== undefined && model.size !== p) {
     throw new InvalidArgumentError('model', `is defined for ${model.size} ranks, the problem has ${p}`);
   }
+}
+
+/**
+ * The largest time a tree may take in a model: the tree builders add, compare and subtract a
+ * few such times, so a margin of 2^32 below Number.MAX_VALUE (≈ 4.2e298) keeps every
+ * intermediate finite.
+ */
+export const MAX_MODEL_TIME = Number.MAX_VALUE / 2 ** 32;
+
+/** Hand-made models without `bounds` are probed pair by pair up to this p (O(p²) calls). */
+const MAX_PROBED_P = 2048;
+
+/** The largest α, β, γ of a model (its `bounds`, its homogeneous parameters, or probed). */
+function boundsOf(model: CostModel, p: number): LinearParams | undefined {
+  if (model.bounds !== undefined) return model.bounds;
+  if (model.linear !== undefined) return model.linear;
+  if (p > MAX_PROBED_P) return undefined;
+  let alpha = 0;
+  let beta = 0;
+  let gamma = 0;
+  for (let i = 0; i < p; i++) {
+    gamma = Math.max(gamma, model.copy(i, 1));
+    for (let j = 0; j < p; j++) {
+      if (i === j) continue;
+      const one = model.comm(i, j, 1);
+      const b = model.comm(i, j, 2) - one;
+      beta = Math.max(beta, b);
+      alpha = Math.max(alpha, one - b);
+    }
+  }
+  return { alpha, beta, gamma };
+}
+
+/**
+ * Checks that every gather/scatter tree over `sizes` has a finite time in `model`: at most
+ * p − 1 transfers of at most T = Σ sizes elements and every block copied once, so
+ * (p − 1)·(α + β·T) + γ·T with the largest α, β, γ of the model must be ≤ MAX_MODEL_TIME.
+ * Otherwise throws InvalidArgumentError naming the parameter with the largest term
+ * ('alpha', 'beta' or 'gamma'), its value and the bound. O(p) (O(p²) for a hand-made
+ * per-pair model without `bounds`, skipped above 2048 ranks).
+ */
+export function requireFiniteCosts(model: CostModel, sizes: ArrayLike<number>): void {
+  const p = sizes.length;
+  const b = boundsOf(model, p);
+  if (b === undefined) return;
+  let total = 0;
+  for (let i = 0; i < p; i++) total += sizes[i];
+  const terms = { alpha: (p - 1) * b.alpha, beta: (p - 1) * b.beta * total, gamma: b.gamma * total };
+  const bound = (p - 1) * (b.alpha + b.beta * total) + b.gamma * total;
+  if (bound <= MAX_MODEL_TIME) return;
+  const field = terms.alpha >= terms.beta && terms.alpha >= terms.gamma ? 'alpha' : terms.beta >= terms.gamma ? 'beta' : 'gamma';
+  throw new InvalidArgumentError(
+    field,
+    `${b[field]} lets a tree's time overflow: (p − 1)·(α + β·T) + γ·T = ${bound} with α = ${b.alpha}, β = ${b.beta}, ` +
+      `γ = ${b.gamma} (largest over the model), p = ${p}, T = ${total} elements, must be ≤ ${MAX_MODEL_TIME.toPrecision(3)} (Number.MAX_VALUE / 2^32)`,
+  );
 }

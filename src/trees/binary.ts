@@ -32,7 +32,7 @@
  * floating-point operations, and copyAt is set explicitly).
  */
 import { InvalidArgumentError, TooLargeError, VcollError } from '../errors.js';
-import { requireModelFits, type CostModel } from '../model/cost-model.js';
+import { requireFiniteCosts, requireModelFits, type CostModel } from '../model/cost-model.js';
 import { validateRoot, validateSizes } from '../model/validate.js';
 import { TreeBuilder } from './tree.js';
 import type { BuiltTree, RootOption } from './types.js';
@@ -78,6 +78,7 @@ export function solveBinary(
   const m = validateSizes(sizes);
   const p = m.length;
   checkOneported(model, p);
+  requireFiniteCosts(model, m);
   const onProgress = opts?.onProgress;
   if (onProgress !== undefined && typeof onProgress !== 'function') {
     throw new InvalidArgumentError('onProgress', 'must be a function');

@@ -23,7 +23,7 @@
  * One-ported models only.
  */
 import { InvalidArgumentError, TooLargeError } from '../errors.js';
-import type { CostModel } from '../model/cost-model.js';
+import { requireFiniteCosts, type CostModel } from '../model/cost-model.js';
 import { requireInteger, validateRoot } from '../model/validate.js';
 import { checkOneported } from './binary.js';
 import { MAX_PAIRWISE_P, solveOrderedRanges } from './optimal-pairwise.js';
@@ -72,6 +72,13 @@ export function broadcastTime(tree: Tree, m: number, model: CostModel, operation
   return C[tree.root];
 }
 
+/** p − 1 transfers of m units: the sizes whose gather bound (requireFiniteCosts) covers a broadcast. */
+function broadcastSizes(p: number, units: number): Float64Array {
+  const s = new Float64Array(p);
+  s[0] = units;
+  return s;
+}
+
 /**
  * Optimal ordered broadcast (or reduction) tree of m units over p ranks (Theorem 4).
  * `opts.root` fixes the root; without it the best root (the smallest on ties) is chosen.
@@ -81,6 +88,7 @@ export function optimalBroadcastTree(p: number, m: number, model: CostModel, opt
   const units = requireInteger('m', m, 0);
   if (opts === null || typeof opts !== 'object') throw new InvalidArgumentError('opts', 'must be an object');
   checkOneported(model, p);
+  requireFiniteCosts(model, broadcastSizes(p, units));
   const op = checkOperation(opts.operation);
   const fixed = opts.root === undefined ? -1 : validateRoot(opts.root, p);
   if (model.linear !== undefined) {

@@ -12,7 +12,7 @@
  * Works for every cost model `evaluate` supports (pairwise, k-ported too).
  */
 import { InvalidArgumentError, TooLargeError } from '../errors.js';
-import { requireModelFits, type CostModel } from '../model/cost-model.js';
+import { requireFiniteCosts, requireModelFits, type CostModel } from '../model/cost-model.js';
 import { validateRoot, validateSizes } from '../model/validate.js';
 import { evaluate } from './evaluate.js';
 import { TreeBuilder, type Tree } from './tree.js';
@@ -75,6 +75,7 @@ export function bruteForceOrderedOptimal(sizes: ArrayLike<number>, model: CostMo
   const m = validateSizes(sizes);
   const p = m.length;
   requireModelFits(model, p);
+  requireFiniteCosts(model, m);
   if (p > BRUTE_FORCE_MAX_P) {
     throw new TooLargeError('p', `exhaustive search is limited to p ≤ ${BRUTE_FORCE_MAX_P}, got ${p}`);
   }

@@ -15,7 +15,7 @@
  * directory share (`prepareProblem`).
  */
 import { InvalidArgumentError } from '../errors.js';
-import { requireModelFits, type CostModel } from '../model/cost-model.js';
+import { requireFiniteCosts, requireModelFits, type CostModel } from '../model/cost-model.js';
 import { validateRoot, validateSizes } from '../model/validate.js';
 import { PortClock } from './evaluate.js';
 import { TreeBuilder } from './tree.js';
@@ -30,7 +30,7 @@ export interface Problem {
 
 /**
  * Validates the public arguments of a tree builder: sizes (non-negative integers, p ≥ 1),
- * the model (a CostModel that fits p ranks) and `opts.root` (an integer in [0, p−1] or omitted).
+ * the model (a CostModel that fits p ranks, with finite tree times: requireFiniteCosts) and `opts.root` (an integer in [0, p−1] or omitted).
  * Throws InvalidArgumentError naming the field.
  * @internal shared by the builders in src/trees.
  */
@@ -41,6 +41,7 @@ export function prepareProblem(sizes: ArrayLike<number>, model: CostModel, opts:
     throw new InvalidArgumentError('model', 'must be a CostModel (see linearModel, pairwiseModel, hierarchicalModel)');
   }
   requireModelFits(model, p);
+  requireFiniteCosts(model, m);
   if (opts !== undefined && (opts === null || typeof opts !== 'object')) {
     throw new InvalidArgumentError('opts', 'must be an options object');
   }

@@ -35,10 +35,14 @@
  * than the original — at the price of 2–3 builds and evaluations.
  *
  * Cost: O(p²) model predictions for a fixed root; the returned time is
- * evaluate(tree, sizes, model, op) (O(p)). Root omitted: every root is tried (O(p³)),
- * the fastest wins, ties to the lowest rank.
+ * evaluate(tree, sizes, model, op) (O(p)). Root omitted: every root is tried, the fastest
+ * wins, ties to the lowest rank; the preference orders do not depend on the root, so they
+ * are sorted once (O(p² log p) time, p² Int32 memory under a per-pair model) and each root
+ * fills its tree by advancing per-parent cursors: O(p²) model predictions in all instead of
+ * the O(p³) of a scan per root (the cursors' steps are still O(p³) at worst under a per-pair
+ * model; p is limited, MODEL_BINOMIAL_ROOT_SEARCH_MAX_P).
  */
-import { InvalidArgumentError } from '../errors.js';
+import { InvalidArgumentError, TooLargeError } from '../errors.js';
 import type { CostModel } from '../model/cost-model.js';
 import { obliviousTreeFor } from './binomial.js';
 import { evaluate, type Operation } from './evaluate.js';
@@ -87,19 +91,94 @@ export function readFlag(field: string, v: unknown): boolean {
   return v;
 }
 
+/**
+ * Largest p for which the root is chosen by trying every root (root omitted), with a fixed
+ * root any p. Homogeneous model: one shared preference order, O(p²) in all (about 4 s CPU at
+ * p = 2048 with 'best' and the guard). Per-pair model: each root's fill advances one cursor per
+ * parent past the processes already taken, O(p²) per root at worst when the orders agree
+ * (costs dominated by the blocks), so O(p³) in all: about 1.8 s CPU at p = 1000, 12 s at 2000.
+ */
+export const MODEL_BINOMIAL_ROOT_SEARCH_MAX_P = 2048;
+/** The same for a non-homogeneous (per-pair, hierarchical) model. */
+export const MODEL_BINOMIAL_PAIRWISE_ROOT_SEARCH_MAX_P = 1024;
+
+/** The root-search limit of `model` (see MODEL_BINOMIAL_ROOT_SEARCH_MAX_P). */
+export function modelBinomialRootSearchLimit(model: CostModel): number {
+  return model.linear !== undefined ? MODEL_BINOMIAL_ROOT_SEARCH_MAX_P : MODEL_BINOMIAL_PAIRWISE_ROOT_SEARCH_MAX_P;
+}
+
 /** The model-based binomial tree with root r (see the module comment); `m` already validated. */
 export function modelBinomialTreeFor(m: ArrayLike<number>, model: CostModel, r: number, mapping: BinomialMapping, op: Operation): Tree {
-  return fill(obliviousTreeFor(m.length, r), m, model, r, mapping, op);
+  return fill(obliviousTreeFor(m.length, r), new Preferences(m, model, mapping, op, false), r);
+}
+
+/** Above this p the per-parent orders (p² Int32: 64 MB at 4096) are not stored; the fill scans. */
+const MAX_ORDERED_P = 4096;
+
+/**
+ * The mapping's preference of every parent j: the processes i by increasing key
+ * sign·t(j, i, m_i), ties to the lowest rank, so that "the first free process in j's order"
+ * is exactly the process the scan of the module comment picks. The keys do not depend on the
+ * root, so one Preferences serves every root. Homogeneous models share one order (the key
+ * does not depend on j); per-pair models store one order per parent (O(p² log p) once) when
+ * many roots are tried, and scan the free processes (O(p) per position) for a single root
+ * or above MAX_ORDERED_P.
+ */
+class Preferences {
+  readonly p: number;
+  /** Row j (or the single shared row) of the orders; undefined: scan. */
+  readonly order: Int32Array | undefined;
+  readonly shared: boolean;
+
+  readonly sign: number;
+
+  constructor(
+    readonly m: ArrayLike<number>,
+    readonly model: CostModel,
+    mapping: BinomialMapping,
+    readonly op: Operation,
+    manyRoots: boolean,
+  ) {
+    const p = m.length;
+    this.p = p;
+    this.sign = mapping === 'min-first' ? 1 : -1;
+    this.shared = model.linear !== undefined;
+    const rows = this.shared ? 1 : p;
+    if (!this.shared && (!manyRoots || p > MAX_ORDERED_P)) {
+      this.order = undefined;
+      return;
+    }
+    const order = new Int32Array(rows * p);
+    const keys = new Float64Array(p);
+    const idx = Array.from({ length: p }, (_, i) => i);
+    const byKey = (a: number, b: number): number => keys[a] - keys[b] || a - b;
+    for (let j = 0; j < rows; j++) {
+      if (this.shared) {
+        // every pair costs the same: the key of i towards any other rank
+        for (let i = 0; i < p; i++) keys[i] = this.key(i === 0 ? p - 1 : 0, i);
+      } else {
+        // a parent is never free itself: its own entry goes last
+        for (let i = 0; i < p; i++) keys[i] = i === j ? Infinity : this.key(j, i);
+      }
+      for (let i = 0; i < p; i++) idx[i] = i;
+      idx.sort(byKey);
+      order.set(idx, j * p);
+    }
+    this.order = order;
+  }
+
+  key(j: number, i: number): number {
+    return this.sign * linkTime(this.model, this.op, j, i, this.m[i]);
+  }
 }
 
 /** Pre-order fill of the positions of `shape` (see the module comment). */
-function fill(shape: Tree, m: ArrayLike<number>, model: CostModel, r: number, mapping: BinomialMapping, op: Operation): Tree {
+function fill(shape: Tree, prefs: Preferences, r: number): Tree {
   const p = shape.p;
   const processAt = new Int32Array(p).fill(-1);
   processAt[r] = r;
   const free = new Uint8Array(p).fill(1);
   free[r] = 0;
-  const sign = mapping === 'min-first' ? 1 : -1;
   const order: number[] = []; // positions in pre-order
   const stack = [r];
   while (stack.length > 0) {
@@ -108,17 +187,28 @@ function fill(shape: Tree, m: ArrayLike<number>, model: CostModel, r: number, ma
     const kids = shape.children[pos];
     for (let c = kids.length - 1; c >= 0; c--) stack.push(kids[c]);
   }
+  const pref = prefs.order;
+  // next[j]: how far parent j's order is known to hold no free process (free only shrinks)
+  const next = new Int32Array(prefs.shared ? 1 : p);
   for (const pos of order) {
     if (pos === r) continue;
     const j = processAt[shape.parent[pos]];
     let best = -1;
-    let bestKey = Infinity;
-    for (let i = 0; i < p; i++) {
-      if (!free[i]) continue;
-      const key = sign * linkTime(model, op, j, i, m[i]);
-      if (key < bestKey) {
-        bestKey = key;
-        best = i;
+    if (pref !== undefined) {
+      const row = prefs.shared ? 0 : j;
+      let q = next[row];
+      while (!free[pref[row * p + q]]) q++;
+      next[row] = q;
+      best = pref[row * p + q];
+    } else {
+      let bestKey = Infinity;
+      for (let i = 0; i < p; i++) {
+        if (!free[i]) continue;
+        const key = prefs.key(j, i);
+        if (best < 0 || key < bestKey) {
+          bestKey = key;
+          best = i;
+        }
       }
     }
     processAt[pos] = best;
@@ -145,10 +235,15 @@ export function modelBinomialTree(sizes: ArrayLike<number>, model: CostModel, op
   const guard = readFlag('guard', opts?.guard);
   const op = readOperation(opts?.op);
   const mappings: BinomialMapping[] = mapping === 'best' ? ['min-first', 'max-first'] : [mapping];
+  const searchLimit = modelBinomialRootSearchLimit(model);
+  if (root === undefined && p > searchLimit) {
+    throw new TooLargeError('p', `${p} > ${searchLimit} to choose the best root by trying every root; pass a root`);
+  }
   const roots = root !== undefined ? [root] : Array.from({ length: p }, (_, i) => i);
+  const prefs = mappings.map((x) => new Preferences(m, model, x, op, roots.length > 1));
   let best: BuiltTree | undefined;
   for (const r of roots) {
-    const trees = mappings.map((x) => modelBinomialTreeFor(m, model, r, x, op));
+    const trees = prefs.map((x) => fill(obliviousTreeFor(p, r), x, r));
     if (guard) trees.push(obliviousTreeFor(p, r, model.copyAll));
     for (const tree of trees) {
       const time = evaluate(tree, m, model, op).time;

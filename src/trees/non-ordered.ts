@@ -44,6 +44,7 @@ export function permutedModel(model: CostModel, ranks: ArrayLike<number>): CostM
     copyAll: model.copyAll,
     size: model.size === undefined ? undefined : n,
     linear: model.linear,
+    bounds: model.bounds,
     comm: (from: number, to: number, units: number) => (units > 0 ? model.comm(map[from], map[to], units) : 0),
     copy: (rank: number, units: number) => model.copy(map[rank], units),
   });

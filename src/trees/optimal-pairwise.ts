@@ -30,7 +30,7 @@
  * broadcast.ts (Theorem 4), with every edge carrying the same m units and no copy.
  */
 import { InvalidArgumentError, TooLargeError, VcollError } from '../errors.js';
-import type { CostModel } from '../model/cost-model.js';
+import { requireFiniteCosts, type CostModel } from '../model/cost-model.js';
 import { validateRoot, validateSizes } from '../model/validate.js';
 import { checkOneported } from './binary.js';
 import { TreeBuilder } from './tree.js';
@@ -236,6 +236,7 @@ export function optimalPairwiseTree(sizes: ArrayLike<number>, model: CostModel, 
   const m = validateSizes(sizes);
   const p = m.length;
   checkOneported(model, p);
+  requireFiniteCosts(model, m);
   if (opts === null || typeof opts !== 'object') throw new InvalidArgumentError('opts', 'must be an object');
   const root = opts.root === undefined ? -1 : validateRoot(opts.root, p);
   if (p > MAX_PAIRWISE_P) {

@@ -20,7 +20,7 @@
  * docs/optimal-dp.md.
  */
 import { InvalidArgumentError, TooLargeError } from '../errors.js';
-import { requireModelFits, type CostModel } from '../model/cost-model.js';
+import { requireFiniteCosts, requireModelFits, type CostModel } from '../model/cost-model.js';
 import { validateRoot, validateSizes } from '../model/validate.js';
 import {
   anyRootTables,
@@ -145,6 +145,7 @@ function prepare(m: Float64Array, model: CostModel): DpInput {
     );
   }
   requireModelFits(model, p);
+  requireFiniteCosts(model, m);
   const P = new Float64Array(p + 1);
   for (let i = 0; i < p; i++) P[i + 1] = P[i] + m[i];
   if (P[p] > Number.MAX_SAFE_INTEGER) {

@@ -3,16 +3,17 @@
  * uniform `build(sizes, model, options)` call. The CLI, the comparison and the tests
  * enumerate this table; the runtime's generic tree executor will run any of these trees.
  */
+import { TooLargeError } from '../errors.js';
 import type { CostModel } from '../model/cost-model.js';
 import { adaptiveBinomialTree, obliviousBinomialTree } from './binomial.js';
-import { optimalBinaryTree } from './binary.js';
+import { MAX_BINARY_P, MAX_PAIRWISE_BINARY_P, optimalBinaryTree } from './binary.js';
 import type { Operation } from './evaluate.js';
 import { linearTree } from './linear.js';
-import { modelBinomialTree } from './model-binomial.js';
-import { traffTree } from './model-traff.js';
-import { decreasingRerankTree, exactNonOrderedOptimal } from './non-ordered.js';
-import { optimalTree } from './optimal.js';
-import { optimalPairwiseTree } from './optimal-pairwise.js';
+import { modelBinomialRootSearchLimit, modelBinomialTree } from './model-binomial.js';
+import { TRAFF_ROOT_SEARCH_MAX_P, traffTree } from './model-traff.js';
+import { EXACT_NON_ORDERED_MAX_P, decreasingRerankTree, exactNonOrderedOptimal } from './non-ordered.js';
+import { OPTIMAL_MAX_P, optimalTree } from './optimal.js';
+import { MAX_PAIRWISE_P, optimalPairwiseTree } from './optimal-pairwise.js';
 import { twoBlockTree } from './two-block.js';
 import type { BuiltTree } from './types.js';
 
@@ -37,7 +38,14 @@ export interface TreeAlgorithm {
   /** Whether the trees it builds are ordered (blocks never permuted). */
   readonly ordered: boolean;
   build(sizes: ArrayLike<number>, model: CostModel, options?: BuildOptions): BuiltTree;
+  /** The largest p `build` accepts under `model` (it throws TooLargeError above); absent: no limit. */
+  readonly limit?: (model: CostModel) => number;
+  /** The largest p `build` accepts under `model` with the root omitted (a search over every root), when lower. */
+  readonly bestRootLimit?: (model: CostModel) => number;
 }
+
+/** The homogeneous DP's limit, or the per-pair DP's (the collectives' `optimal` under a per-pair model). */
+const optimalLimit = (model: CostModel): number => (model.linear !== undefined ? OPTIMAL_MAX_P : MAX_PAIRWISE_P);
 
 export const TREE_ALGORITHMS: readonly TreeAlgorithm[] = [
   {
@@ -67,6 +75,7 @@ export const TREE_ALGORITHMS: readonly TreeAlgorithm[] = [
     source: 'seed 004 Theorem 2',
     ordered: true,
     build: (s, m, o) => optimalTree(s, m, { root: o?.root, mode: 'exact', onProgress: o?.onProgress }),
+    limit: optimalLimit,
   },
   {
     name: 'optimal-paper',
@@ -74,6 +83,7 @@ export const TREE_ALGORITHMS: readonly TreeAlgorithm[] = [
     source: 'seed 004 Theorem 2, Table 1',
     ordered: true,
     build: (s, m, o) => optimalTree(s, m, { root: o?.root, mode: 'paper', onProgress: o?.onProgress }),
+    limit: optimalLimit,
   },
   {
     name: 'binary',
@@ -81,6 +91,7 @@ export const TREE_ALGORITHMS: readonly TreeAlgorithm[] = [
     source: 'seed 004 Theorem 3',
     ordered: true,
     build: (s, m, o) => optimalBinaryTree(s, m, { root: o?.root, onProgress: o?.onProgress }),
+    limit: (m) => (m.linear !== undefined ? MAX_BINARY_P : MAX_PAIRWISE_BINARY_P),
   },
   {
     name: 'optimal-pairwise',
@@ -88,6 +99,7 @@ export const TREE_ALGORITHMS: readonly TreeAlgorithm[] = [
     source: 'seed 004 Theorem 1',
     ordered: true,
     build: (s, m, o) => optimalPairwiseTree(s, m, { root: o?.root }),
+    limit: () => MAX_PAIRWISE_P,
   },
   {
     name: 'two-block',
@@ -109,6 +121,7 @@ export const TREE_ALGORITHMS: readonly TreeAlgorithm[] = [
     source: 'seed 004 Proposition 2, §4',
     ordered: false,
     build: (s, m, o) => exactNonOrderedOptimal(s, m, { root: o?.root }),
+    limit: () => EXACT_NON_ORDERED_MAX_P,
   },
   {
     name: 'model-binomial-min',
@@ -116,6 +129,7 @@ export const TREE_ALGORITHMS: readonly TreeAlgorithm[] = [
     source: 'seed 001 §2',
     ordered: false,
     build: (s, m, o) => modelBinomialTree(s, m, { root: o?.root, op: o?.op, mapping: 'min-first' }),
+    bestRootLimit: modelBinomialRootSearchLimit,
   },
   {
     name: 'model-binomial-max',
@@ -123,6 +137,7 @@ export const TREE_ALGORITHMS: readonly TreeAlgorithm[] = [
     source: 'seed 001 §2',
     ordered: false,
     build: (s, m, o) => modelBinomialTree(s, m, { root: o?.root, op: o?.op, mapping: 'max-first' }),
+    bestRootLimit: modelBinomialRootSearchLimit,
   },
   {
     name: 'model-binomial-guarded',
@@ -130,6 +145,7 @@ export const TREE_ALGORITHMS: readonly TreeAlgorithm[] = [
     source: 'seed 001 §2, with an explicit guard',
     ordered: false,
     build: (s, m, o) => modelBinomialTree(s, m, { root: o?.root, op: o?.op, mapping: 'best', guard: true }),
+    bestRootLimit: modelBinomialRootSearchLimit,
   },
   {
     name: 'traff',
@@ -137,6 +153,7 @@ export const TREE_ALGORITHMS: readonly TreeAlgorithm[] = [
     source: 'seed 001 §2 (Träff 2004, its ref. [2]), model-oblivious',
     ordered: false,
     build: (s, m, o) => traffTree(s, m, { root: o?.root, op: o?.op, predictor: 'oblivious' }),
+    bestRootLimit: () => TRAFF_ROOT_SEARCH_MAX_P,
   },
   {
     name: 'model-traff',
@@ -144,6 +161,7 @@ export const TREE_ALGORITHMS: readonly TreeAlgorithm[] = [
     source: 'seed 001 §2, Fig. 1',
     ordered: false,
     build: (s, m, o) => traffTree(s, m, { root: o?.root, op: o?.op, predictor: 'model' }),
+    bestRootLimit: () => TRAFF_ROOT_SEARCH_MAX_P,
   },
   {
     name: 'model-traff-guarded',
@@ -151,9 +169,41 @@ export const TREE_ALGORITHMS: readonly TreeAlgorithm[] = [
     source: 'seed 001 §2, with an explicit guard',
     ordered: false,
     build: (s, m, o) => traffTree(s, m, { root: o?.root, op: o?.op, predictor: 'model', guard: true }),
+    bestRootLimit: () => TRAFF_ROOT_SEARCH_MAX_P,
   },
 ];
 
 export function findTreeAlgorithm(name: string): TreeAlgorithm | undefined {
   return TREE_ALGORITHMS.find((a) => a.name === name);
+}
+
+/** How the tree is asked for: `bestRoot` true when the root is omitted (the construction chooses it). */
+export interface TreeLimitOptions {
+  readonly bestRoot?: boolean;
+}
+
+/**
+ * The largest p the named tree construction accepts under `model`, or undefined (no limit,
+ * or no such construction); with `bestRoot` the limit of choosing the root too (lower for the
+ * seed 001 trees, which try every root). Under a non-homogeneous model `optimal` and
+ * `optimal-paper` give the per-pair DP's limit (seed 004 Theorem 1), the tree the collectives
+ * build for `optimal` there. Pure and O(1): a caller checks before any work.
+ */
+export function treeLimit(algorithm: string, model: CostModel, options?: TreeLimitOptions): number | undefined {
+  const alg = findTreeAlgorithm(algorithm);
+  if (alg === undefined) return undefined;
+  const fixed = alg.limit?.(model);
+  const search = options?.bestRoot === true ? alg.bestRootLimit?.(model) : undefined;
+  if (fixed === undefined) return search;
+  return search === undefined ? fixed : Math.min(fixed, search);
+}
+
+/** Throws TooLargeError('p') when p exceeds treeLimit(algorithm, model, options); O(1). */
+export function checkTreeSize(algorithm: string, p: number, model: CostModel, options?: TreeLimitOptions): void {
+  const limit = treeLimit(algorithm, model, options);
+  if (limit !== undefined && p > limit) {
+    const kind = model.linear !== undefined ? 'homogeneous' : `non-homogeneous (${model.kind})`;
+    const how = options?.bestRoot === true ? ' choosing its root' : '';
+    throw new TooLargeError('p', `${p} > ${limit} for the '${algorithm}' tree${how} under a ${kind} model`);
+  }
 }

@@ -27,7 +27,18 @@
 import type { Communicator } from '../../comm/communicator.js';
 import { handled, type Request } from '../../comm/request.js';
 import { CommunicationError, InvalidArgumentError } from '../../errors.js';
-import { contextFingerprint, decideJoin, decodeRecord, encodeRecord, leafRecord, RECORD_BYTES, type JoinContext, type RangeRecord } from './decide.js';
+import {
+  addChecks,
+  contextFingerprint,
+  countCheck,
+  decideJoin,
+  decodeRecord,
+  encodeRecord,
+  leafRecord,
+  RECORD_BYTES,
+  type JoinContext,
+  type RangeRecord,
+} from './decide.js';
 import { hypercubeRounds, partnerOf, rangeOf } from './hypercube.js';
 import type { AdaptiveTags } from './tags.js';
 
@@ -43,6 +54,8 @@ export interface RoleEvent {
   readonly size: number;
   readonly lo: number;
   readonly hi: number;
+  /** Count checksum of [lo..hi] by its ranks' own counts (decide.ts countCheck); 0 on a 'send'. */
+  readonly check: number;
 }
 
 /** A rank's place in the tree. */
@@ -74,11 +87,11 @@ export interface ConstructionInput {
   readonly onEvent?: (e: RoleEvent) => void;
 }
 
-/** Bytes of a notification: kind, round, peer, size as float64. */
+/** Bytes of a notification: kind (+ 2·count checksum), round, peer, size as float64. */
 export const NOTIFY_BYTES = 32;
 
 function encodeEvent(e: RoleEvent): Uint8Array {
-  const f = new Float64Array([e.kind === 'recv' ? 0 : 1, e.round, e.peer, e.size]);
+  const f = new Float64Array([(e.kind === 'recv' ? 0 : 1) + 2 * e.check, e.round, e.peer, e.size]);
   return new Uint8Array(f.buffer);
 }
 
@@ -101,6 +114,7 @@ export async function constructAdaptive(input: ConstructionInput): Promise<Adapt
   };
   // Defined while this rank is the fixed root of its range; it is a gather root until it has a parent.
   let record: RangeRecord | undefined = leafRecord(v, count, ctx);
+  let check = countCheck(v, count); // of the range whose fixed root this rank is
   const pending: Request<void>[] = [];
   const recBuf = new Float64Array(6);
   const fingerprint = contextFingerprint(ctx);
@@ -114,7 +128,7 @@ export async function constructAdaptive(input: ConstructionInput): Promise<Adapt
     if (record !== undefined) {
       // Fixed root (v = own.hi): exchange records with the partner range's fixed root.
       const into = new Uint8Array(RECORD_BYTES);
-      const ops: Request<unknown>[] = [comm.irecv(other.hi, tags.exchange, into), comm.isend(other.hi, tags.exchange, encodeRecord(record, fingerprint, recBuf))];
+      const ops: Request<unknown>[] = [comm.irecv(other.hi, tags.exchange, into), comm.isend(other.hi, tags.exchange, encodeRecord(record, fingerprint, recBuf, check))];
       await comm.waitAll(ops);
       const got = decodeRecord(into);
       if (got.fingerprint !== fingerprint) {
@@ -128,24 +142,26 @@ export async function constructAdaptive(input: ConstructionInput): Promise<Adapt
       const dec = decideJoin(ownIsLeft ? record : theirs, ownIsLeft ? theirs : record, left.lo, left.hi, right.hi, ctx);
       const ownReceives = dec.rightReceives !== ownIsLeft;
       const ev: RoleEvent = ownReceives
-        ? { kind: 'recv', round: d, peer: theirs.gatherRoot, size: theirs.total, lo: other.lo, hi: other.hi }
-        : { kind: 'send', round: d, peer: theirs.gatherRoot, size: record.total, lo: own.lo, hi: own.hi };
+        ? { kind: 'recv', round: d, peer: theirs.gatherRoot, size: theirs.total, lo: other.lo, hi: other.hi, check: got.check }
+        : { kind: 'send', round: d, peer: theirs.gatherRoot, size: record.total, lo: own.lo, hi: own.hi, check: 0 };
       if (record.gatherRoot === v) {
         emit(ev);
       } else {
         pending.push(handled(comm.isend(record.gatherRoot, tags.notify, encodeEvent(ev))));
       }
       record = ownIsLeft ? undefined : dec.joined;
+      check = addChecks(check, got.check);
     } else {
       // Gather root only: the range's fixed root tells it the outcome.
       const into = new Uint8Array(NOTIFY_BYTES);
       await comm.recv(own.hi, tags.notify, into);
       const f = new Float64Array(into.buffer, 0, 4);
+      const kind = f[0] % 2;
       if (f[1] !== d) throw new CommunicationError(`rank ${v}: adaptive construction notification for round ${f[1]} in round ${d}`, { rank: v });
       const ev: RoleEvent =
-        f[0] === 0
-          ? { kind: 'recv', round: d, peer: f[2], size: f[3], lo: other.lo, hi: other.hi }
-          : { kind: 'send', round: d, peer: f[2], size: f[3], lo: own.lo, hi: own.hi };
+        kind === 0
+          ? { kind: 'recv', round: d, peer: f[2], size: f[3], lo: other.lo, hi: other.hi, check: (f[0] - kind) / 2 }
+          : { kind: 'send', round: d, peer: f[2], size: f[3], lo: own.lo, hi: own.hi, check: 0 };
       emit(ev);
     }
   }

@@ -131,17 +131,83 @@ export function contextFingerprint(ctx: JoinContext): number {
 /** Bytes of an encoded record (with the context fingerprint): 6 float64. */
 export const RECORD_BYTES = 48;
 
-export function encodeRecord(r: RangeRecord, fingerprint: number, into: Float64Array = new Float64Array(6)): Uint8Array {
+/**
+ * The record on the wire; `check` (the range's count checksum, countCheck) shares the float64
+ * of the `received` bit as received + 2·check, exact below 2^53: the message keeps its size.
+ */
+export function encodeRecord(r: RangeRecord, fingerprint: number, into: Float64Array = new Float64Array(6), check = 0): Uint8Array {
   into[0] = r.gatherRoot;
   into[1] = r.total;
   into[2] = r.time;
-  into[3] = r.received ? 1 : 0;
+  into[3] = (r.received ? 1 : 0) + 2 * check;
   into[4] = r.rootBlock;
   into[5] = fingerprint;
   return new Uint8Array(into.buffer, into.byteOffset, RECORD_BYTES);
 }
 
-export function decodeRecord(bytes: Uint8Array): { record: RangeRecord; fingerprint: number } {
+export function decodeRecord(bytes: Uint8Array): { record: RangeRecord; fingerprint: number; check: number } {
   const f = new Float64Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + RECORD_BYTES));
-  return { record: { gatherRoot: f[0], total: f[1], time: f[2], received: f[3] === 1, rootBlock: f[4] }, fingerprint: f[5] };
+  const bit = f[3] % 2;
+  return {
+    record: { gatherRoot: f[0], total: f[1], time: f[2], received: bit === 1, rootBlock: f[4] },
+    fingerprint: f[5],
+    check: (f[3] - bit) / 2,
+  };
+}
+
+/**
+ * Count checksums. Lemma 3's records carry only range totals, so count errors of two ranks of
+ * one range that cancel (rank a has k elements more than the root's counts[a], rank b k fewer)
+ * would pass the root's check of the totals and shift blocks inside the range. Each range
+ * therefore also carries Σ_{i in range} m_i·w_i mod M with M = 2^31 − 1 (prime) and
+ * w_i = 7^(i+1) mod M (7 is a primitive root of M, so the weights of distinct ranks below
+ * M − 1 differ), additive over joined ranges and packed into the record's `received` word. The
+ * root compares it with the same sum over its counts: an error confined to two ranks of a range
+ * whose totals agree is always caught (k·(w_a − w_b) ≢ 0 mod M unless M divides k, k ≥ 2^31 − 1
+ * elements); any other error passes with probability about 1/M. No message, no byte added.
+ */
+export const CHECK_MOD = 2147483647;
+const CHECK_BASE = 7;
+
+/** a·b mod M for a, b in [0, M), exact in float64 (b split in 16-bit halves). */
+function mulMod(a: number, b: number): number {
+  const hi = Math.floor(b / 65536);
+  const lo = b - hi * 65536;
+  return (((a * hi) % CHECK_MOD) * 65536 + a * lo) % CHECK_MOD;
+}
+
+/** The weight w_v = 7^(v+1) mod M of rank v (O(log v)). */
+export function countWeight(v: number): number {
+  let result = 1;
+  let base = CHECK_BASE;
+  for (let e = v + 1; e > 0; e = Math.floor(e / 2)) {
+    if (e % 2 === 1) result = mulMod(result, base);
+    base = mulMod(base, base);
+  }
+  return result;
+}
+
+/** The checksum m·w_v mod M of rank v's block of m elements. */
+export function countCheck(v: number, m: number): number {
+  return mulMod(m % CHECK_MOD, countWeight(v));
+}
+
+/** The checksum of two joined ranges. */
+export function addChecks(a: number, b: number): number {
+  return (a + b) % CHECK_MOD;
+}
+
+/** Prefix checksums of `counts` (rank order): the checksum of [lo..hi] is rangeCheck(prefix, lo, hi). O(p). */
+export function checkPrefix(counts: readonly number[]): Float64Array {
+  const out = new Float64Array(counts.length + 1);
+  let w = 1;
+  for (let i = 0; i < counts.length; i++) {
+    w = mulMod(w, CHECK_BASE);
+    out[i + 1] = (out[i] + mulMod(counts[i] % CHECK_MOD, w)) % CHECK_MOD;
+  }
+  return out;
+}
+
+export function rangeCheck(prefix: Float64Array, lo: number, hi: number): number {
+  return (prefix[hi + 1] - prefix[lo] + CHECK_MOD) % CHECK_MOD;
 }

@@ -11,7 +11,7 @@ import { TreeBuilder, type Tree } from '../../trees/tree.js';
 import { prefixSums, rangeElements } from '../layout.js';
 import type { AdaptiveVariantOptions, CollectiveInfo } from '../types.js';
 import { constructionRounds, type AdaptiveRole, type RoleEvent } from './construct.js';
-import type { JoinContext } from './decide.js';
+import { checkPrefix, rangeCheck, type JoinContext } from './decide.js';
 import { hypercubeRounds } from './hypercube.js';
 
 /**
@@ -43,11 +43,14 @@ export function adaptiveContext(
 
 /**
  * The root's check of every range that reaches it: the total the ranks of [lo..hi] reported
- * (through the construction) must equal Σ counts[lo..hi]; otherwise InvalidArgumentError on
- * 'counts' naming the range, raised before the data of that range is received or sent.
+ * (through the construction) must equal Σ counts[lo..hi], and so must the range's count
+ * checksum (decide.ts: it catches errors that cancel inside the range); otherwise
+ * InvalidArgumentError on 'counts' naming the range, raised before the data of that range is
+ * received or sent.
  */
 export function rootRangeCheck(rank: number, counts: readonly number[]): (e: RoleEvent) => void {
   const prefix = prefixSums(counts);
+  const checks = checkPrefix(counts);
   return (e) => {
     if (e.kind !== 'recv') throw new VcollError('INTERNAL', `rank ${rank}: the root was told to send in round ${e.round}`, { rank });
     const want = rangeElements(prefix, e.lo, e.hi);
@@ -55,6 +58,14 @@ export function rootRangeCheck(rank: number, counts: readonly number[]): (e: Rol
       throw new InvalidArgumentError(
         'counts',
         `ranks ${e.lo}..${e.hi} have ${e.size} elements in total by their own counts, the root's counts[${e.lo}..${e.hi}] sum to ${want}`,
+        { rank },
+      );
+    }
+    if (e.check !== rangeCheck(checks, e.lo, e.hi)) {
+      throw new InvalidArgumentError(
+        'counts',
+        `ranks ${e.lo}..${e.hi} split their ${want} elements differently from the root's counts[${e.lo}..${e.hi}] ` +
+          `(the totals agree, the count checksums differ: some rank's own count is not its entry in counts)`,
         { rank },
       );
     }

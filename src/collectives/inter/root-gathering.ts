@@ -10,6 +10,12 @@
  * broadcasts it. Broadcasts: 'scatter-allgather' from BCAST_LONG_BYTES on (the factor-two-off
  * long-message broadcast of the production libraries), binomial below.
  *
+ * Allgatherv: each root's message also ends with the 8-byte fingerprint of its group's actual
+ * block sizes; the receiving root compares it with the fingerprint of the remote sizes its
+ * group agreed on (the counts), so remote blocks that match the counts' total but not their
+ * split (counts [5, 0, 6] against blocks of 4, 1, 6 bytes) fail with InvalidArgumentError on
+ * 'counts' at that root before it broadcasts, instead of landing at shifted offsets.
+ *
  * Which group goes first: the larger one; with equal sizes the low group (its local rank 0 has
  * the lower world rank; InterCommunicator.lowGroup, known locally as in MPICH).
  *
@@ -50,6 +56,8 @@ export async function rootGathering(
   const { rank, size: n } = inter;
   // (1) Gather the local group's blocks at local rank 0.
   let gathered: Uint8Array | undefined;
+  /** Allgatherv, at local rank 0: the byte sizes of the local group's blocks. */
+  let localSizes: number[] | undefined;
   if (regular) {
     gathered = rank === 0 ? new Uint8Array(n * send.length) : undefined;
     await gather(local, { send, recv: gathered, root: 0 });
@@ -72,6 +80,7 @@ export async function rootGathering(
       }
     }
     const counts = records === undefined ? undefined : Array.from({ length: n }, (_, i) => records[2 * i]);
+    localSizes = counts;
     const totalLocal = counts === undefined ? 0 : counts.reduce((a, b) => a + b, 0);
     gathered = rank === 0 ? new Uint8Array(totalLocal) : undefined;
     await gatherv(local, { root: 0, send, recv: gathered, counts }, { algorithm: 'linear' });
@@ -86,18 +95,25 @@ export async function rootGathering(
   const algorithm = remoteTotal >= BCAST_LONG_BYTES ? 'scatter-allgather' : 'binomial';
   if (rank === 0 && gathered !== undefined) {
     const first = localGoesFirst(inter);
+    // allgatherv: the fingerprint of the block sizes goes after the data (a vectored message)
+    const sizesOut = localSizes === undefined ? undefined : fingerprint('counts', localSizes);
+    const sizesIn = regular ? undefined : new Uint8Array(8);
+    const outgoing = sizesOut === undefined ? gathered : [gathered, sizesOut];
     const receive = async (): Promise<void> => {
-      const st = await receiveChecked(inter, 0, INTER_TAGS.rootExchange, incoming, remote.field);
-      checkReceive(inter, st, remoteTotal, 0, remote.field);
+      const into = sizesIn === undefined ? incoming : [incoming, sizesIn];
+      const expected = remoteTotal + (sizesIn === undefined ? 0 : 8);
+      const st = await receiveChecked(inter, 0, INTER_TAGS.rootExchange, into, remote.field, expected);
+      checkReceive(inter, st, expected, 0, remote.field);
+      if (sizesIn !== undefined) checkRemoteSizes(inter, sizesIn, remote);
     };
     if (first) {
-      await inter.send(0, INTER_TAGS.rootExchange, gathered);
+      await inter.send(0, INTER_TAGS.rootExchange, outgoing);
       await receive();
       await bcast(local, incoming, 0, { algorithm });
     } else {
       await receive();
       await bcast(local, incoming, 0, { algorithm });
-      await inter.send(0, INTER_TAGS.rootExchange, gathered);
+      await inter.send(0, INTER_TAGS.rootExchange, outgoing);
     }
   } else {
     await bcast(local, incoming, 0, { algorithm });
@@ -105,6 +121,23 @@ export async function rootGathering(
   if (!contiguous) {
     for (let i = 0, at = 0; i < remote.bytes.length; at += remote.bytes[i], i++) {
       if (remote.bytes[i] > 0) inter.copy(recv.subarray(remote.offsets[i], remote.offsets[i] + remote.bytes[i]), incoming.subarray(at, at + remote.bytes[i]));
+    }
+  }
+}
+
+/**
+ * At a root (allgatherv): the remote root's fingerprint of its group's block sizes must be the
+ * fingerprint of the remote sizes this group agreed on; else InvalidArgumentError on 'counts'.
+ */
+function checkRemoteSizes(inter: InterCommunicator, got: Uint8Array, remote: RemoteLayout): void {
+  const want = fingerprint('counts', remote.bytes);
+  for (let j = 0; j < 8; j++) {
+    if (got[j] !== want[j]) {
+      throw new InvalidArgumentError(
+        remote.field,
+        `the remote group's blocks (${remote.bytes.reduce((a, b) => a + b, 0)} bytes in total, as expected) are split differently from the counts: some remote rank sends another size than its entry`,
+        { rank: inter.rank },
+      );
     }
   }
 }

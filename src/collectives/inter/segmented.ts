@@ -79,12 +79,19 @@ export function finalStageAlgorithm(counts: readonly number[]): AllgathervAlgori
  * transport's truncation error).
  */
 
-export async function receiveChecked(inter: InterCommunicator, source: number, tag: number, into: Uint8Array, field: string): Promise<Status> {
+export async function receiveChecked(
+  inter: InterCommunicator,
+  source: number,
+  tag: number,
+  into: Uint8Array | readonly Uint8Array[],
+  field: string,
+  capacity: number = ArrayBuffer.isView(into) ? into.length : into.reduce((a, b) => a + b.length, 0),
+): Promise<Status> {
   try {
     return await inter.irecv(source, tag, into);
   } catch (e) {
     if (e instanceof TruncationError) {
-      throw new InvalidArgumentError(field, `remote rank ${source} sent more than the ${into.length} bytes expected from it: the groups disagree about the block sizes`, {
+      throw new InvalidArgumentError(field, `remote rank ${source} sent more than the ${capacity} bytes expected from it: the groups disagree about the block sizes`, {
         rank: inter.rank,
         cause: e,
       });
