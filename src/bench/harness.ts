@@ -13,7 +13,10 @@
  */
 import { hostname, cpus } from 'node:os';
 import { MPI_NATIVE, V_ALGORITHMS, type VAlgorithm } from '../collectives/types.js';
-import { InvalidArgumentError } from '../errors.js';
+import { InvalidArgumentError, TooLargeError } from '../errors.js';
+import { treeOfAlgorithm } from '../run/case-limits.js';
+import { checkRunData, checkSeconds, runDataCopies, treeSeconds } from '../run/limits.js';
+import { treeLimit } from '../trees/registry.js';
 import { linearModel, type CostModel } from '../model/cost-model.js';
 import { predictTime } from '../run/predict.js';
 import { integerIn, nonNegative, V_OPERATIONS, TRANSPORTS, type RunCase, type VOperation } from '../run/spec.js';
@@ -192,8 +195,37 @@ function rowsOf(p: number, bc: BenchProgramCase, ranks: readonly BenchRankResult
 /** Runs the benchmark `config` (validated first) and judges the guidelines on its samples. */
 export { BENCH_DEFAULTS };
 
+/**
+ * The benchmark's resources before any work (src/run/limits.ts): every case's data
+ * (Σ counts × unit bytes × copies), each tree algorithm's p limit and the estimated time of
+ * building its trees (once per execution unless persistent), over all cases: TooLargeError.
+ */
+export function checkBenchResources(c: BenchConfig): void {
+  const model = linearModel(c.model);
+  let seconds = 0;
+  for (const p of c.ps) {
+    const copies = Math.max(...c.algorithms.map((a) => runDataCopies(p, a)));
+    for (const dist of c.dists) {
+      for (const b of c.bs) {
+        const sizes = blockSizes(dist, { p, b, rho: c.rho, seed: c.seed });
+        checkRunData('b', sizes.reduce((x, y) => x + y, 0), c.unitBytes, copies);
+      }
+    }
+    for (const a of c.algorithms) {
+      const tree = treeOfAlgorithm(a as VAlgorithm);
+      if (tree === undefined) continue;
+      const limit = treeLimit(tree, model);
+      if (limit !== undefined && p > limit) throw new TooLargeError('p', `${p} > ${limit}, the largest p of the '${tree}' tree (--algorithms ${a})`);
+      const builds = (c.persistent ? 1 : c.reps + c.warmup) * c.ops.length * c.dists.length * c.bs.length;
+      seconds += treeSeconds(tree, p, builds);
+    }
+  }
+  checkSeconds('p', seconds, `building the trees of ${c.algorithms.join(', ')} for every case`);
+}
+
 export async function runBench(config: BenchConfig, options: BenchRunOptions = {}): Promise<BenchResults> {
   const c = validateBenchConfig(config);
+  checkBenchResources(c);
   // Over MPI, a binding that is not built is said before anything runs (UnavailableError, how to build it).
   if (c.transport === 'mpi') loadMpiBinding();
   const t0 = performance.now();

@@ -33,9 +33,85 @@ export function readResultsJson(path: string, field = 'results'): BenchResults {
   if (!Array.isArray(r.rows) || !Array.isArray(r.verdicts) || typeof r.config !== 'object') {
     throw new InvalidArgumentError(field, `${path}: rows, verdicts or config missing`);
   }
+  checkShape(path, r);
   // JSON has no Infinity: a ratio over a zero median was written as null.
   const verdicts = (r.verdicts as BenchResults['verdicts']).map((v) => (v.ratio === null ? { ...v, ratio: Infinity } : v));
   return { ...(r as BenchResults), verdicts, skipped: Array.isArray(r.skipped) ? r.skipped : [], inter: Array.isArray(r.inter) ? r.inter : [] };
+}
+
+type Kind = 'string' | 'number' | 'boolean' | 'numbers' | 'strings' | 'object';
+
+/** The fields the tables, the CSV and the report read, with their JSON types (null numbers: see verdict ratios). */
+const CONFIG_FIELDS: Readonly<Record<string, Kind>> = { transport: 'string', ops: 'strings', dists: 'strings', ps: 'numbers', reps: 'number', warmup: 'number', alpha: 'number', references: 'string', model: 'object' };
+const ROW_FIELDS: Readonly<Record<string, Kind>> = {
+  op: 'string',
+  kind: 'string',
+  name: 'string',
+  algorithm: 'string',
+  dist: 'string',
+  b: 'number',
+  p: 'number',
+  root: 'number',
+  size: 'number',
+  verified: 'boolean',
+  mismatches: 'strings',
+  times: 'numbers',
+  stats: 'object',
+  messages: 'number',
+  bytes: 'number',
+};
+const STATS_FIELDS: Readonly<Record<string, Kind>> = { n: 'number', min: 'number', max: 'number', mean: 'number', median: 'number', q1: 'number', q3: 'number', stddev: 'number' };
+const VERDICT_FIELDS: Readonly<Record<string, Kind>> = {
+  guideline: 'string',
+  op: 'string',
+  algorithm: 'string',
+  dist: 'string',
+  b: 'number',
+  p: 'number',
+  lhs: 'string',
+  rhs: 'string',
+  lhsMedian: 'number',
+  rhsMedian: 'number',
+  pValue: 'number',
+  verdict: 'string',
+};
+const INTER_FIELDS: Readonly<Record<string, Kind>> = { setting: 'number', ranks: 'number', p: 'number', q: 'number', size: 'number', rootGathering: 'number', algorithm: 'number', ratio: 'number', expected: 'number', verified: 'boolean' };
+
+function isKind(v: unknown, k: Kind): boolean {
+  switch (k) {
+    case 'numbers':
+      return Array.isArray(v) && v.every((x) => typeof x === 'number');
+    case 'strings':
+      return Array.isArray(v) && v.every((x) => typeof x === 'string');
+    case 'object':
+      return v !== null && typeof v === 'object' && !Array.isArray(v);
+    default:
+      return typeof v === k;
+  }
+}
+
+/** Every field the readers use has its type, else InvalidArgumentError(`${where}.field`) naming the file. */
+function checkFields(path: string, where: string, o: unknown, fields: Readonly<Record<string, Kind>>): void {
+  if (!isKind(o, 'object')) throw new InvalidArgumentError(where, `${path}: must be an object, got ${o === null ? 'null' : typeof o}`);
+  const rec = o as Record<string, unknown>;
+  for (const [f, k] of Object.entries(fields)) {
+    const v = rec[f];
+    if (!isKind(v, k)) throw new InvalidArgumentError(`${where}.${f}`, `${path}: must be ${k === 'object' ? 'an object' : k === 'numbers' ? 'an array of numbers' : k === 'strings' ? 'an array of strings' : `a ${k}`}, got ${v === null ? 'null' : Array.isArray(v) ? 'an array with other entries' : typeof v}`);
+  }
+}
+
+/** The rows, verdicts, intergroup rows and configuration as `vcoll bench --json` writes them (not a crash on a damaged file). */
+function checkShape(path: string, r: Partial<BenchResults>): void {
+  checkFields(path, 'config', r.config, CONFIG_FIELDS);
+  (r.rows ?? []).forEach((row, i) => {
+    checkFields(path, `rows[${i}]`, row, ROW_FIELDS);
+    checkFields(path, `rows[${i}].stats`, row.stats, STATS_FIELDS);
+  });
+  (r.verdicts ?? []).forEach((v, i) => {
+    checkFields(path, `verdicts[${i}]`, v, VERDICT_FIELDS);
+    if (v.ratio !== null && typeof v.ratio !== 'number') throw new InvalidArgumentError(`verdicts[${i}].ratio`, `${path}: must be a number, got ${typeof v.ratio}`);
+  });
+  if (Array.isArray(r.inter)) r.inter.forEach((x, i) => checkFields(path, `inter[${i}]`, x, INTER_FIELDS));
 }
 
 /** The CSV columns, in order. */

@@ -15,6 +15,7 @@ import { InvalidArgumentError } from '../errors.js';
 import type { TransportName, VOperation } from '../run/spec.js';
 import { parseSettings } from './inter-command.js';
 import { parseDistributionList } from './model-command.js';
+import { checkOutputPath } from './options.js';
 
 export interface BenchCommandOptions {
   transport: TransportName;
@@ -69,7 +70,7 @@ export function benchConfigOf(o: BenchCommandOptions): BenchConfig {
     transport: o.transport,
     ops: (o.ops.trim() === 'none' ? [] : list(o.ops)) as VOperation[],
     algorithms: list(o.algorithms),
-    dists: o.dists.trim() === 'seed000' ? BENCH_DEFAULTS.dists : parseDistributionList(o.dists),
+    dists: o.dists.trim() === 'seed000' ? BENCH_DEFAULTS.dists : parseDistributionList(o.dists, '--dists'),
     bs: o.b,
     ps: o.p,
     reps: o.reps ?? (o.quick ? 10 : BENCH_DEFAULTS.reps),
@@ -208,6 +209,13 @@ function verdictSummary(r: BenchResults): string {
 }
 
 export async function runBenchCommand(o: BenchCommandOptions, out: NodeJS.WritableStream = process.stdout): Promise<BenchResults> {
+  // the files are written after the run: checked before it, not to lose the results
+  if (o.json !== undefined) checkOutputPath('--json', o.json);
+  if (o.csv !== undefined) {
+    checkOutputPath('--csv', o.csv);
+    checkOutputPath('--csv', interCsvPath(o.csv));
+  }
+  if (o.report !== undefined) checkOutputPath('--report', o.report);
   const config = benchConfigOf(o);
   const bar = progressBar(o.progress ?? Boolean(process.stderr.isTTY), o.progress === true);
   let started = false;
@@ -285,6 +293,7 @@ export interface ReportCommandOptions {
 }
 
 export async function runReportCommand(file: string, o: ReportCommandOptions, out: NodeJS.WritableStream = process.stdout): Promise<void> {
+  checkOutputPath('--out', o.out);
   const r = readResultsJson(file, 'results-file');
   const { renderReport } = await import('../report/html.js');
   writeFileSync(o.out, await renderReport(r));

@@ -5,16 +5,18 @@
  * the simulator the largest error against the true model) and writes the estimated pairwise
  * model as a JSON document (src/model/model-json.ts) that `loadModelJson` reads back.
  */
-import { accessSync, constants, existsSync, writeFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { writeFileSync } from 'node:fs';
 import Table from 'cli-table3';
 import { median } from 'simple-statistics';
 import { InvalidArgumentError } from '../errors.js';
 import { linearModel, type CostModel } from '../model/cost-model.js';
 import { modelToJson } from '../model/model-json.js';
 import { readModelFile } from './model-file.js';
+import { checkOutputPath } from './options.js';
+import { checkPairwiseEstimate } from '../run/limits.js';
 import {
   checkEstimateOptions,
+  DEFAULT_ESTIMATE_SIZES,
   estimatePairwiseOnMpi,
   estimatePairwiseOnSim,
   estimatePairwiseOnThreads,
@@ -116,15 +118,6 @@ export function formatEstimate(s: EstimateSummary): string {
   return lines.join('\n') + '\n';
 }
 
-/** Fails before any measurement when the model file cannot be written (the file or its folder; nothing is created). */
-function checkWritable(path: string): void {
-  try {
-    accessSync(existsSync(path) ? path : dirname(resolve(path)), constants.W_OK);
-  } catch (e) {
-    throw new InvalidArgumentError('--out', `cannot write ${path}: ${e instanceof Error ? e.message : String(e)}`);
-  }
-}
-
 /** Runs the command: measures, writes the model file, prints the summary. */
 export async function runEstimate(opts: EstimateCommandOptions, out: NodeJS.WritableStream = process.stdout): Promise<EstimateSummary> {
   if (opts.truth !== undefined && opts.transport !== 'sim') throw new InvalidArgumentError('--truth', 'only with --transport sim (threads measure themselves)');
@@ -141,7 +134,7 @@ export async function runEstimate(opts: EstimateCommandOptions, out: NodeJS.Writ
     if (e instanceof InvalidArgumentError) throw new InvalidArgumentError(`--${e.field.replace('warmupMs', 'warmup-ms')}`, e.detail);
     throw e;
   }
-  checkWritable(opts.out);
+  checkOutputPath('--out', opts.out);
   const t0 = performance.now();
   let est: PairwiseEstimate;
   let truth: CostModel | undefined;
@@ -151,6 +144,8 @@ export async function runEstimate(opts: EstimateCommandOptions, out: NodeJS.Writ
     if (truth.size !== undefined && truth.size !== p) {
       throw new InvalidArgumentError('--p', `is ${p}, but the --truth model is defined for ${truth.size} ranks`);
     }
+    // O(p²) links, O(p³) simulated time: refused at once when too large
+    checkPairwiseEstimate('--p', p, options.sizes?.length ?? DEFAULT_ESTIMATE_SIZES.length, options.reps ?? 5);
     est = await estimatePairwiseOnSim(truth, p, options, { unitBytes: u });
   } else if (opts.transport === 'mpi') {
     est = await estimatePairwiseOnMpi(opts.p ?? 4, options);

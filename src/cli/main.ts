@@ -1,4 +1,5 @@
 /** The `vcoll` command line: thin shells over the library. */
+import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { V_ALGORITHMS } from '../collectives/types.js';
 import { TRANSPORTS, V_OPERATIONS } from '../run/spec.js';
@@ -13,9 +14,26 @@ import type { InterCommandOptions } from './inter-command.js';
 import type { RunCommandOptions } from './run-command.js';
 import { runTree, type TreeCommandOptions } from './tree-command.js';
 
+/** The version in package.json (two folders up from src/cli and from dist/cli). */
+function packageVersion(): string {
+  try {
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: unknown };
+    return typeof pkg.version === 'string' ? pkg.version : 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
+
 export function buildProgram(): Command {
   const program = new Command();
-  program.name('vcoll').description('Irregular collective communication: gather/scatter trees, cost models, optimal trees').showHelpAfterError();
+  program
+    .name('vcoll')
+    .description('Irregular collective communication: gather/scatter trees, cost models, optimal trees')
+    .version(packageVersion(), '-V, --version', 'print the version of vcoll')
+    .showHelpAfterError()
+    // usage errors (unknown command or option, bad choice, no command) throw, and exit with 2
+    // (src/cli/exit.ts); the commands added below inherit this
+    .exitOverride();
 
   program
     .command('model')

@@ -2,7 +2,10 @@
 import Table from 'cli-table3';
 import cliProgress from 'cli-progress';
 import { DISTRIBUTIONS, DISTRIBUTION_LABELS, blockSizes, parseDistribution, type DistributionName } from '../bench/distributions.js';
+import { InvalidArgumentError, TooLargeError } from '../errors.js';
 import { linearModel } from '../model/cost-model.js';
+import { checkTreeWork } from '../run/limits.js';
+import { treeLimit } from '../trees/registry.js';
 import { COMPARED_ALGORITHMS, compareTrees, type ComparedAlgorithm, type ComparisonRow, type RootSelection } from '../trees/compare.js';
 import type { OptimalMode } from '../trees/optimal.js';
 
@@ -33,12 +36,29 @@ export interface ModelRow {
   size: number;
 }
 
-export function parseDistributionList(list: string): DistributionName[] {
+/** A comma list of distributions, or "all"; an empty list is an InvalidArgumentError naming `field`. */
+export function parseDistributionList(list: string, field = '--dist'): DistributionName[] {
   if (list.trim() === 'all') return [...DISTRIBUTIONS];
-  return list
+  const dists = list
     .split(',')
     .filter((s) => s.trim() !== '')
-    .map((s) => parseDistribution(s, '--dist'));
+    .map((s) => parseDistribution(s, field));
+  if (dists.length === 0) throw new InvalidArgumentError(field, `must name at least one distribution (or "all"), got "${list}"`);
+  return dists;
+}
+
+/**
+ * The trees' p limits (their dynamic programs' tables) and the memory and time of building them
+ * all, checked before any block size is drawn: TooLargeError('--p').
+ */
+export function checkModelResources(opts: ModelCommandOptions, dists: number): void {
+  const model = linearModel({ alpha: opts.alpha, beta: opts.beta, gamma: opts.gamma });
+  const names = opts.algorithms.map((a) => (a === 'optimal' && opts.optimalMode === 'paper' ? 'optimal-paper' : a));
+  for (const name of names) {
+    const limit = treeLimit(name, model);
+    if (limit !== undefined && opts.p > limit) throw new TooLargeError('--p', `${opts.p} > ${limit}, the largest p of the '${name}' tree`);
+  }
+  checkTreeWork('--p', opts.p, names, dists);
 }
 
 export interface ModelResult {
@@ -49,6 +69,7 @@ export interface ModelResult {
 
 export function runModel(opts: ModelCommandOptions, out: NodeJS.WritableStream = process.stdout): ModelResult {
   const dists = parseDistributionList(opts.dist);
+  checkModelResources(opts, dists.length);
   const model = linearModel({ alpha: opts.alpha, beta: opts.beta, gamma: opts.gamma });
   const showProgress = opts.progress ?? Boolean(process.stderr.isTTY);
   const bar = showProgress

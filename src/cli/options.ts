@@ -1,4 +1,6 @@
 /** Parsing of CLI option values into validated numbers, with errors that name the option. */
+import { accessSync, constants, existsSync, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { InvalidArgumentError } from '../errors.js';
 
 export function parseNumberOption(name: string, min = 0): (v: string) => number {
@@ -38,4 +40,23 @@ export function parseChoice<T extends string>(name: string, choices: readonly T[
     if ((choices as readonly string[]).includes(v)) return v as T;
     throw new InvalidArgumentError(`--${name}`, `must be one of ${choices.join(', ')}, got "${v}"`);
   };
+}
+
+/**
+ * Fails before any work when `path` cannot be written: its folder must exist and be writable,
+ * and the path must not be a folder (nothing is created). `option` names the flag, e.g. `--json`.
+ */
+export function checkOutputPath(option: string, path: string): void {
+  try {
+    if (existsSync(path)) {
+      if (statSync(path).isDirectory()) throw new Error('it is a directory');
+      accessSync(path, constants.W_OK);
+    } else {
+      const dir = dirname(resolve(path));
+      if (!statSync(dir).isDirectory()) throw new Error(`${dir} is not a directory`);
+      accessSync(dir, constants.W_OK);
+    }
+  } catch (e) {
+    throw new InvalidArgumentError(option, `cannot write ${path}: ${e instanceof Error ? e.message : String(e)}`);
+  }
 }

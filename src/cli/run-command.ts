@@ -7,11 +7,13 @@ import { writeFileSync } from 'node:fs';
 import Table from 'cli-table3';
 import { parseDistribution } from '../bench/distributions.js';
 import { requiresNative, type VAlgorithm } from '../collectives/types.js';
-import { CommunicationError, InvalidArgumentError, UnavailableError } from '../errors.js';
+import { CommunicationError, InvalidArgumentError, UnavailableError, VcollError } from '../errors.js';
+import { checkCaseResources } from '../run/case-limits.js';
 import { runCase, type RunReport } from '../run/job.js';
-import { validateCase, type RunCase, type TransportName, type VOperation } from '../run/spec.js';
+import { rememberSpecModel, validateCase, type RunCase, type TransportName, type VOperation } from '../run/spec.js';
 import type { SimTrace } from '../transports/sim/index.js';
 import { readModelFile } from './model-file.js';
+import { checkOutputPath } from './options.js';
 
 export interface RunCommandOptions {
   transport: TransportName;
@@ -43,6 +45,8 @@ export interface RunCommandOptions {
 
 /** The case the options describe (validated; errors name the option). */
 export function caseFromOptions(opts: RunCommandOptions): RunCase {
+  const loaded = opts.modelFile !== undefined ? readModelFile(opts.modelFile, '--model-file') : undefined;
+  if (loaded !== undefined) rememberSpecModel(loaded.spec, loaded.model);
   const c: RunCase = {
     op: opts.op,
     algorithm: opts.algorithm,
@@ -57,7 +61,7 @@ export function caseFromOptions(opts: RunCommandOptions): RunCase {
     reps: opts.reps,
     // the simulator is deterministic: no warm-up needed; threads and MPI warm up once
     warmup: opts.warmup ?? (opts.transport === 'sim' ? 0 : 1),
-    ...(opts.modelFile !== undefined ? { modelSpec: readModelFile(opts.modelFile, '--model-file').spec } : {}),
+    ...(loaded !== undefined ? { modelSpec: loaded.spec } : {}),
   };
   return validateCase(opts.p, c, '--');
 }
@@ -104,13 +108,17 @@ export async function runRun(opts: RunCommandOptions, out: NodeJS.WritableStream
     if (opts.calibrate === true && opts.p < 2) throw new InvalidArgumentError('--calibrate', 'needs --p 2 or more');
     if (opts.calibrate === true && opts.modelFile !== undefined) throw new InvalidArgumentError('--calibrate', 'replaces the model: give --model-file or --calibrate, not both');
     const file = opts.trace;
+    if (file !== undefined) checkOutputPath('--trace', file);
+    // memory, tree size, model costs: refused before any rank starts
+    checkCaseResources(opts.transport, opts.p, c, '--');
     report = await runCase(opts.transport, opts.p, c, {
       ...(file !== undefined ? { onTrace: (t: SimTrace) => writeFileSync(file, `${JSON.stringify(t)}\n`) } : {}),
       ...(opts.calibrate === true ? { calibrate: {} } : {}),
     });
   } catch (err) {
-    // a rank rejected its arguments (e.g. two-block with more than two block sizes): bad input
-    if (err instanceof CommunicationError && err.cause instanceof InvalidArgumentError) throw err.cause;
+    // a rank rejected its arguments (e.g. two-block with more than two block sizes) or found
+    // them too large (a tree's p limit): bad input
+    if (err instanceof CommunicationError && err.cause instanceof VcollError && (err.cause.code === 'INVALID_ARGUMENT' || err.cause.code === 'TOO_LARGE')) throw err.cause;
     throw err;
   }
   out.write(opts.format === 'json' ? `${JSON.stringify(report)}\n` : `${formatRunTable(report)}\n`);

@@ -1,13 +1,15 @@
 /** `vcoll tree`: builds one tree for given sizes or a distribution; draws it as text and SVG. */
 import { writeFileSync } from 'node:fs';
 import { blockSizes, parseDistribution } from '../bench/distributions.js';
-import { InvalidArgumentError } from '../errors.js';
+import { InvalidArgumentError, TooLargeError } from '../errors.js';
+import { checkTreeWork } from '../run/limits.js';
 import { linearModel } from '../model/cost-model.js';
 import { drawTreeSvg, drawTreeText } from '../trees/draw.js';
 import { evaluate, type Operation } from '../trees/evaluate.js';
-import { TREE_ALGORITHMS, findTreeAlgorithm } from '../trees/registry.js';
+import { TREE_ALGORITHMS, findTreeAlgorithm, treeLimit } from '../trees/registry.js';
 import { treeToJSON } from '../trees/tree.js';
 import { readModelFile } from './model-file.js';
+import { checkOutputPath } from './options.js';
 
 export interface TreeCommandOptions {
   sizes?: number[];
@@ -31,20 +33,27 @@ export interface TreeCommandOptions {
 }
 
 export function runTree(opts: TreeCommandOptions, out: NodeJS.WritableStream = process.stdout): void {
+  if (opts.svg !== undefined) checkOutputPath('--svg', opts.svg);
   const loaded = opts.modelFile !== undefined ? readModelFile(opts.modelFile, '--model-file') : undefined;
-  let sizes: number[];
-  if (opts.sizes) {
-    if (opts.dist) throw new InvalidArgumentError('--sizes', 'give either --sizes or --dist, not both');
-    sizes = opts.sizes;
-  } else {
-    const dist = parseDistribution(opts.dist ?? 'random', '--dist');
-    sizes = blockSizes(dist, { p: opts.p ?? loaded?.model.size ?? 16, b: opts.b, rho: opts.rho, seed: opts.seed });
-  }
+  if (opts.sizes && opts.dist) throw new InvalidArgumentError('--sizes', 'give either --sizes or --dist, not both');
   const alg = findTreeAlgorithm(opts.algorithm);
   if (!alg) {
     throw new InvalidArgumentError('--algorithm', `unknown tree algorithm "${opts.algorithm}"; choose from ${TREE_ALGORITHMS.map((a) => a.name).join(', ')}`);
   }
   const model = loaded?.model ?? linearModel({ alpha: opts.alpha, beta: opts.beta, gamma: opts.gamma, ports: opts.ports, copyAll: opts.copyAll });
+  // the tree's p limit, memory and time before any block size is drawn
+  const p = opts.sizes?.length ?? opts.p ?? loaded?.model.size ?? 16;
+  const field = opts.sizes ? '--sizes' : '--p';
+  const limit = treeLimit(alg.name, model);
+  if (limit !== undefined && p > limit) throw new TooLargeError(field, `${p} ranks > ${limit}, the largest p of the '${alg.name}' tree under this model`);
+  checkTreeWork(field, p, [alg.name], 1);
+  let sizes: number[];
+  if (opts.sizes) {
+    sizes = opts.sizes;
+  } else {
+    const dist = parseDistribution(opts.dist ?? 'random', '--dist');
+    sizes = blockSizes(dist, { p, b: opts.b, rho: opts.rho, seed: opts.seed });
+  }
   if (model.size !== undefined && model.size !== sizes.length) {
     throw new InvalidArgumentError('--model-file', `defines ${model.size} ranks, the tree has ${sizes.length}`);
   }

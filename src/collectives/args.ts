@@ -112,7 +112,7 @@ function common(comm: Communicator, args: CommonArgs, options: CollectiveOptions
 /** An integer in [0, MAX_ELEMENTS] (a count or a displacement), or fail naming `field`. */
 function elements(me: number, field: string, v: unknown): number {
   if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > MAX_ELEMENTS) {
-    fail(me, field, `must be an integer in [0, ${MAX_ELEMENTS}], got ${String(v)}`);
+    fail(me, field, `must be an integer in [0, ${MAX_ELEMENTS}], got ${typeof v === 'number' ? String(v) : `${typeof v === 'string' ? `"${v}"` : String(v)} (${v === null ? 'null' : typeof v})`}`);
   }
   return v;
 }

@@ -12,6 +12,7 @@
  */
 import { InvalidArgumentError } from '../errors.js';
 import { linearModel } from '../model/cost-model.js';
+import { checkSimRanks, SIM_RUN_TREE_RANK_BYTES } from './limits.js';
 import { runSim } from '../transports/sim/index.js';
 import { runThreads } from '../transports/threads/index.js';
 import { interRank, type InterRankArgs, type InterRankResult } from './inter-rank.js';
@@ -99,6 +100,8 @@ function rounds(name: 'warmup' | 'reps', v: number | undefined, fallback: number
 export async function runInter(o: InterRunOptions): Promise<InterReport> {
   if (!(o.alpha >= 0)) throw new InvalidArgumentError('alpha', `must be >= 0, got ${o.alpha}`);
   if (!(o.beta >= 0)) throw new InvalidArgumentError('beta', `must be >= 0, got ${o.beta}`);
+  // the simulated ranks' memory, before the settings' block lists are drawn
+  if ((o.transport ?? 'sim') === 'sim' && typeof o.ranks === 'number') checkSimRanks(o.ranks, 'ranks', SIM_RUN_TREE_RANK_BYTES, 'simulating the intergroup settings');
   const s = interSetting(o.setting, o.ranks, o.size);
   const maxBytes = o.maxBytes ?? 128 * 2 ** 20;
   const logical = s.p * sum(s.sizesB) + s.q * sum(s.sizesA);

@@ -12,6 +12,7 @@ import { runSim, type SimTrace } from '../transports/sim/index.js';
 import { runMpi, type RunMpiOptions } from '../transports/mpi/run.js';
 import { runThreads, type RunThreadsOptions } from '../transports/threads/index.js';
 import type { Calibration, CalibrationOptions } from './calibrate.js';
+import { checkCaseResources } from './case-limits.js';
 import { predictTime } from './predict.js';
 import { VIRTUAL_TIMER, runCaseOnRank, type RankCaseResult } from './rank.js';
 import { caseModel, validateCase, type RunCase, type TransportName, type VOperation } from './spec.js';
@@ -153,14 +154,14 @@ export interface ThreadsRunResult {
  */
 export async function runOnThreads(p: number, cases: readonly RunCase[], options: ThreadsRunOptions = {}): Promise<ThreadsRunResult> {
   if (p < 2 && options.calibrate) throw new InvalidArgumentError('p', 'calibration needs at least 2 ranks');
-  for (const c of cases) validateCase(p, c);
+  const transport: TransportName = options.mpi === undefined || options.mpi === false ? 'threads' : 'mpi';
+  for (const c of cases) checkCaseResources(transport, p, validateCase(p, c));
   const args: ThreadsJobArgs = { cases, calibrate: options.calibrate };
   const mpi = options.mpi;
   const ranks =
     mpi === undefined || mpi === false
       ? await runThreads<ThreadsJobRankResult>(p, PROGRAM_URL, args, options.threads)
       : await runMpi<ThreadsJobRankResult>(p, PROGRAM_URL, args, mpi === true ? {} : mpi);
-  const transport: TransportName = mpi === undefined || mpi === false ? 'threads' : 'mpi';
   const calibration = ranks[0].calibration;
   const reports = cases.map((c, i) => {
     const run = calibration ? calibratedCase(c, calibration) : c;
@@ -174,8 +175,10 @@ export interface RunCaseOptions extends SimRunOptions {
   readonly calibrate?: CalibrationOptions;
 }
 
-/** One case on one transport. */
+/** One case on one transport; its resources are checked first (TooLargeError before any work: src/run/case-limits.ts). */
 export async function runCase(transport: TransportName, p: number, c: RunCase, options: RunCaseOptions = {}): Promise<RunReport> {
+  validateCase(p, c);
+  checkCaseResources(transport, p, c);
   if (transport === 'sim') {
     if (options.calibrate !== undefined) throw new InvalidArgumentError('calibrate', 'only on threads or MPI (the simulator runs the given model)');
     return runOnSim(p, c, options);

@@ -106,6 +106,11 @@ export function nonNegative(field: string, x: unknown): number {
 /** Models built from specs, once per spec object (a per-pair spec is p² numbers to validate). */
 const SPEC_MODELS = new WeakMap<CostModelSpec, CostModel>();
 
+/** Records `model` as the model of `spec` (built by the caller, e.g. loadModelJson): caseModel does not build it again (p² checks). */
+export function rememberSpecModel(spec: CostModelSpec, model: CostModel): void {
+  SPEC_MODELS.set(spec, model);
+}
+
 /** The case's cost model: its modelSpec when given (built once per spec), else the linear α, β, γ. */
 export function caseModel(c: RunCase): CostModel {
   const spec = c.modelSpec;

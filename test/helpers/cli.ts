@@ -14,7 +14,7 @@ export function sink(): { stream: Writable; text: () => string } {
   return { stream, text: () => chunks.join('') };
 }
 
-/** Runs `vcoll …args` (src/cli/main.ts through tsx) to completion. */
-export function vcoll(args: readonly string[]): { status: number | null; stdout: string; stderr: string } {
-  return spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { encoding: 'utf8', timeout: 60_000 });
+/** Runs `vcoll …args` (src/cli/main.ts through tsx) to completion; `env`: variables added to the environment. */
+export function vcoll(args: readonly string[], env: Readonly<Record<string, string>> = {}): { status: number | null; stdout: string; stderr: string } {
+  return spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { encoding: 'utf8', timeout: 60_000, env: { ...process.env, ...env } });
 }

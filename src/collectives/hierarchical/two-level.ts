@@ -24,7 +24,7 @@
  * with its counts even when a message's total agrees. Local work O(p) at the root (placements), O(log n + log N) elsewhere.
  */
 import type { Communicator } from '../../comm/communicator.js';
-import { CommunicationError, InvalidArgumentError } from '../../errors.js';
+import { CommunicationError, InvalidArgumentError, TruncationError } from '../../errors.js';
 import { orderedBinomialRole, type Subtree } from '../basic/tree.js';
 import { joinPieces, piecesOf, recvKnown, recvUnknown, sendKnown, NO_PIECES, type Pieces } from './pieces.js';
 import type { RootTarget } from './root-target.js';
@@ -86,28 +86,41 @@ export async function twoLevelGather(input: TwoLevelInput): Promise<void> {
       const trailer = checked ? new Uint8Array(CHECK_BYTES) : undefined;
       const into = trailer === undefined ? place.buffer : [...(Array.isArray(place.buffer) ? place.buffer : [place.buffer]), trailer];
       const want = place.bytes + (trailer === undefined ? 0 : CHECK_BYTES);
-      return from.recv(peer, tag, into).then((st) => {
-        if (st.bytes !== want) {
-          throw new InvalidArgumentError(
-            input.field,
-            `ranks ${describe(seq)} delivered ${st.bytes - (want - place.bytes)} bytes, the root expects ${place.bytes}`,
-            { rank: me },
-          );
-        }
-        if (trailer !== undefined) {
-          let expected = NO_BLOCKS;
-          for (let j = 0; j < seq.length; j++) expected = addChecks(expected, blockCheck(seq[j], target.blockBytes(seq[j])));
-          const got = decodeCheck(trailer);
-          if (got === undefined || !sameCheck(got, expected)) {
+      return from.recv(peer, tag, into).then(
+        (st) => {
+          if (st.bytes !== want) {
             throw new InvalidArgumentError(
               input.field,
-              `ranks ${describe(seq)}: their blocks' sizes do not match the root's counts (their total, ${place.bytes} bytes, does)`,
+              `ranks ${describe(seq)} delivered ${st.bytes - (want - place.bytes)} bytes, the root expects ${place.bytes}`,
               { rank: me },
             );
           }
-        }
-        return { at: c.lo, pieces: NO_PIECES, check: NO_BLOCKS };
-      });
+          if (trailer !== undefined) {
+            let expected = NO_BLOCKS;
+            for (let j = 0; j < seq.length; j++) expected = addChecks(expected, blockCheck(seq[j], target.blockBytes(seq[j])));
+            const got = decodeCheck(trailer);
+            if (got === undefined || !sameCheck(got, expected)) {
+              throw new InvalidArgumentError(
+                input.field,
+                `ranks ${describe(seq)}: their blocks' sizes do not match the root's counts (their total, ${place.bytes} bytes, does)`,
+                { rank: me },
+              );
+            }
+          }
+          return { at: c.lo, pieces: NO_PIECES, check: NO_BLOCKS };
+        },
+        (e: unknown) => {
+          // longer than the root's counts allow: the message would overrun the target (seed 002 §6)
+          if (e instanceof TruncationError) {
+            throw new InvalidArgumentError(
+              input.field,
+              `ranks ${describe(seq)} delivered more than the ${place.bytes} bytes the root expects from them (their blocks do not match the root's counts)`,
+              { rank: me, cause: e },
+            );
+          }
+          throw e;
+        },
+      );
     }
     if (!checked) return recvKnown(from, peer, tag, count() * (input.uniformBytes as number), 'send').then((pieces) => ({ at: c.lo, pieces, check: NO_BLOCKS }));
     return recvUnknown(from, peer, tag).then((all) => {
