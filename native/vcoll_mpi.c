@@ -17,17 +17,27 @@
  * buffer registered once (statusBuffer) unless given one. The blocking point-to-point's
  * per-message path also has a V8-API twin, vcoll_mpi_fast.cc, which shares this module's
  * communicator table through the exported vcoll_mpi_comm.
+ *
+ * The watchdog (watchdog(ms)): calls that wait inside MPI (blocking point-to-point, the
+ * library's collectives, communicator construction) cannot be timed out from JS, whose event
+ * loop stands still meanwhile. Each such call marks itself in vcoll_mpi_watch (plain stores:
+ * no system call, no lock); a thread of this module wakes every ms / 4 and, when one call has
+ * stayed inside MPI for 4 of its ticks (between ms and 1.25 ms), prints
+ * `vcoll: rank R failed: TimeoutError: …` and ends the process (_exit), which makes mpirun end
+ * the job. vcoll_mpi_fast.cc marks its calls in the same record.
  */
 #define _GNU_SOURCE
 #include <limits.h>
 #include <mpi.h>
 #include <node_api.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 /* ---------- tables ---------- */
 
@@ -409,6 +419,107 @@ static int status_bytes(MPI_Status *st, MPI_Datatype t) {
   return n == MPI_UNDEFINED ? -1 : n;
 }
 
+/* ---------- watchdog of the calls that wait inside MPI ---------- */
+
+/* What the calling thread is waiting for inside MPI; read by the watchdog thread. Exported: the
+   fast path (vcoll_mpi_fast.cc) marks its calls here too. Single writer: plain atomic stores. */
+typedef struct {
+  unsigned long seq; /* calls entered so far */
+  int in;            /* 1 while inside a watched call */
+  int peer;          /* the peer or root (-1: none, any) */
+  int tag;           /* the MPI tag (-1: none, any) */
+  const char *what;  /* the MPI function */
+} vcoll_watch_t;
+
+__attribute__((visibility("default"))) vcoll_watch_t vcoll_mpi_watch;
+
+static void watch_begin(const char *what, int peer, int tag) {
+  vcoll_watch_t *w = &vcoll_mpi_watch;
+  __atomic_store_n(&w->what, what, __ATOMIC_RELAXED);
+  __atomic_store_n(&w->peer, peer, __ATOMIC_RELAXED);
+  __atomic_store_n(&w->tag, tag, __ATOMIC_RELAXED);
+  __atomic_store_n(&w->seq, __atomic_load_n(&w->seq, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
+  __atomic_store_n(&w->in, 1, __ATOMIC_RELEASE);
+}
+
+static void watch_end(void) { __atomic_store_n(&vcoll_mpi_watch.in, 0, __ATOMIC_RELEASE); }
+
+static long watch_ms = 0; /* 0: off */
+static int watch_rank = -1;
+static int watch_started = 0;
+
+/* Ticks of ms / 4; a call still inside MPI, the same call, for 4 ticks ends the process. */
+static void *watch_main(void *arg) {
+  (void)arg;
+  unsigned long last = 0;
+  int stuck = 0;
+  for (;;) {
+    long ms = __atomic_load_n(&watch_ms, __ATOMIC_RELAXED);
+    long tick = ms > 0 ? ms / 4 : 1000;
+    if (tick < 1) tick = 1;
+    struct timespec ts = {tick / 1000, (tick % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+    if (ms <= 0) {
+      stuck = 0;
+      continue;
+    }
+    int in = __atomic_load_n(&vcoll_mpi_watch.in, __ATOMIC_ACQUIRE);
+    unsigned long seq = __atomic_load_n(&vcoll_mpi_watch.seq, __ATOMIC_RELAXED);
+    if (!in || seq != last) {
+      last = seq;
+      stuck = 0;
+      continue;
+    }
+    if (++stuck < 4) continue;
+    const char *what = __atomic_load_n(&vcoll_mpi_watch.what, __ATOMIC_RELAXED);
+    int peer = __atomic_load_n(&vcoll_mpi_watch.peer, __ATOMIC_RELAXED);
+    int tag = __atomic_load_n(&vcoll_mpi_watch.tag, __ATOMIC_RELAXED);
+    char p[24], t[24];
+    if (peer < 0) snprintf(p, sizeof p, "any"); else snprintf(p, sizeof p, "%d", peer);
+    if (tag < 0) snprintf(t, sizeof t, "any"); else snprintf(t, sizeof t, "%d", tag);
+    fprintf(stderr,
+            "vcoll: rank %d failed: TimeoutError: timeout after %ld ms: rank %d waits inside %s (peer %s, MPI tag %s; a blocking MPI call: the job is ended)\n",
+            watch_rank, ms, watch_rank, what == NULL ? "MPI" : what, p, t);
+    fflush(stderr);
+    fflush(stdout);
+    _exit(1);
+  }
+  return NULL;
+}
+
+/* watchdog(ms, rank): ms > 0 starts (or retimes) the watchdog, 0 stops it. */
+static napi_value js_watchdog(napi_env env, napi_callback_info info) {
+  napi_value argv[2];
+  int ms, rank;
+  if (!get_args(env, info, 2, argv) || !get_int(env, argv[0], &ms) || !get_int(env, argv[1], &rank)) return NULL;
+  if (ms < 0) return throw_range(env, "vcoll_mpi: watchdog(ms): ms must be >= 0");
+  watch_rank = rank;
+  __atomic_store_n(&watch_ms, (long)ms, __ATOMIC_RELAXED);
+  if (ms > 0 && !watch_started) {
+    pthread_t t;
+    pthread_attr_t a;
+    pthread_attr_init(&a);
+    pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+    pthread_attr_setstacksize(&a, 64 * 1024);
+    if (pthread_create(&t, &a, watch_main, NULL) != 0) {
+      pthread_attr_destroy(&a);
+      return throw_range(env, "vcoll_mpi: cannot start the watchdog thread");
+    }
+    pthread_attr_destroy(&a);
+    watch_started = 1;
+  }
+  return undefined_value(env);
+}
+
+/* CHECK_MPI of a call that may wait inside MPI for other ranks, under the watchdog. */
+#define WATCHED(call, what, peer, tag)                          \
+  do {                                                          \
+    watch_begin(what, peer, tag);                               \
+    int rcw_ = (call);                                          \
+    watch_end();                                                \
+    if (rcw_ != MPI_SUCCESS) return throw_mpi(env, what, rcw_); \
+  } while (0)
+
 /* ---------- environment ---------- */
 
 
@@ -497,7 +608,7 @@ static napi_value js_comm_dup(napi_env env, napi_callback_info info) {
   napi_value argv[1];
   MPI_Comm c, d;
   if (!get_args(env, info, 1, argv) || !get_comm(env, argv[0], &c)) return NULL;
-  CHECK_MPI(MPI_Comm_dup(c, &d), "MPI_Comm_dup");
+  WATCHED(MPI_Comm_dup(c, &d), "MPI_Comm_dup", -1, -1);
   return new_comm(env, d);
 }
 
@@ -515,7 +626,9 @@ static napi_value js_comm_create_group(napi_env env, napi_callback_info info) {
   int rc = MPI_Group_incl(pg, (int)n, ranks, &g);
   MPI_Group_free(&pg);
   if (rc != MPI_SUCCESS) return throw_mpi(env, "MPI_Group_incl", rc);
+  watch_begin("MPI_Comm_create_group", -1, tag);
   rc = MPI_Comm_create_group(c, g, tag, &d);
+  watch_end();
   MPI_Group_free(&g);
   if (rc != MPI_SUCCESS) return throw_mpi(env, "MPI_Comm_create_group", rc);
   return new_comm(env, d);
@@ -527,7 +640,7 @@ static napi_value js_comm_split(napi_env env, napi_callback_info info) {
   int color, key;
   if (!get_args(env, info, 3, argv) || !get_comm(env, argv[0], &c) || !get_int(env, argv[1], &color) || !get_int(env, argv[2], &key))
     return NULL;
-  CHECK_MPI(MPI_Comm_split(c, color < 0 ? MPI_UNDEFINED : color, key, &d), "MPI_Comm_split");
+  WATCHED(MPI_Comm_split(c, color < 0 ? MPI_UNDEFINED : color, key, &d), "MPI_Comm_split", -1, -1);
   return new_comm(env, d);
 }
 
@@ -537,7 +650,7 @@ static napi_value js_comm_split_shared(napi_env env, napi_callback_info info) {
   if (!get_args(env, info, 1, argv) || !get_comm(env, argv[0], &c)) return NULL;
   int rank;
   MPI_Comm_rank(c, &rank);
-  CHECK_MPI(MPI_Comm_split_type(c, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &d), "MPI_Comm_split_type");
+  WATCHED(MPI_Comm_split_type(c, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &d), "MPI_Comm_split_type", -1, -1);
   return new_comm(env, d);
 }
 
@@ -549,7 +662,7 @@ static napi_value js_intercomm_create(napi_env env, napi_callback_info info) {
   if (!get_args(env, info, 5, argv) || !get_comm(env, argv[0], &local) || !get_int(env, argv[1], &ll) || !get_comm(env, argv[2], &peer) ||
       !get_int(env, argv[3], &rl) || !get_int(env, argv[4], &tag))
     return NULL;
-  CHECK_MPI(MPI_Intercomm_create(local, ll, peer, rl, tag, &d), "MPI_Intercomm_create");
+  WATCHED(MPI_Intercomm_create(local, ll, peer, rl, tag, &d), "MPI_Intercomm_create", rl, tag);
   return new_comm(env, d);
 }
 
@@ -558,7 +671,7 @@ static napi_value js_intercomm_merge(napi_env env, napi_callback_info info) {
   MPI_Comm c, d;
   int high;
   if (!get_args(env, info, 2, argv) || !get_comm(env, argv[0], &c) || !get_int(env, argv[1], &high)) return NULL;
-  CHECK_MPI(MPI_Intercomm_merge(c, high, &d), "MPI_Intercomm_merge");
+  WATCHED(MPI_Intercomm_merge(c, high, &d), "MPI_Intercomm_merge", -1, -1);
   return new_comm(env, d);
 }
 
@@ -893,7 +1006,7 @@ static napi_value js_gatherv(napi_env env, napi_callback_info info) {
   CHECK_MPI(MPI_Comm_rank(c, &me), "MPI_Comm_rank");
   int in_place = is_nullish(env, argv[1]);
   if (in_place && me != root) return throw_type(env, "vcoll_mpi: gatherv: send may be null (in place) at the root only");
-  CHECK_MPI(MPI_Gatherv(in_place ? MPI_IN_PLACE : sb, (int)sl, MPI_BYTE, rb, counts, displs, MPI_BYTE, root, c), "MPI_Gatherv");
+  WATCHED(MPI_Gatherv(in_place ? MPI_IN_PLACE : sb, (int)sl, MPI_BYTE, rb, counts, displs, MPI_BYTE, root, c), "MPI_Gatherv", root, -1);
   return undefined_value(env);
 }
 
@@ -915,7 +1028,7 @@ static napi_value js_scatterv(napi_env env, napi_callback_info info) {
   CHECK_MPI(MPI_Comm_rank(c, &me), "MPI_Comm_rank");
   int in_place = is_nullish(env, argv[4]);
   if (in_place && me != root) return throw_type(env, "vcoll_mpi: scatterv: recv may be null (in place) at the root only");
-  CHECK_MPI(MPI_Scatterv(sb, counts, displs, MPI_BYTE, in_place ? MPI_IN_PLACE : rb, (int)rl, MPI_BYTE, root, c), "MPI_Scatterv");
+  WATCHED(MPI_Scatterv(sb, counts, displs, MPI_BYTE, in_place ? MPI_IN_PLACE : rb, (int)rl, MPI_BYTE, root, c), "MPI_Scatterv", root, -1);
   return undefined_value(env);
 }
 
@@ -930,7 +1043,7 @@ static napi_value js_gather(napi_env env, napi_callback_info info) {
       !get_bytes(env, argv[2], &rb, &rl, 1) || !get_int(env, argv[3], &root))
     return NULL;
   if (sl > INT_MAX) return throw_range(env, "vcoll_mpi: a block longer than 2^31 - 1 bytes");
-  CHECK_MPI(MPI_Gather(sb, (int)sl, MPI_BYTE, rb, (int)sl, MPI_BYTE, root, c), "MPI_Gather");
+  WATCHED(MPI_Gather(sb, (int)sl, MPI_BYTE, rb, (int)sl, MPI_BYTE, root, c), "MPI_Gather", root, -1);
   return undefined_value(env);
 }
 
@@ -945,7 +1058,7 @@ static napi_value js_scatter(napi_env env, napi_callback_info info) {
       !get_bytes(env, argv[2], &rb, &rl, 0) || !get_int(env, argv[3], &root))
     return NULL;
   if (rl > INT_MAX) return throw_range(env, "vcoll_mpi: a block longer than 2^31 - 1 bytes");
-  CHECK_MPI(MPI_Scatter(sb, (int)rl, MPI_BYTE, rb, (int)rl, MPI_BYTE, root, c), "MPI_Scatter");
+  WATCHED(MPI_Scatter(sb, (int)rl, MPI_BYTE, rb, (int)rl, MPI_BYTE, root, c), "MPI_Scatter", root, -1);
   return undefined_value(env);
 }
 
@@ -991,7 +1104,7 @@ static napi_value js_allreduce(napi_env env, napi_callback_info info) {
   MPI_Datatype type = type_of(t);
   MPI_Op op = op_of(o);
   if (type == MPI_DATATYPE_NULL || op == MPI_OP_NULL) return throw_range(env, "vcoll_mpi: unknown datatype or operation code");
-  CHECK_MPI(MPI_Allreduce(sb == NULL ? MPI_IN_PLACE : sb, rb, count, type, op, c), "MPI_Allreduce");
+  WATCHED(MPI_Allreduce(sb == NULL ? MPI_IN_PLACE : sb, rb, count, type, op, c), "MPI_Allreduce", -1, -1);
   return undefined_value(env);
 }
 
@@ -999,7 +1112,7 @@ static napi_value js_barrier(napi_env env, napi_callback_info info) {
   napi_value argv[1];
   MPI_Comm c;
   if (!get_args(env, info, 1, argv) || !get_comm(env, argv[0], &c)) return NULL;
-  CHECK_MPI(MPI_Barrier(c), "MPI_Barrier");
+  WATCHED(MPI_Barrier(c), "MPI_Barrier", -1, -1);
   return undefined_value(env);
 }
 
@@ -1013,7 +1126,7 @@ static napi_value js_allgather(napi_env env, napi_callback_info info) {
       !get_bytes(env, argv[2], &rb, &rl, 0))
     return NULL;
   if (sl > INT_MAX) return throw_range(env, "vcoll_mpi: a block longer than 2^31 - 1 bytes");
-  CHECK_MPI(MPI_Allgather(sb, (int)sl, MPI_BYTE, rb, (int)sl, MPI_BYTE, c), "MPI_Allgather");
+  WATCHED(MPI_Allgather(sb, (int)sl, MPI_BYTE, rb, (int)sl, MPI_BYTE, c), "MPI_Allgather", -1, -1);
   return undefined_value(env);
 }
 
@@ -1028,7 +1141,7 @@ static napi_value js_allgatherv(napi_env env, napi_callback_info info) {
       !get_bytes(env, argv[2], &rb, &rl, 0) || !get_int32_array(env, argv[3], &counts, &nc, 0) || !get_int32_array(env, argv[4], &displs, &nd, 0))
     return NULL;
   if (sl > INT_MAX) return throw_range(env, "vcoll_mpi: a block longer than 2^31 - 1 bytes");
-  CHECK_MPI(MPI_Allgatherv(sb, (int)sl, MPI_BYTE, rb, counts, displs, MPI_BYTE, c), "MPI_Allgatherv");
+  WATCHED(MPI_Allgatherv(sb, (int)sl, MPI_BYTE, rb, counts, displs, MPI_BYTE, c), "MPI_Allgatherv", -1, -1);
   return undefined_value(env);
 }
 
@@ -1040,7 +1153,9 @@ static napi_value js_send_blocking(napi_env env, napi_callback_info info) {
   int dest, tag;
   msgbuf b;
   if (!get_send_args(env, info, &c, &dest, &tag, &b)) return NULL;
+  watch_begin("MPI_Send", dest, tag);
   int rc = MPI_Send(b.base, b.count, b.type, dest, tag, c);
+  watch_end();
   free_msgbuf(&b);
   if (rc != MPI_SUCCESS) return throw_mpi(env, "MPI_Send", rc);
   return NULL; /* undefined */
@@ -1061,7 +1176,9 @@ static napi_value js_recv_blocking(napi_env env, napi_callback_info info) {
       !get_status_out(env, argc, argv, 4, &out) || !get_msgbuf(env, argv[3], &b))
     return NULL;
   MPI_Status st;
+  watch_begin("MPI_Recv", src, tag);
   int rc = MPI_Recv(b.base, b.count, b.type, src < 0 ? MPI_ANY_SOURCE : src, tag < 0 ? MPI_ANY_TAG : tag, c, &st);
+  watch_end();
   if (rc != MPI_SUCCESS) {
     put_error(out, -1, rc);
   } else {
@@ -1139,6 +1256,7 @@ static napi_value module_init(napi_env env, napi_value exports) {
       FN("pingpongC", js_pingpong_c),
       FN("sendBlocking", js_send_blocking),
       FN("recvBlocking", js_recv_blocking),
+      FN("watchdog", js_watchdog),
   };
   napi_define_properties(env, exports, sizeof props / sizeof props[0], props);
   /* Error class numbers differ between libraries (MPI_ERR_TRUNCATE is 15 in Open MPI, 14 in MPICH). */

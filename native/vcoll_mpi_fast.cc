@@ -21,6 +21,7 @@
  *   recvBlocking(comm, source, tag, into)        -> undefined; status buffer = -1, source, tag,
  *                                                   bytes, error class (0: MPI_SUCCESS)
  *
+ * Both mark themselves in vcoll_mpi.c's watchdog record (vcoll_mpi_watch, found by link).
  * source / tag < 0 mean MPI_ANY_SOURCE / MPI_ANY_TAG. Arguments are checked (a TypeError /
  * RangeError otherwise); vcoll's MpiEndpoint has already checked ranks and tags.
  */
@@ -46,7 +47,31 @@ using v8::Value;
 
 typedef int (*CommLookup)(int, MPI_Comm*);
 
+/* vcoll_mpi.c's watchdog record (same layout): calls waiting inside MPI mark themselves in it. */
+struct Watch {
+  unsigned long seq;
+  int in;
+  int peer;
+  int tag;
+  const char* what;
+};
+
 CommLookup comm_of = nullptr;
+Watch* watch = nullptr;
+
+inline void WatchBegin(const char* what, int peer, int tag) {
+  Watch* w = watch;
+  if (w == nullptr) return;
+  __atomic_store_n(&w->what, what, __ATOMIC_RELAXED);
+  __atomic_store_n(&w->peer, peer, __ATOMIC_RELAXED);
+  __atomic_store_n(&w->tag, tag, __ATOMIC_RELAXED);
+  __atomic_store_n(&w->seq, __atomic_load_n(&w->seq, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
+  __atomic_store_n(&w->in, 1, __ATOMIC_RELEASE);
+}
+
+inline void WatchEnd() {
+  if (watch != nullptr) __atomic_store_n(&watch->in, 0, __ATOMIC_RELEASE);
+}
 int* status_out = nullptr;
 /* Never destroyed: a Global reset after the isolate is gone (at exit) would crash. */
 Global<Int32Array>* status_keep = nullptr;
@@ -66,6 +91,7 @@ void Link(const FunctionCallbackInfo<Value>& args) {
   void* lib = dlopen(*path, RTLD_NOW | RTLD_NOLOAD);
   if (lib == nullptr) return ThrowRange(iso, "vcoll_mpi_fast: vcoll_mpi.node is not loaded from that path");
   void* sym = dlsym(lib, "vcoll_mpi_comm");
+  watch = static_cast<Watch*>(dlsym(lib, "vcoll_mpi_watch")); /* absent in older builds: no marks */
   dlclose(lib); /* drops only the reference taken above: Node keeps the module loaded */
   if (sym == nullptr) return ThrowRange(iso, "vcoll_mpi_fast: vcoll_mpi.node has no vcoll_mpi_comm (rebuild both with npm run build:mpi)");
   comm_of = reinterpret_cast<CommLookup>(sym);
@@ -153,7 +179,10 @@ void SendBlocking(const FunctionCallbackInfo<Value>& args) {
   int dest, tag, count;
   void* data;
   if (!Args(args, 0, &c, &dest, &tag, &data, &count)) return;
-  args.GetReturnValue().Set(MPI_Send(data, count, MPI_BYTE, dest, tag, c));
+  WatchBegin("MPI_Send", dest, tag);
+  int rc = MPI_Send(data, count, MPI_BYTE, dest, tag, c);
+  WatchEnd();
+  args.GetReturnValue().Set(rc);
 }
 
 void RecvBlocking(const FunctionCallbackInfo<Value>& args) {
@@ -163,7 +192,9 @@ void RecvBlocking(const FunctionCallbackInfo<Value>& args) {
   if (status_out == nullptr) return ThrowRange(args.GetIsolate(), "vcoll_mpi_fast: no status buffer (call statusBuffer first)");
   if (!Args(args, 1, &c, &src, &tag, &data, &count)) return;
   MPI_Status st;
+  WatchBegin("MPI_Recv", src, tag);
   int rc = MPI_Recv(data, count, MPI_BYTE, src < 0 ? MPI_ANY_SOURCE : src, tag < 0 ? MPI_ANY_TAG : tag, c, &st);
+  WatchEnd();
   int* out = status_out;
   out[0] = -1;
   if (rc != MPI_SUCCESS) {

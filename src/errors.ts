@@ -90,6 +90,29 @@ export class DeadlockError extends CommunicationError {
 }
 
 /**
+ * A point-to-point operation stayed pending longer than the per-operation timeout (`timeoutMs`
+ * of runSim / runThreads / mpiWorld / runMpiRank; the MPI watchdog): raised on the waiting rank
+ * (`rank`), naming the peer it waited for and the operation. Like MPI after an error, the
+ * communicator is unusable afterwards (the operation may still match a message later).
+ */
+export class TimeoutError extends CommunicationError {
+  /** The world rank waited for (-1: any source, MPI_ANY_SOURCE). */
+  readonly peer: number;
+  /** The pending operation, e.g. "recv from 2 tag 5 (context 1)". */
+  readonly operation: string;
+  /** The timeout it exceeded (ms). */
+  readonly timeoutMs: number;
+
+  constructor(message: string, peer: number, operation: string, timeoutMs: number, options?: { rank?: number; cause?: unknown }) {
+    super(message, options);
+    this.name = 'TimeoutError';
+    this.peer = peer;
+    this.operation = operation;
+    this.timeoutMs = timeoutMs;
+  }
+}
+
+/**
  * An optional part of vcoll is not there: the MPI binding was not built (or cannot load), or a
  * variant needs a transport the communicator does not run on (`mpi-native` outside MPI). The
  * message says how to get it.

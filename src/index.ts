@@ -5,6 +5,8 @@ export {
   pairwiseModel,
   hierarchicalModel,
   requireModelFits,
+  requireFiniteCosts,
+  MAX_MODEL_TIME,
   type CostModel,
   type CostModelKind,
   type LinearParams,
@@ -42,7 +44,7 @@ export { optimalBroadcastTree, broadcastTime, type BroadcastOperation, type Broa
 export { twoBlockTree, twoBlockDomains, type TwoBlockDomains } from './trees/two-block.js';
 export { decreasingRerankTree, exactNonOrderedOptimal, EXACT_NON_ORDERED_MAX_P, type TreeBuildFn } from './trees/non-ordered.js';
 export { bruteForceOrderedOptimal, orderedTrees, BRUTE_FORCE_MAX_P } from './trees/brute-force.js';
-export { TREE_ALGORITHMS, findTreeAlgorithm, type TreeAlgorithm, type BuildOptions } from './trees/registry.js';
+export { TREE_ALGORITHMS, findTreeAlgorithm, treeLimit, checkTreeSize, type TreeAlgorithm, type BuildOptions, type TreeLimitOptions } from './trees/registry.js';
 export {
   COMPARED_ALGORITHMS,
   compareTrees,
@@ -70,8 +72,8 @@ export { OpRequest, mapRequest, waitAll, toPromise, type Request } from './comm/
 export { byteLength, copyBytes, type MessageBuffer } from './comm/segments.js';
 export { GroupCommunicator, createWorldCommunicator } from './comm/group.js';
 export { createIntercomm, splitIntercomm, type InterCommunicator } from './comm/intercomm.js';
-export { CommunicationError, DeadlockError, TruncationError, UnavailableError, type DeadlockedRank } from './errors.js';
-export { runSim, type PortSetting, type RankProgram, type SimOptions, type SimResult, type SimTrace } from './transports/sim/index.js';
+export { CommunicationError, DeadlockError, TimeoutError, TruncationError, UnavailableError, type DeadlockedRank } from './errors.js';
+export { runSim, type SimRunOptions, type PortSetting, type RankProgram, type SimOptions, type SimResult, type SimTrace } from './transports/sim/index.js';
 export { runThreads, ThreadsEndpoint, type RunThreadsOptions } from './transports/threads/index.js';
 /** The MPI transport (optional: its native binding is built by `npm run build:mpi`, loaded on first use). */
 export {
@@ -85,6 +87,8 @@ export {
   type MpiWorld,
   type MpiInitInfo,
   type MpiEndpointOptions,
+  type MpiWorldOptions,
+  DEFAULT_MPI_TIMEOUT_MS,
   type RunMpiOptions,
 } from './transports/mpi/index.js';
 export type { NativeCollectives, NativeInterCollectives, NativeElementType, NativeReduceOp } from './comm/native.js';
@@ -130,6 +134,7 @@ export { hclPlatform, grid5000Platform, proportionalBlocks, type Platform } from
 
 /** The benchmark harness (issue 7): seed 000 §5's method, GL1/GL2 verdicts, results files, the HTML report. */
 export { runBench, validateBenchConfig, referenceName, type BenchRunOptions } from './bench/harness.js';
+export { resourceLimits, DEFAULT_MAX_SECONDS, type ResourceLimits } from './run/limits.js';
 export { BENCH_DEFAULTS } from './bench/bench-defaults.js';
 export { evaluateGuidelines } from './bench/guidelines.js';
 export { sampleStats, mannWhitney, type MannWhitneyResult } from './bench/stats.js';

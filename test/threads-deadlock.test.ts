@@ -14,12 +14,15 @@ import * as api from '../src/index.js';
 import { DeadlockMonitor } from '../src/transports/threads/deadlock.js';
 import type { Channel } from '../src/transports/threads/channel.js';
 import {
+  BUSY_BEATS_OFFSET,
   HEARTBEAT_OFFSET,
+  IDLE_OFFSET,
   PROGRESS_OFFSET,
   RANK_FINISHED,
   RANK_RUNNING,
   RANK_WAITING,
   bellOf,
+  blockedOutside,
   channelOf,
   createLayout,
   declareDeadlock,
@@ -109,6 +112,43 @@ describe('runThreads: deadlocks reject on every rank instead of hanging', () => 
       if (scenario === 'gatherv-algorithm') expect(e.ranks[0].waitsFor.length).toBe(3);
     }
   });
+});
+
+describe('runThreads: a rank blocked outside vcoll while the others wait for it', () => {
+  it('rank 1 awaits a timer while ranks 0 and 2 call barrier: a DeadlockError within about deadlockMs naming rank 1 as blocked outside', async () => {
+    const { error, out, ms } = await run(3, 'outside');
+    expect(error).toBeInstanceOf(DeadlockError);
+    const e = error as DeadlockError;
+    expect(e.rank).toBeUndefined();
+    expect(e.message).toMatch(/^deadlock: no rank progressed for 300 ms/);
+    expect(e.message).toContain('rank 1 blocked outside the communicator');
+    expect(e.ranks[1]).toEqual({ rank: 1, finished: false, waitsFor: [] });
+    for (const r of [0, 2]) {
+      expect(e.ranks[r].finished, `rank ${r}`).toBe(false);
+      expect(e.ranks[r].waitsFor.length, `rank ${r}`).toBeGreaterThan(0);
+      const c = caughtBy(out, r);
+      expect(c, `rank ${r}`).toMatchObject({ name: 'DeadlockError', deadlock: true, rank: r });
+      expect(c?.message, `rank ${r}`).toContain('rank 1 blocked outside the communicator');
+    }
+    expect(caughtBy(out, 1)).toBeUndefined();
+    // Not after a grace period: the run ends once the waiting ranks reported (hang guard: generous).
+    expect(ms).toBeLessThan(6000);
+  }, 30_000);
+
+  it('also when its doorbell was rung and bytes wait in its ring; the rank that returned counts as finished', async () => {
+    const { error, out } = await run(3, 'outside-sent');
+    expect(error).toBeInstanceOf(DeadlockError);
+    const e = error as DeadlockError;
+    expect(e.ranks).toEqual([
+      { rank: 0, finished: false, waitsFor: ['recv from 1 tag 2'] },
+      { rank: 1, finished: false, waitsFor: [] },
+      { rank: 2, finished: true, waitsFor: [] },
+    ]);
+    expect(e.message).toContain('rank 0 waits for recv from 1 tag 2');
+    expect(e.message).toContain('rank 1 blocked outside the communicator');
+    expect(e.message).toContain('rank 2 finished');
+    expect(caughtBy(out, 0)).toMatchObject({ deadlock: true, rank: 0, waitsFor: ['recv from 1 tag 2'] });
+  }, 30_000);
 });
 
 describe('runThreads: a hierarchical gatherv with mismatched variants', () => {
@@ -317,6 +357,39 @@ describe('DeadlockMonitor (words set by hand)', () => {
     expect(m.look([0])).toBe(false); // 300 ms, but rank 0 has not beaten since the last look: not yet
     expect(m.monitor.declared).toBe(false);
     expect(m.look()).toBe(true); // it beats again (one late timer)
+  });
+
+  it('a running rank whose every beat found it idle outside vcoll is blocked outside; a busy beat or silence starts the count again', () => {
+    const m = setup(3, 300);
+    const at = (r: number): number => rankWordsOf(m.layout, r).index;
+    m.sleep(0);
+    m.set(2, RANK_FINISHED);
+    // Rank 1 runs, and never was idle: not stuck.
+    for (let i = 0; i < 5; i++) expect(m.look()).toBe(false);
+    Atomics.store(m.words, at(1) + IDLE_OFFSET, 1);
+    expect(m.look()).toBe(false); // the count starts
+    expect(m.look()).toBe(false);
+    Atomics.add(m.words, at(1) + BUSY_BEATS_OFFSET, 1); // a beat in between found it loading a module
+    expect(m.look()).toBe(false); // the count starts again
+    expect(m.look()).toBe(false);
+    expect(m.look([1])).toBe(false);
+    expect(m.look([1])).toBe(false); // silent twice: it computes, the count starts again
+    expect(m.look()).toBe(false);
+    expect(m.look()).toBe(false);
+    expect(m.look()).toBe(false);
+    expect(m.look()).toBe(true); // 300 ms idle outside vcoll while rank 0 waits
+    expect(m.monitor.outsideAtDeclaration(1)).toBe(true);
+    expect(m.monitor.outsideAtDeclaration(0)).toBe(false);
+    expect(m.monitor.finishedAtDeclaration(2)).toBe(true);
+    expect(blockedOutside(m.layout)).toEqual([1]);
+  });
+
+  it('never declares when no rank waits in vcoll (every rank idle outside it, or finished)', () => {
+    const m = setup(2, 100);
+    Atomics.store(m.words, rankWordsOf(m.layout, 0).index + IDLE_OFFSET, 1);
+    m.set(1, RANK_FINISHED);
+    for (let i = 0; i < 5; i++) expect(m.look()).toBe(false);
+    expect(blockedOutside(m.layout)).toEqual([]);
   });
 
   it('never declares when every rank finished, nor once the run failed', () => {

@@ -19,6 +19,7 @@ import { ANY_SOURCE, ANY_TAG, BaseCommunicator, type Communicator, type Received
 import type { Endpoint, VirtualClock } from './endpoint.js';
 import type { NativeCollectives } from './native.js';
 import { mapRequest, OpRequest, type Request, toPromise } from './request.js';
+import { badTimeout, withTimeout } from './timeout.js';
 import { isMessageBuffer, type MessageBuffer, type MessageData, toBytes } from './segments.js';
 
 const MAX_TAG = 0x7fffffff;
@@ -302,13 +303,23 @@ export interface WorldOptions {
    * the world communicator skips its own checks (the threads transport's endpoint does this).
    */
   readonly endpointChecks?: boolean;
+  /**
+   * Per-operation timeout in ms (> 0; undefined or Infinity: none): a send or receive of this
+   * communicator or of any communicator made from it (split, intercommunicators, collectives)
+   * still pending after timeoutMs of wall-clock time fails with a TimeoutError naming the peer
+   * and the operation (comm/timeout.ts).
+   */
+  readonly timeoutMs?: number;
 }
 
 /**
  * The world communicator of an endpoint (context 0, rank = world rank). Every transport builds
  * each rank's communicator with this; sub-communicators come from `split`.
  */
-export function createWorldCommunicator(endpoint: Endpoint, options: WorldOptions = {}): GroupCommunicator {
+export function createWorldCommunicator(transport: Endpoint, options: WorldOptions = {}): GroupCommunicator {
+  const bad = badTimeout(options.timeoutMs ?? Infinity);
+  if (bad !== undefined) throw new InvalidArgumentError('timeoutMs', bad, { rank: transport.worldRank });
+  const endpoint = withTimeout(transport, options.timeoutMs);
   return options.endpointChecks === true
     ? new CheckedWorldCommunicator(endpoint, 0, null, endpoint.worldRank)
     : new GroupCommunicator(endpoint, 0, null, endpoint.worldRank);

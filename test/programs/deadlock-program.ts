@@ -17,7 +17,9 @@ export type DeadlockScenario =
   | 'hier-variant'
   | 'compute'
   | 'compute-asleep'
-  | 'long-exchange';
+  | 'long-exchange'
+  | 'outside'
+  | 'outside-sent';
 
 export interface DeadlockArgs {
   readonly scenario: DeadlockScenario;
@@ -143,6 +145,27 @@ async function run(comm: Communicator, args: DeadlockArgs): Promise<unknown> {
       await comm.recv(0, 3, into);
       await comm.send(0, 4, into);
       return into[0];
+    }
+    case 'outside': {
+      // Rank 1 awaits a timer that never fires in time (outside vcoll, nothing pending, its
+      // event loop idle) while the others call barrier.
+      if (me === 1) await new Promise((r) => setTimeout(r, 1e9));
+      const { barrier } = await import('../../src/collectives/basic/barrier.js');
+      await barrier(comm);
+      return me;
+    }
+    case 'outside-sent': {
+      // Rank 1 sends rank 0 a message, then awaits a timer outside vcoll; rank 0 sends it one
+      // back (rank 1's doorbell rung, its ring holding bytes) and waits for a second message.
+      if (me === 1) {
+        await comm.send(0, 1, Uint8Array.of(1));
+        await new Promise((r) => setTimeout(r, 1e9));
+      } else if (me === 0) {
+        await comm.recv(1, 1, new Uint8Array(1));
+        await comm.send(1, 3, Uint8Array.of(3)); // into rank 1's ring: its doorbell rung, never read
+        await comm.recv(1, 2, new Uint8Array(1));
+      }
+      return me;
     }
     case 'long-exchange': {
       // Both ranks send each other `amount` bytes at once, through the test's small rings.

@@ -46,6 +46,13 @@ export interface MpiBinding {
   init(): MpiInitInfo;
   finalize(): void;
   abort(code: number): never;
+  /**
+   * The watchdog of calls that wait inside MPI (blocking point-to-point, the library's
+   * collectives, communicator construction): ms > 0 starts it, 0 stops it; a call inside MPI
+   * for ms to 1.25 ms prints `vcoll: rank R failed: TimeoutError: …` and ends the process.
+   * Absent from bindings built before it.
+   */
+  watchdog?(ms: number, rank: number): void;
   wtime(): number;
   /** sched_yield(): leaves the core to another process (oversubscribed runs). */
   yieldCpu(): void;

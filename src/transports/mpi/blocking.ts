@@ -11,6 +11,7 @@
 import { endpointCtx } from '../../comm/agree.js';
 import { COLLECTIVE_TAG, type Communicator, type Status } from '../../comm/communicator.js';
 import { badRank, badTag, GroupCommunicator } from '../../comm/group.js';
+import { unwrapEndpoint } from '../../comm/timeout.js';
 import { isMessageBuffer, type MessageData, toBytes } from '../../comm/segments.js';
 import { InvalidArgumentError, UnavailableError } from '../../errors.js';
 import { MpiEndpoint, type BlockingPort } from './endpoint.js';
@@ -31,10 +32,12 @@ const MAX_TAG = 0x7fffffff;
  * transport.
  */
 export function mpiBlocking(comm: Communicator): BlockingPointToPoint {
-  if (!(comm instanceof GroupCommunicator) || !(comm.endpoint instanceof MpiEndpoint)) {
-    throw new UnavailableError('mpi-transport', 'blocking point-to-point (mpiBlocking) needs a communicator of the MPI transport (mpiWorld, runMpiRank, runMpi)');
-  }
-  const ep = comm.endpoint;
+  const unavailable = (): UnavailableError =>
+    new UnavailableError('mpi-transport', 'blocking point-to-point (mpiBlocking) needs a communicator of the MPI transport (mpiWorld, runMpiRank, runMpi)');
+  if (!(comm instanceof GroupCommunicator)) throw unavailable();
+  // The MPI endpoint, also under the watchdog's wrapper (blocking calls wait inside MPI: no JS timeout).
+  const ep = unwrapEndpoint(comm.endpoint);
+  if (!(ep instanceof MpiEndpoint)) throw unavailable();
   const rank = comm.rank;
   const size = comm.size;
   // The world communicator's ranks are world ranks: its statuses need no translation.

@@ -476,6 +476,11 @@ export class MpiEndpoint implements Endpoint {
     return this.pendingCount + q;
   }
 
+  /** Sends of this rank not yet completed (what `drain` waits for). */
+  get sendsPending(): number {
+    return this.pendingSends;
+  }
+
   /**
    * Resolves once every send of this rank has completed (before MPI_Finalize: its data must be
    * delivered). Receives still pending then are the program's own business (no message will

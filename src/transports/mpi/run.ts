@@ -6,8 +6,9 @@
  * v8-serialized files (structured-clone types).
  *
  * Never a hang: a rank that fails aborts the job (runMpiRank: MPI_Abort), and runMpi rejects
- * with a CommunicationError naming that rank and its message; a job that runs past `timeoutMs`
- * is killed and rejects too.
+ * with a CommunicationError naming that rank and its message — a deadlock or a stuck rank too,
+ * through the ranks' watchdog (`opTimeoutMs`, world.ts); a rank that calls process.exit is
+ * named as well; a job that runs past `timeoutMs` is killed and rejects too.
  *
  * The launcher: `mpirun` (or VCOLL_MPIRUN, or the `mpirun` option). With Open MPI it adds
  * `--oversubscribe` (more ranks than cores) and, as root, `--allow-run-as-root`; MPICH's
@@ -20,6 +21,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { deserialize, serialize } from 'node:v8';
+import { badTimeout } from '../../comm/timeout.js';
 import { CommunicationError, InvalidArgumentError, UnavailableError } from '../../errors.js';
 import { BUILD_HINT, DEFAULT_BINDING_PATH } from './binding.js';
 
@@ -32,6 +34,11 @@ export interface RunMpiOptions {
   readonly nodes?: readonly number[];
   /** Kill the job after this long (ms; default 300000). */
   readonly timeoutMs?: number;
+  /**
+   * The ranks' per-operation watchdog (mpiWorld's `timeoutMs`, passed as VCOLL_MPI_TIMEOUT_MS):
+   * ms > 0, Infinity: off (default: the ranks' own default, 60 s, or VCOLL_MPI_TIMEOUT_MS).
+   */
+  readonly opTimeoutMs?: number;
   /** Extra environment variables for the ranks. */
   readonly env?: Readonly<Record<string, string>>;
 }
@@ -76,10 +83,17 @@ export function rankCommand(programUrl: string): string[] {
   return [...node, LAUNCH];
 }
 
-/** `vcoll: rank R failed: message` lines of the ranks' stderr. */
+/**
+ * `vcoll: rank R failed: message` lines of the ranks' stderr, then (ranks that failed no other
+ * way) `vcoll: rank R exited with code C before MPI_Finalize` lines (world.ts).
+ */
 function failures(stderr: string): { rank: number; message: string }[] {
   const out: { rank: number; message: string }[] = [];
   for (const m of stderr.matchAll(/^vcoll: rank (\d+) failed: (.*)$/gm)) out.push({ rank: Number(m[1]), message: m[2] });
+  for (const m of stderr.matchAll(/^vcoll: rank (\d+) (exited with code -?\d+ before MPI_Finalize)$/gm)) {
+    const rank = Number(m[1]);
+    if (!out.some((f) => f.rank === rank)) out.push({ rank, message: `${m[2]} (process.exit?)` });
+  }
   return out;
 }
 
@@ -95,6 +109,9 @@ export async function runMpi<R = unknown>(p: number, programModuleUrl: string | 
   }
   const timeoutMs = options.timeoutMs ?? 300_000;
   if (!(timeoutMs > 0)) throw new InvalidArgumentError('timeoutMs', `must be > 0, got ${timeoutMs}`);
+  const opTimeoutMs = options.opTimeoutMs;
+  const badOp = opTimeoutMs === undefined ? undefined : badTimeout(opTimeoutMs);
+  if (badOp !== undefined) throw new InvalidArgumentError('opTimeoutMs', badOp);
   const bindingPath = process.env.VCOLL_MPI_BINDING ?? DEFAULT_BINDING_PATH;
   if (!existsSync(bindingPath)) throw new UnavailableError('mpi-binding', `vcoll's MPI binding is not built (no ${bindingPath}): ${BUILD_HINT}`);
   const mpirun = options.mpirun ?? process.env.VCOLL_MPIRUN ?? 'mpirun';
@@ -112,6 +129,7 @@ export async function runMpi<R = unknown>(p: number, programModuleUrl: string | 
     const argv = [...launcherFlags(mpirun), ...extra, '-np', String(p), ...rankCommand(programUrl), programUrl, argsFile, dir];
     const env: NodeJS.ProcessEnv = { ...process.env, ...options.env };
     if (nodes !== undefined) env.VCOLL_MPI_NODES = nodes.join(',');
+    if (opTimeoutMs !== undefined) env.VCOLL_MPI_TIMEOUT_MS = String(opTimeoutMs);
     const { code, stderr, timedOut } = await new Promise<{ code: number | null; stderr: string; timedOut: boolean }>((resolve, reject) => {
       const child = spawn(mpirun, argv, { env, stdio: ['ignore', 'inherit', 'pipe'], detached: true });
       let err = '';

@@ -6,11 +6,28 @@
  * `vcoll: rank R failed: <message>` to stderr and calls MPI_Abort, so mpirun stops every rank
  * at once instead of leaving the others waiting for it. Programs that use `mpiWorld` directly
  * get the same for exceptions nobody catches.
+ *
+ * The watchdog (on by default): every point-to-point operation of the world communicator and of
+ * the communicators made from it (collectives included) fails with a TimeoutError when it stays
+ * pending longer than `timeoutMs` (default: VCOLL_MPI_TIMEOUT_MS, else DEFAULT_MPI_TIMEOUT_MS =
+ * 60 s; 0 or Infinity: off), so a deadlock (a receive nobody sends, ranks disagreeing on a root)
+ * or a stuck rank (a JS loop: its own timers cannot fire, but its peers' operations time out)
+ * ends the job: the rank prints `vcoll: rank R failed: TimeoutError: … waits for <operation>`
+ * and MPI_Abort ends every rank. Calls that wait inside MPI (mpiBlocking, the `mpi-native`
+ * collectives, communicator construction) cannot be timed out from JS: the binding's watchdog
+ * thread ends a process that stays inside one of them as long (same message, then _exit, which
+ * makes mpirun end the job). MPI_Finalize is not watched (its peers are).
+ *
+ * A rank that calls process.exit (or returns without MPI_Finalize) prints
+ * `vcoll: rank R exited with code C before MPI_Finalize`, which `runMpi` turns into an error
+ * naming that rank.
  */
 
+import { writeSync } from 'node:fs';
 import type { Communicator } from '../../comm/communicator.js';
 import { createWorldCommunicator } from '../../comm/group.js';
-import { InvalidArgumentError } from '../../errors.js';
+import { badTimeout, timeoutFromEnv } from '../../comm/timeout.js';
+import { InvalidArgumentError, TimeoutError } from '../../errors.js';
 import { loadMpiBinding, type MpiBinding, type MpiInitInfo } from './binding.js';
 import { MpiEndpoint, type MpiEndpointOptions } from './endpoint.js';
 
@@ -20,12 +37,26 @@ export interface MpiWorld {
   /** What MPI_Init_thread reported: rank, size, MPI_TAG_UB, the library's version, the host. */
   readonly info: MpiInitInfo;
   readonly endpoint: MpiEndpoint;
+  /** The watchdog's per-operation timeout (ms; Infinity: off). */
+  readonly timeoutMs: number;
   /** MPI_Wtime(). */
   wtime(): number;
   /** Waits for this rank's pending operations, then MPI_Finalize (collective: every rank calls it). */
   finalize(): Promise<void>;
   /** Prints `vcoll: rank R failed: <message>` and ends the whole job (MPI_Abort). */
   abort(message: string, code?: number): never;
+}
+
+/** The MPI watchdog's default per-operation timeout (ms). */
+export const DEFAULT_MPI_TIMEOUT_MS = 60_000;
+
+export interface MpiWorldOptions extends MpiEndpointOptions {
+  /**
+   * Per-operation timeout in ms, the watchdog (> 0; Infinity: off; default: the
+   * VCOLL_MPI_TIMEOUT_MS environment variable, where 0 means off, else DEFAULT_MPI_TIMEOUT_MS).
+   * An operation pending longer fails with a TimeoutError (under runMpiRank: the job ends).
+   */
+  readonly timeoutMs?: number;
 }
 
 let world: MpiWorld | undefined;
@@ -51,21 +82,28 @@ function abortJob(mpi: MpiBinding, rank: number, message: string, code = 1): nev
  * The world communicator of this MPI process (MPI is initialised on the first call). Throws an
  * UnavailableError when the binding is not built.
  */
-export function mpiWorld(options: MpiEndpointOptions = {}): MpiWorld {
+export function mpiWorld(options: MpiWorldOptions = {}): MpiWorld {
   if (world !== undefined) return world;
+  const timeoutMs = options.timeoutMs ?? timeoutFromEnv('VCOLL_MPI_TIMEOUT_MS') ?? DEFAULT_MPI_TIMEOUT_MS;
+  const bad = badTimeout(timeoutMs);
+  if (bad !== undefined) throw new InvalidArgumentError('timeoutMs', bad);
   const mpi = loadMpiBinding();
   const info = mpi.init();
   const endpoint = new MpiEndpoint(mpi, info, { nodes: options.nodes ?? nodesFromEnv(info.size, info.rank), recvSpinNs: options.recvSpinNs });
-  const comm = createWorldCommunicator(endpoint);
+  const comm = createWorldCommunicator(endpoint, { timeoutMs });
+  // Calls that wait inside MPI (mpiBlocking, mpi-native collectives, communicator construction)
+  // are watched by the binding's own thread, with the same timeout.
+  if (timeoutMs !== Infinity) mpi.watchdog?.(Math.min(2 ** 31 - 1, Math.max(1, Math.round(timeoutMs))), info.rank);
   let finalized = false;
   world = {
     comm,
     info,
     endpoint,
+    timeoutMs,
     wtime: () => mpi.wtime(),
     async finalize() {
       if (finalized) return;
-      await endpoint.drain();
+      await drainWithin(endpoint, timeoutMs, info.rank);
       finalized = true;
       endpoint.close();
       mpi.finalize();
@@ -78,7 +116,38 @@ export function mpiWorld(options: MpiEndpointOptions = {}): MpiWorld {
   process.on('uncaughtExceptionMonitor', (e) => {
     if (!finalized) abortJob(mpi, info.rank, describe(e));
   });
+  // process.exit (or the end of the program) before MPI_Finalize: mpirun would only say that
+  // some process exited; name this rank (runMpi reads the line). Written synchronously.
+  process.on('exit', (code) => {
+    if (finalized) return;
+    try {
+      writeSync(2, `vcoll: rank ${info.rank} exited with code ${code} before MPI_Finalize\n`);
+    } catch {
+      // stderr is gone: nothing to tell.
+    }
+  });
   return world;
+}
+
+/**
+ * The endpoint's drain (every send of this rank completed), bounded by the watchdog's timeout:
+ * a send whose receive never comes (its request may have timed out already and been caught by
+ * the program) would otherwise hold MPI_Finalize for good.
+ */
+async function drainWithin(endpoint: MpiEndpoint, timeoutMs: number, rank: number): Promise<void> {
+  if (timeoutMs === Infinity) return endpoint.drain();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const what = `${endpoint.sendsPending} send(s) still pending before MPI_Finalize`;
+      reject(new TimeoutError(`timeout after ${timeoutMs} ms: rank ${rank} waits for ${what}`, -1, what, timeoutMs, { rank }));
+    }, timeoutMs);
+  });
+  try {
+    await Promise.race([endpoint.drain(), late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 function describe(e: unknown): string {
@@ -91,12 +160,12 @@ function describe(e: unknown): string {
  * the program's result. Any failure of the rank (the program rejects, or an uncaught exception
  * anywhere in the process: see `mpiWorld`) aborts the job with a message naming the rank.
  */
-export async function runMpiRank<R>(program: (comm: Communicator, world: MpiWorld) => Promise<R> | R, options: MpiEndpointOptions = {}): Promise<R> {
+export async function runMpiRank<R>(program: (comm: Communicator, world: MpiWorld) => Promise<R> | R, options: MpiWorldOptions = {}): Promise<R> {
   const w = mpiWorld(options);
   let result: R;
   try {
     result = await program(w.comm, w);
-    await w.endpoint.drain();
+    await drainWithin(w.endpoint, w.timeoutMs, w.info.rank);
   } catch (e) {
     return w.abort(describe(e));
   }

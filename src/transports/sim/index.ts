@@ -1,2 +1,2 @@
-export { runSim } from './run.js';
+export { runSim, type SimRunOptions } from './run.js';
 export type { PortSetting, RankProgram, SimCopyRecord, SimMessageRecord, SimOptions, SimResult, SimTrace } from './types.js';

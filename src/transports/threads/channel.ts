@@ -48,6 +48,8 @@ const FAILED = 65;
 const BELL = 96;
 const CONTROL_WORDS = 128;
 const CONTROL_BYTES = CONTROL_WORDS * 4;
+/** Bytes of a channel's control block (its ring follows). */
+export const CHANNEL_CONTROL_BYTES = CONTROL_BYTES;
 const STATE_POISONED = 1;
 
 /** Bytes of a message header in the ring (tag, context id, length, skip). */
@@ -119,6 +121,12 @@ export function createChannelBuffer(capacity: number): SharedArrayBuffer {
 }
 
 export interface ChannelOptions {
+  /**
+   * Where in `buffer` the channel lives (a multiple of 8; default 0): its control block, then
+   * `capacity` bytes of ring (default: the rest of the buffer). Many channels can share a buffer.
+   */
+  readonly byteOffset?: number;
+  readonly capacity?: number;
   /** Rung by the writer after publishing bytes (default: the channel's own bell). */
   readonly readerBell?: Bell;
   /** Rung by the reader after releasing space the writer waits for (default: the channel's own bell). */
@@ -181,14 +189,15 @@ export class Channel {
   private rHead: number;
 
   constructor(buffer: SharedArrayBuffer, options: ChannelOptions = {}) {
-    this.capacity = buffer.byteLength - CONTROL_BYTES;
-    if (this.capacity < 16 || (this.capacity & (this.capacity - 1)) !== 0) {
+    const at = options.byteOffset ?? 0;
+    this.capacity = options.capacity ?? buffer.byteLength - at - CONTROL_BYTES;
+    if (this.capacity < 16 || (this.capacity & (this.capacity - 1)) !== 0 || at % 8 !== 0 || at + CONTROL_BYTES + this.capacity > buffer.byteLength) {
       throw new InvalidArgumentError('buffer', 'not a channel buffer (use createChannelBuffer)');
     }
-    this.ctl = new Int32Array(buffer, 0, CONTROL_WORDS);
-    this.ring = new Uint8Array(buffer, CONTROL_BYTES, this.capacity);
+    this.ctl = new Int32Array(buffer, at, CONTROL_WORDS);
+    this.ring = new Uint8Array(buffer, at + CONTROL_BYTES, this.capacity);
     this.mask = this.capacity - 1;
-    this.ring32 = new Int32Array(buffer, CONTROL_BYTES, this.capacity >> 2);
+    this.ring32 = new Int32Array(buffer, at + CONTROL_BYTES, this.capacity >> 2);
     this.mask32 = (this.capacity >> 2) - 1;
     const own: Bell = { words: this.ctl, index: BELL };
     this.readerBell = options.readerBell ?? own;

@@ -1,20 +1,25 @@
 /**
  * The deadlock monitor of a threads run (`runThreads` ticks it on the main thread). It reads,
- * for every rank, the words layout.ts describes — state, progress (sleep count), heartbeat and
- * doorbell — and finds the run deadlocked when, for `deadlockMs`:
- * - every rank is RANK_WAITING (its progress loop sleeps with operations pending) or
- *   RANK_FINISHED, and not every rank finished;
+ * for every rank, the words layout.ts describes — state, progress (sleep count), heartbeat,
+ * idle flag and busy beats, doorbell — and finds the run deadlocked when, for `deadlockMs`:
+ * - every rank is RANK_WAITING (its progress loop sleeps with operations pending),
+ *   RANK_FINISHED, or blocked outside vcoll — RANK_RUNNING and every beat of its worker found
+ *   it idle (IDLE_OFFSET: in its program, no vcoll operation pending, only timers active: it
+ *   awaits a timer or a promise nothing settles; a module load or I/O in flight is not idle) —
+ *   and at least one rank is WAITING;
  * - no rank's state or progress word changed (a rank waiting at two looks with the same
  *   progress slept throughout: nothing woke it);
  * - at every look, every waiting rank's doorbell is empty (a rung doorbell is news the rank
  *   has not looked at yet; bytes lying in a channel are not: a rank asleep with a full ring
- *   it does not read is stuck) and its heartbeat moved at one of the last two looks (its
- *   event loop turns: a rank whose JS computes, with its loop asleep, is not waiting but busy;
- *   one late timer is forgiven);
- * - and, at the look that declares it, every waiting rank's heartbeat moved since the last.
- * A look that breaks any of the first three starts the count again. Then it records
- * RUN_DEADLOCKED in the run's failure word (unless a failure is recorded already) and rings
- * every rank.
+ *   it does not read is stuck; a rank outside vcoll looks at no doorbell) and the heartbeat of
+ *   every waiting or outside rank moved at one of the last two looks (its event loop turns: a
+ *   rank whose JS computes is not waiting but busy; one late timer is forgiven);
+ * - and, at the look that declares it, every waiting or outside rank's heartbeat moved since
+ *   the last.
+ * A look that breaks any of the first three starts the count again. Then it marks the ranks
+ * blocked outside (OUTSIDE_OFFSET: their peers' DeadlockErrors name them, as the simulator's
+ * "blocked outside the communicator"), records RUN_DEADLOCKED in the run's failure word
+ * (unless a failure is recorded already) and rings every rank.
  *
  * Why this is a deadlock: while every loop sleeps on an empty doorbell, no rank has anything to
  * move — each sleeps until a peer writes to or reads from one of its channels, and every peer
@@ -24,9 +29,13 @@
  */
 
 import {
+  BUSY_BEATS_OFFSET,
   HEARTBEAT_OFFSET,
+  IDLE_OFFSET,
+  OUTSIDE_OFFSET,
   PROGRESS_OFFSET,
   RANK_FINISHED,
+  RANK_RUNNING,
   RANK_WAITING,
   bellOf,
   declareDeadlock,
@@ -65,6 +74,8 @@ export class DeadlockMonitor {
   private readonly progress: Int32Array;
   private readonly beat: Int32Array;
   private readonly bell: Int32Array;
+  private readonly busyBeats: Int32Array;
+  private readonly lastBusyBeats: Int32Array;
   private readonly lastState: Int32Array;
   private readonly lastProgress: Int32Array;
   private readonly lastBeat: Int32Array;
@@ -74,6 +85,8 @@ export class DeadlockMonitor {
   private since = -1;
   /** The ranks' states when the deadlock was declared (null: not declared). */
   private declaredStates: Int32Array | null = null;
+  /** Whether each rank was blocked outside vcoll at the current look (and at the declaration). */
+  private readonly outside: Uint8Array;
 
   constructor(
     private readonly layout: ThreadsLayout,
@@ -87,17 +100,21 @@ export class DeadlockMonitor {
     this.progress = new Int32Array(p);
     this.beat = new Int32Array(p);
     this.bell = new Int32Array(p);
+    this.busyBeats = new Int32Array(p);
+    this.lastBusyBeats = new Int32Array(p);
     for (let r = 0; r < p; r++) {
       const s = rankWordsOf(layout, r, this.words).index;
       this.state[r] = s;
       this.progress[r] = s + PROGRESS_OFFSET;
       this.beat[r] = s + HEARTBEAT_OFFSET;
       this.bell[r] = bellOf(layout, r, undefined, this.words).index;
+      this.busyBeats[r] = s + BUSY_BEATS_OFFSET;
     }
     this.lastState = new Int32Array(p).fill(-1);
     this.lastProgress = new Int32Array(p);
     this.lastBeat = new Int32Array(p);
     this.silent = new Int32Array(p);
+    this.outside = new Uint8Array(p);
   }
 
   /** Whether this monitor declared the run deadlocked. */
@@ -108,6 +125,11 @@ export class DeadlockMonitor {
   /** Whether `rank` had finished when the deadlock was declared. */
   finishedAtDeclaration(rank: number): boolean {
     return this.declaredStates !== null && this.declaredStates[rank] === RANK_FINISHED;
+  }
+
+  /** Whether `rank` was blocked outside vcoll (in its program, its event loop idle) when the deadlock was declared. */
+  outsideAtDeclaration(rank: number): boolean {
+    return this.declaredStates !== null && this.outside[rank] === 1;
   }
 
   /** Looks at every rank once (at time `now`, ms); returns true when it declared a deadlock now. */
@@ -130,10 +152,19 @@ export class DeadlockMonitor {
       this.lastState[r] = st;
       this.lastProgress[r] = prog;
       this.lastBeat[r] = hb;
+      this.outside[r] = 0;
+      // A beat that found the rank not idle since the last look (it loads, does I/O, runs vcoll).
+      const busyBeats = Atomics.load(w, this.busyBeats[r]);
+      const busied = busyBeats !== this.lastBusyBeats[r];
+      this.lastBusyBeats[r] = busyBeats;
       if (st === RANK_WAITING) {
         waiting++;
         if (silent >= BUSY_LOOKS || Atomics.load(w, this.bell[r]) !== 0) stuck = false;
         else if (silent > 0) hold = true;
+      } else if (st === RANK_RUNNING && silent < BUSY_LOOKS && !busied && Atomics.load(w, this.state[r] + IDLE_OFFSET) !== 0) {
+        // In its program, outside vcoll, its event loop idle but for timers: awaiting something else.
+        this.outside[r] = 1;
+        if (silent > 0) hold = true;
       } else if (st !== RANK_FINISHED) stuck = false;
     }
     if (!stuck || waiting === 0) {
@@ -145,7 +176,12 @@ export class DeadlockMonitor {
       return false;
     }
     if (hold || now - this.since < this.deadlockMs) return false;
-    if (!declareDeadlock(this.layout)) return false;
+    // Marked before the failure word: a rank that sees the deadlock finds them marked.
+    for (let r = 0; r < this.size; r++) if (this.outside[r] === 1) Atomics.store(w, this.state[r] + OUTSIDE_OFFSET, 1);
+    if (!declareDeadlock(this.layout)) {
+      for (let r = 0; r < this.size; r++) Atomics.store(w, this.state[r] + OUTSIDE_OFFSET, 0);
+      return false;
+    }
     this.declaredStates = Int32Array.from(this.lastState);
     return true;
   }

@@ -1,5 +1,7 @@
 /**
- * The Endpoint of the worker-threads transport: one SPSC channel per ordered pair of ranks,
+ * The Endpoint of the worker-threads transport: one SPSC channel per ordered pair of ranks
+ * (opened on first use when given as a `ChannelSource`: a rank builds views only of the channels
+ * it sends on, and of those its peers opened to it, so its memory follows its active peers),
  * MPI matching by (context, source, tag) with an unexpected-message queue, and a progress
  * engine that sleeps on the rank's doorbell with `Atomics.waitAsync` (never blocking the
  * thread). Communicators (world and split) are built on it by comm/group.ts.
@@ -177,8 +179,8 @@ function received(op: RecvOp, source: number, tag: number, bytes: number): Recei
   return { source, tag, bytes, data: op.into as Uint8Array };
 }
 
-function truncation(source: number, tag: number, len: number, cap: number): CommunicationError {
-  return new TruncationError(`message of ${len} bytes from rank ${source} (tag ${tag}) exceeds the receive buffer of ${cap} bytes`, len, cap);
+function truncation(source: number, tag: number, len: number, cap: number, rank: number): CommunicationError {
+  return new TruncationError(`message of ${len} bytes from rank ${source} (tag ${tag}) exceeds the receive buffer of ${cap} bytes`, len, cap, { rank });
 }
 
 /** log2 of the smallest power of two ≥ n (n ≥ 1). */
@@ -186,13 +188,25 @@ function sizeClass(n: number): number {
   return n <= 1 ? 0 : 32 - Math.clz32(n - 1);
 }
 
+/** A rank's channels opened on first use (layout.ts `channelSource`): O(active peers) of them. */
+export interface ChannelSource {
+  /** The channel to `dest` (≠ this rank); opening it marks the pair in use. */
+  to(dest: number): Channel;
+  /** The channel from `source` (≠ this rank). */
+  from(source: number): Channel;
+  /** Whether `source` opened its channel to this rank (else it holds nothing yet). */
+  written(source: number): boolean;
+}
+
 export interface ThreadsEndpointInit {
   readonly rank: number;
   readonly size: number;
-  /** `outgoing[d]`: the channel to rank d (null for d = rank). */
-  readonly outgoing: readonly (Channel | null)[];
-  /** `incoming[s]`: the channel from rank s (null for s = rank). */
-  readonly incoming: readonly (Channel | null)[];
+  /** `outgoing[d]`: the channel to rank d (null for d = rank); or give `channels`. */
+  readonly outgoing?: readonly (Channel | null)[];
+  /** `incoming[s]`: the channel from rank s (null for s = rank); or give `channels`. */
+  readonly incoming?: readonly (Channel | null)[];
+  /** The channels, opened as they are first used (instead of `outgoing` and `incoming`). */
+  readonly channels?: ChannelSource;
   /**
    * This rank's doorbell: peers set bit (peer mod 32) when they publish to it or release space
    * it waits for; `sleepIndex` is the word it sets while sleeping (see layout.ts).
@@ -209,6 +223,11 @@ export interface ThreadsEndpointInit {
    * written when the loop goes to sleep and wakes; absent: nothing is published.
    */
   readonly monitor?: RankWords;
+  /**
+   * The ranks the deadlock monitor found blocked outside vcoll when it declared the deadlock
+   * (layout.ts `blockedOutside`): named by this rank's DeadlockError. Absent: none named.
+   */
+  readonly blockedOutside?: () => readonly number[];
 }
 
 export class ThreadsEndpoint implements Endpoint {
@@ -216,8 +235,10 @@ export class ThreadsEndpoint implements Endpoint {
   readonly worldSize: number;
   private readonly rank: number;
   private readonly size: number;
-  private readonly outgoing: readonly (Channel | null)[];
-  private readonly incoming: readonly (Channel | null)[];
+  /** Channels opened so far (undefined: not yet; null: this rank). */
+  private readonly outgoing: (Channel | null | undefined)[];
+  private readonly incoming: (Channel | null | undefined)[];
+  private readonly source: ChannelSource | undefined;
   private readonly bellWords: Int32Array;
   private readonly bellIndex: number;
   private readonly sleepIndex: number;
@@ -229,9 +250,11 @@ export class ThreadsEndpoint implements Endpoint {
   /** The deadlock monitor's words of this rank (null: none) and how many times the loop slept. */
   private readonly monWords: Int32Array | null;
   private readonly monIndex: number;
+  private readonly blockedOutside: (() => readonly number[]) | undefined;
   private sleeps = 0;
 
-  private readonly sendQueues: Fifo<SendOp>[];
+  /** Sends waiting for ring space, per destination (created on first use: memory follows active peers). */
+  private readonly sendQueues: (Fifo<SendOp> | undefined)[];
   private postedHead: RecvOp | null = null;
   private postedTail: RecvOp | null = null;
   private unexpectedHead: Unexpected | null = null;
@@ -284,8 +307,12 @@ export class ThreadsEndpoint implements Endpoint {
   constructor(init: ThreadsEndpointInit) {
     this.rank = this.worldRank = init.rank;
     this.size = this.worldSize = init.size;
-    this.outgoing = init.outgoing;
-    this.incoming = init.incoming;
+    this.source = init.channels;
+    if (init.channels === undefined && (init.outgoing === undefined || init.incoming === undefined)) {
+      throw new InvalidArgumentError('channels', 'give either channels or outgoing and incoming', { rank: init.rank });
+    }
+    this.outgoing = init.outgoing !== undefined ? Array.from(init.outgoing) : new Array<Channel | null | undefined>(init.size);
+    this.incoming = init.incoming !== undefined ? Array.from(init.incoming) : new Array<Channel | null | undefined>(init.size);
     this.bellWords = init.bell.words;
     this.bellIndex = init.bell.index;
     if (init.bell.sleepIndex === undefined) throw new InvalidArgumentError('bell', 'needs a sleepIndex', { rank: init.rank });
@@ -300,8 +327,9 @@ export class ThreadsEndpoint implements Endpoint {
     this.recvSpinLoads = Math.min(this.spinLoads, RECV_SPIN_LOADS);
     this.monWords = init.monitor?.words ?? null;
     this.monIndex = init.monitor?.index ?? 0;
+    this.blockedOutside = init.blockedOutside;
     const p = init.size;
-    this.sendQueues = Array.from({ length: p }, () => new Fifo<SendOp>());
+    this.sendQueues = new Array<Fifo<SendOp> | undefined>(p);
     this.sinkKind = new Uint8Array(p);
     this.sinkOp = new Array<RecvOp | null>(p).fill(null);
     this.sinkEntry = new Array<Unexpected | null>(p).fill(null);
@@ -311,6 +339,21 @@ export class ThreadsEndpoint implements Endpoint {
     this.lastDone = new Array<OpRequest<Status> | null>(p).fill(null);
     this.unpublished = new Int32Array(p);
     this.isUnpublished = new Uint8Array(p);
+  }
+
+  /** The channel to `dest` (≠ this rank), opened on first use. */
+  private out(dest: number): Channel {
+    return (this.outgoing[dest] ??= (this.source as ChannelSource).to(dest));
+  }
+
+  /** The channel from `source` (≠ this rank). */
+  private inc(source: number): Channel {
+    return (this.incoming[source] ??= (this.source as ChannelSource).from(source));
+  }
+
+  /** Whether no operation of this rank is pending. */
+  get idle(): boolean {
+    return this.pending === 0;
   }
 
   /** The failure that stopped this endpoint, if any. */
@@ -360,9 +403,9 @@ export class ThreadsEndpoint implements Endpoint {
       this.deliverLocal(ctx, tag, data);
       return SENT;
     }
-    const q = this.sendQueues[dest];
+    const q = (this.sendQueues[dest] ??= new Fifo<SendOp>());
     if (q.length === 0) {
-      const ch = this.outgoing[dest] as Channel;
+      const ch = this.out(dest);
       if (data instanceof Uint8Array && ch.trySend(ctx, tag, data)) return SENT;
       ch.beginSend(ctx, tag, data);
       ch.writeSome();
@@ -489,7 +532,7 @@ export class ThreadsEndpoint implements Endpoint {
       source !== this.rank &&
       this.sinkKind[source] === SINK_NONE
     ) {
-      const ch = this.incoming[source] as Channel;
+      const ch = this.inc(source);
       if (!ch.peek()) {
         const budget = this.recvSpinLoads;
         for (let k = 0; k < budget; k++) {
@@ -520,7 +563,7 @@ export class ThreadsEndpoint implements Endpoint {
    * ring, fits and matches, and returns the completed request; null otherwise.
    */
   private takeDirect(ctx: number, source: number, tag: number, into: MessageBuffer, cap: number): OpRequest<Status> | null {
-    const ch = this.incoming[source] as Channel;
+    const ch = this.inc(source);
     if (
       this.sinkKind[source] === SINK_NONE &&
       ch.peek() &&
@@ -695,7 +738,7 @@ export class ThreadsEndpoint implements Endpoint {
       if (!matches(op, ctx, this.rank, tag)) continue;
       this.unlinkPosted(op);
       allocFor(op, len);
-      if (len > op.cap) this.failRecv(op, truncation(this.rank, tag, len, op.cap));
+      if (len > op.cap) this.failRecv(op, truncation(this.rank, tag, len, op.cap, this.rank));
       else {
         copyBytes(op.into, data, len);
         this.completeRecv(op, this.rank, tag, len);
@@ -710,7 +753,7 @@ export class ThreadsEndpoint implements Endpoint {
   /** Completes `op` from a fully arrived unexpected message (already unlinked). */
   private finishFromUnexpected(op: RecvOp, u: Unexpected): void {
     allocFor(op, u.len);
-    if (u.len > op.cap) this.failRecv(op, truncation(u.source, u.tag, u.len, op.cap));
+    if (u.len > op.cap) this.failRecv(op, truncation(u.source, u.tag, u.len, op.cap, this.rank));
     else {
       const n = u.len;
       const into = op.into;
@@ -730,7 +773,7 @@ export class ThreadsEndpoint implements Endpoint {
     allocFor(op, u.len);
     if (u.len > op.cap) this.sinkKind[s] = SINK_DISCARD;
     else {
-      const got = (this.incoming[s] as Channel).messageOffset;
+      const got = this.inc(s).messageOffset;
       if (got > 0) copyBytes(op.into, u.buf, got);
       this.sinkKind[s] = SINK_RECV;
     }
@@ -755,7 +798,7 @@ export class ThreadsEndpoint implements Endpoint {
     for (let i = 0; i < n; i++) {
       const s = this.unpublished[i];
       this.isUnpublished[s] = 0;
-      (this.incoming[s] as Channel).publish();
+      this.inc(s).publish();
     }
     this.unpublishedCount = 0;
   }
@@ -846,11 +889,12 @@ export class ThreadsEndpoint implements Endpoint {
       for (let k = 0; k < budget; k++) if (Atomics.load(words, i) !== expected) return BELL_NEWS;
       return NO_NEWS;
     }
-    const inc = this.incoming[f] as Channel;
-    const out = this.outgoing[f] as Channel;
-    const watchOut = out.sending;
+    const inc = this.inc(f);
+    // The channel to the focus peer only if this rank opened it (it sends to it).
+    const out = this.outgoing[f];
+    const watchOut = out != null && out.sending;
     for (let k = 0; k < budget; k += 2) {
-      if (inc.hasNews || (watchOut && out.spaceFreed)) return FOCUS_NEWS;
+      if (inc.hasNews || (watchOut && (out as Channel).spaceFreed)) return FOCUS_NEWS;
       if (Atomics.load(words, i) !== expected) return BELL_NEWS;
     }
     return NO_NEWS;
@@ -910,7 +954,7 @@ export class ThreadsEndpoint implements Endpoint {
     const s = this.focus;
     const op = this.postedHead;
     if (op !== null && !op.alloc && this.sinkKind[s] === SINK_NONE) {
-      const ch = this.incoming[s] as Channel;
+      const ch = this.inc(s);
       const into = op.into;
       if (ch.peek(false) && into instanceof Uint8Array) {
         const tag = ch.messageTag;
@@ -927,14 +971,14 @@ export class ThreadsEndpoint implements Endpoint {
   }
 
   private pumpPeer(peer: number): boolean {
-    let progressed = this.sendQueues[peer].length > 0 && this.pumpOut(peer);
+    let progressed = (this.sendQueues[peer]?.length ?? 0) > 0 && this.pumpOut(peer);
     if (this.pumpIn(peer)) progressed = true;
     return progressed;
   }
 
   private pumpOut(dest: number): boolean {
-    const q = this.sendQueues[dest];
-    const ch = this.outgoing[dest] as Channel;
+    const q = this.sendQueues[dest] as Fifo<SendOp>;
+    const ch = this.out(dest);
     let progressed = false;
     while (q.length > 0) {
       if (!ch.sending) {
@@ -953,7 +997,12 @@ export class ThreadsEndpoint implements Endpoint {
   }
 
   private pumpIn(source: number): boolean {
-    const ch = this.incoming[source] as Channel;
+    let ch = this.incoming[source];
+    if (ch == null) {
+      // Never opened by its sender: nothing to read (and no view to build).
+      if (ch === null || !(this.source as ChannelSource).written(source)) return false;
+      ch = this.incoming[source] = (this.source as ChannelSource).from(source);
+    }
     let progressed = false;
     for (;;) {
       let kind = this.sinkKind[source];
@@ -1008,7 +1057,7 @@ export class ThreadsEndpoint implements Endpoint {
     if (kind === SINK_RECV) this.completeRecv(op as RecvOp, source, tag, len);
     else if (kind === SINK_DISCARD) {
       const r = op as RecvOp;
-      this.failRecv(r, truncation(source, tag, len, r.cap));
+      this.failRecv(r, truncation(source, tag, len, r.cap, this.rank));
     } else (entry as Unexpected).complete = true;
   }
 
@@ -1030,13 +1079,13 @@ export class ThreadsEndpoint implements Endpoint {
     for (let s = 0; s < this.size; s++) {
       const op = this.sinkOp[s];
       if (op === null) continue;
-      const ch = this.incoming[s] as Channel;
+      const ch = this.inc(s);
       add(`${recv(op)}, matched by a message from ${s} (${ch.messageOffset} of ${this.sinkLen[s]} bytes arrived)`);
     }
     for (let op = this.postedHead; op !== null; op = op.next) add(recv(op));
     for (let d = 0; d < this.size; d++) {
       const q = this.sendQueues[d];
-      if (q.length === 0) continue;
+      if (q === undefined || q.length === 0) continue;
       // The queue is a ring: take every op out and put it back, in order.
       for (let i = q.length; i > 0; i--) {
         const op = q.shift();
@@ -1061,14 +1110,20 @@ export class ThreadsEndpoint implements Endpoint {
     const shown = waitsFor.slice(0, DEADLOCK_MESSAGE_MAX);
     if (waitsFor.length > shown.length) shown.push('…');
     const what = waitsFor.length === 0 ? 'nothing pending' : `waits for ${shown.join(', ')}`;
-    const message = `deadlock: every rank of the run waits for a message that will never come (or has finished); rank ${this.rank} ${what}`;
+    const outside = this.blockedOutside?.() ?? [];
+    const shownOutside = outside.slice(0, DEADLOCK_MESSAGE_MAX).map((r) => `rank ${r} blocked outside the communicator`);
+    if (outside.length > shownOutside.length) shownOutside.push(`${outside.length - shownOutside.length} more ranks blocked outside`);
+    const message =
+      outside.length === 0
+        ? `deadlock: every rank of the run waits for a message that will never come (or has finished); rank ${this.rank} ${what}`
+        : `deadlock: every rank of the run waits for a message that will never come, has finished or is blocked outside the communicator (${shownOutside.join(', ')}: its program awaits something other than vcoll); rank ${this.rank} ${what}`;
     this.failWith(new DeadlockError(message, [{ rank: this.rank, finished: false, waitsFor }], { rank: this.rank }));
   }
 
   private failWith(err: CommunicationError): void {
     this.failure = err;
     for (const q of this.sendQueues) {
-      while (q.length > 0) {
+      while (q !== undefined && q.length > 0) {
         q.shift().req?.reject(err);
       }
     }
