@@ -69,47 +69,28 @@ function shiftOf(slot: number): number {
   return slot * CALL_TAG_STRIDE;
 }
 
-/** A communicator seen by one collective call: its collective tags shifted into the call's slot. */
-export class CallScope implements Communicator {
-  private shift: number;
+/** What a communicator and an intercommunicator share: point-to-point, copies, locality. */
+type PointToPoint = Pick<Communicator, 'isend' | 'irecv' | 'irecvAlloc' | 'send' | 'recv' | 'recvAlloc' | 'copy' | 'nodeOf'>;
+
+/** Point-to-point of `base` with the collective tags shifted into one call slot. */
+abstract class SlotView<B extends PointToPoint> {
+  protected shift: number;
 
   constructor(
     /** The communicator the call was made on. */
-    readonly base: Communicator,
-    /** The call's slot. */
-    private slotNumber: number,
+    readonly base: B,
+    protected slotNumber: number,
   ) {
     this.shift = shiftOf(slotNumber);
   }
 
+  /** The call's slot. */
   get slot(): number {
     return this.slotNumber;
   }
 
-  /** Takes the next call number of the base communicator (a persistent plan's start()). */
-  renew(): void {
-    this.slotNumber = nextSlot(this.base);
-    this.shift = shiftOf(this.slotNumber);
-  }
-
   private tagOf(tag: number): number {
     return tag >= COLLECTIVE_TAG && tag <= SHIFTED_LAST ? tag + this.shift : tag;
-  }
-
-  get rank(): number {
-    return this.base.rank;
-  }
-
-  get size(): number {
-    return this.base.size;
-  }
-
-  get clock(): VirtualClock | undefined {
-    return this.base.clock;
-  }
-
-  get native(): NativeCollectives | undefined {
-    return this.base.native;
   }
 
   isend(dest: number, tag: number, data: MessageData): Request<void> {
@@ -146,6 +127,31 @@ export class CallScope implements Communicator {
 
   nodeOf(rank: number): number {
     return this.base.nodeOf(rank);
+  }
+}
+
+/** A communicator seen by one collective call: its collective tags shifted into the call's slot. */
+export class CallScope extends SlotView<Communicator> implements Communicator {
+  /** Takes the next call number of the base communicator (a persistent plan's start()). */
+  renew(): void {
+    this.slotNumber = nextSlot(this.base);
+    this.shift = shiftOf(this.slotNumber);
+  }
+
+  get rank(): number {
+    return this.base.rank;
+  }
+
+  get size(): number {
+    return this.base.size;
+  }
+
+  get clock(): VirtualClock | undefined {
+    return this.base.clock;
+  }
+
+  get native(): NativeCollectives | undefined {
+    return this.base.native;
   }
 
   split(color: number, key: number): Promise<Communicator | null> {
@@ -182,20 +188,8 @@ export function derivedScope(sub: Communicator, parent: Communicator): Communica
 }
 
 /** An intercommunicator seen by one collective call (CallScope's tag shift; `local` in the derived slot). */
-export class InterCallScope implements InterCommunicator {
-  private readonly shift: number;
+export class InterCallScope extends SlotView<InterCommunicator> implements InterCommunicator {
   private localScope: Communicator | undefined;
-
-  constructor(
-    readonly base: InterCommunicator,
-    readonly slot: number,
-  ) {
-    this.shift = shiftOf(slot);
-  }
-
-  private tagOf(tag: number): number {
-    return tag >= COLLECTIVE_TAG && tag <= SHIFTED_LAST ? tag + this.shift : tag;
-  }
 
   get rank(): number {
     return this.base.rank;
@@ -224,42 +218,6 @@ export class InterCallScope implements InterCommunicator {
   get local(): Communicator {
     this.localScope ??= new CallScope(baseOf(this.base.local), DERIVED_FIRST + (this.slot % DERIVED_SLOTS));
     return this.localScope;
-  }
-
-  isend(dest: number, tag: number, data: MessageData): Request<void> {
-    return this.base.isend(dest, this.tagOf(tag), data);
-  }
-
-  irecv(source: number, tag: number, into: MessageData): Request<Status> {
-    return this.base.irecv(source, this.tagOf(tag), into);
-  }
-
-  irecvAlloc(source: number, tag: number, maxBytes?: number): Request<Received> {
-    return this.base.irecvAlloc(source, this.tagOf(tag), maxBytes);
-  }
-
-  send(dest: number, tag: number, data: MessageData): Promise<void> {
-    return this.base.send(dest, this.tagOf(tag), data);
-  }
-
-  recv(source: number, tag: number, into: MessageData): Promise<Status> {
-    return this.base.recv(source, this.tagOf(tag), into);
-  }
-
-  recvAlloc(source: number, tag: number, maxBytes?: number): Promise<Received> {
-    return this.base.recvAlloc(source, this.tagOf(tag), maxBytes);
-  }
-
-  waitAll<T>(ops: readonly Request<T>[]): Promise<T[]> {
-    return waitAll(ops);
-  }
-
-  copy(dst: Uint8Array, src: Uint8Array): void {
-    this.base.copy(dst, src);
-  }
-
-  nodeOf(rank: number): number {
-    return this.base.nodeOf(rank);
   }
 
   nodeOfRemote(rank: number): number {
