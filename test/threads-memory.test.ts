@@ -5,27 +5,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import { TooLargeError } from '../src/errors.js';
-import { ThreadsEndpoint } from '../src/transports/threads/endpoint.js';
-import { bellOf, channelSource, channelsInUse, createLayout, failureWordOf } from '../src/transports/threads/layout.js';
+import { channelsInUse } from '../src/transports/threads/layout.js';
+import { threadsWorld, type ThreadsWorld } from './helpers/threads-world.js';
 import { runThreads, threadsMemoryEstimate, threadsMemoryLimit } from '../src/transports/threads/run.js';
 
 /** p endpoints in this thread whose channels open on first use, as the workers' do. */
-function lazyWorld(p: number, ring: number) {
-  const layout = createLayout(p, ring);
-  const words = new Int32Array(layout.bells);
-  const eps = Array.from(
-    { length: p },
-    (_, rank) =>
-      new ThreadsEndpoint({
-        rank,
-        size: p,
-        channels: channelSource(layout, rank, words),
-        bell: bellOf(layout, rank, undefined, words),
-        failure: failureWordOf(layout, words),
-        spinLoads: 0,
-      }),
-  );
-  return { layout, eps };
+function lazyWorld(p: number, ring: number): ThreadsWorld {
+  return threadsWorld(p, ring, { lazy: true, spinLoads: 0 });
 }
 
 describe('channels open on first use', () => {
