@@ -17,7 +17,7 @@ import {
   type BuiltinOp,
   type NumericArray,
 } from '../src/collectives/basic/index.js';
-import { CommunicationError, InvalidArgumentError } from '../src/errors.js';
+import { CommunicationError, InvalidArgumentError, TruncationError } from '../src/errors.js';
 import { linearModel } from '../src/model/cost-model.js';
 import { runSim, type SimOptions, type SimResult } from '../src/transports/sim/index.js';
 import { runThreads } from '../src/transports/threads/index.js';
@@ -443,6 +443,27 @@ describe('simulated times', () => {
         });
         for (const b of res.results) expect(b).toEqual(ref);
       }
+    }
+  });
+
+  it('bcast scatter-allgather rejects a rank whose length differs from the root\'s, also when it rounds to the same piece size', async () => {
+    // p = 17: lengths 2 and 3 both make pieces of one byte; 34 and 33 pieces of two (34 = 2p: the root's is exact).
+    for (const [p, rootLen, liar, liarLen] of [
+      [17, 3, 11, 2],
+      [17, 2, 5, 3],
+      [17, 34, 16, 33],
+      [17, 33, 0, 34],
+      [4, 10, 2, 12],
+    ] as const) {
+      const root = (liar + 1) % p;
+      const run = runSim(p, async (comm) => {
+        const b = new Uint8Array(comm.rank === liar ? liarLen : rootLen);
+        await bcast(comm, b, root, { algorithm: 'scatter-allgather' });
+      }, { model: lin });
+      await expect(run, `p ${p}: ${rootLen} vs ${liarLen}`).rejects.toBeInstanceOf(CommunicationError);
+      // the liar's own error: its length named (same piece size), or its piece truncated (another size)
+      const cause = await run.catch((e: unknown) => (e as { cause?: unknown }).cause);
+      expect(cause instanceof InvalidArgumentError || cause instanceof TruncationError, `p ${p}: ${rootLen} vs ${liarLen}: ${String(cause)}`).toBe(true);
     }
   });
 

@@ -10,8 +10,10 @@
  * - 'scatter-allgather' (long messages; van de Geijn, as surveyed by Chan et al. 2007): the
  *   buffer is cut into p pieces of ⌈m/p⌉ bytes (the last ones padded), the root scatters them
  *   (binomial, scatter.ts) and every rank allgathers them (allgather.ts). Cost (full duplex,
- *   γ = 0): 2⌈log₂p⌉α + 2β(p−1)⌈m/p⌉ ≈ 2⌈log₂p⌉α + 2βm, against ⌈log₂p⌉βm for the tree; plus
- *   the copies in and out of the padded buffer when p does not divide m.
+ *   γ = 0): 2⌈log₂p⌉α + 2β(p−1)⌈m/p⌉ ≈ 2⌈log₂p⌉α + 2βm, against ⌈log₂p⌉βm for the tree. When p
+ *   does not divide m, each piece also carries the root's m (8 bytes: 2β(p−1)·8 more) so that a
+ *   rank whose length rounds to the same piece size but differs is rejected, plus the copies
+ *   in and out of the padded buffer.
  */
 import type { Communicator } from '../../comm/communicator.js';
 import { InvalidArgumentError } from '../../errors.js';
@@ -46,15 +48,46 @@ export async function bcast(comm: Communicator, buf: Uint8Array, root: number, o
   for (const c of role.children) await comm.send(c.peer, BASIC_TAG.bcast, buf);
 }
 
+/** Bytes of the length trailer of each piece when p does not divide the length. */
+const TRAILER = 8;
+
 async function scatterAllgather(comm: Communicator, buf: Uint8Array, root: number): Promise<void> {
   const p = comm.size;
-  const piece = Math.ceil(buf.length / p);
-  const exact = piece * p === buf.length;
-  // The p pieces back to back: `buf` itself when p divides its length, else a padded copy.
-  const whole = exact ? buf : new Uint8Array(piece * p);
-  if (!exact && comm.rank === root) comm.copy(whole.subarray(0, buf.length), buf);
-  const mine = new Uint8Array(piece);
+  const n = buf.length;
+  if (n % p === 0) {
+    // p pieces of n/p bytes back to back in `buf` itself: no copy. A rank whose length differs
+    // from the root's gets pieces of another size: scatter or allgather reject it.
+    const mine = new Uint8Array(n / p);
+    await scatter(comm, { send: comm.rank === root ? buf : undefined, recv: mine, root });
+    await allgather(comm, { send: mine, recv: buf });
+    return;
+  }
+  // p pieces of ⌈n/p⌉ bytes (the last ones padded), each followed by the root's length n, so
+  // that a rank whose length differs but rounds to the same piece size is told so (never a
+  // truncated or padded copy in silence).
+  const piece = Math.ceil(n / p);
+  const stride = piece + TRAILER;
+  const whole = new Uint8Array(stride * p);
+  if (comm.rank === root) {
+    const view = new DataView(whole.buffer);
+    for (let i = 0; i < p; i++) {
+      const from = Math.min(n, i * piece);
+      comm.copy(whole.subarray(i * stride, i * stride + Math.min(n, from + piece) - from), buf.subarray(from, Math.min(n, from + piece)));
+      view.setFloat64(i * stride + piece, n, true);
+    }
+  }
+  const mine = new Uint8Array(stride);
   await scatter(comm, { send: comm.rank === root ? whole : undefined, recv: mine, root });
+  const rootLength = new DataView(mine.buffer).getFloat64(piece, true);
+  if (rootLength !== n) {
+    throw new InvalidArgumentError('buf', `holds ${n} bytes, the root's holds ${rootLength}; every rank must pass the same length`, { rank: comm.rank });
+  }
   await allgather(comm, { send: mine, recv: whole });
-  if (!exact && comm.rank !== root) comm.copy(buf, whole.subarray(0, buf.length));
+  if (comm.rank !== root) {
+    for (let i = 0; i < p; i++) {
+      const from = Math.min(n, i * piece);
+      const to = Math.min(n, from + piece);
+      if (to > from) comm.copy(buf.subarray(from, to), whole.subarray(i * stride, i * stride + to - from));
+    }
+  }
 }
