@@ -40,11 +40,11 @@ const DEADLOCK_MS = 300;
 async function run(
   p: number,
   scenario: DeadlockScenario,
-  options: { deadlockMs?: number; amount?: number; channelBytes?: number; spinLoads?: number; nodes?: number[] } = {},
+  options: { deadlockMs?: number; amount?: number; stuck?: number[]; channelBytes?: number; spinLoads?: number; nodes?: number[]; workers?: number } = {},
 ): Promise<{ result: unknown[] | undefined; error: unknown; out: SharedArrayBuffer; ms: number }> {
   const out = new SharedArrayBuffer(SLOT_BYTES * p);
-  const args: DeadlockArgs = { scenario, out, amount: options.amount };
-  const { amount: _amount, ...opts } = options;
+  const args: DeadlockArgs = { scenario, out, amount: options.amount, stuck: options.stuck };
+  const { amount: _amount, stuck: _stuck, ...opts } = options;
   const t0 = performance.now();
   const r = await runThreads(p, PROGRAM, args, { deadlockMs: DEADLOCK_MS, ...opts }).then(
     (result) => ({ result, error: undefined }),
@@ -151,6 +151,55 @@ describe('runThreads: a rank blocked outside vcoll while the others wait for it'
   }, 30_000);
 });
 
+describe('runThreads: a rank blocked outside vcoll after every other rank has finished', () => {
+  /** The run's DeadlockError names `stuck` blocked outside the communicator and every other rank finished. */
+  function expectStuck(r: Awaited<ReturnType<typeof run>>, p: number, stuck: readonly number[]): void {
+    expect(r.result).toBeUndefined();
+    expect(r.error).toBeInstanceOf(DeadlockError);
+    const e = r.error as DeadlockError;
+    expect(e.rank).toBeUndefined();
+    expect(e.message).toMatch(/^deadlock: no rank progressed for 300 ms/);
+    expect(e.ranks).toEqual(
+      Array.from({ length: p }, (_, rank) => (stuck.includes(rank) ? { rank, finished: false, waitsFor: [] } : { rank, finished: true, waitsFor: [] })),
+    );
+    for (const s of stuck) expect(e.message).toContain(`rank ${s} blocked outside the communicator`);
+    // Nobody waited in vcoll: no rank caught anything.
+    for (let k = 0; k < p; k++) expect(caughtBy(r.out, k), `rank ${k}`).toBeUndefined();
+    // Within about deadlockMs, not after a grace period (hang guard: generous).
+    expect(r.ms).toBeLessThan(6000);
+  }
+
+  it('the root of a gather (p = 3) awaits a timer instead of gathering while the other ranks send and return: a DeadlockError naming it', async () => {
+    expectStuck(await run(3, 'stuck-gather-root'), 3, [0]);
+  }, 30_000);
+
+  it('a leaf of a bcast (p = 4) awaits a timer instead of receiving while the others return: a DeadlockError naming it', async () => {
+    expectStuck(await run(4, 'stuck-bcast-leaf'), 4, [3]);
+  }, 30_000);
+
+  it('with ranks sharing worker threads: a stuck rank whose thread-mates finished, two stuck ranks on two threads, every rank on one thread', async () => {
+    const runs = await Promise.all([
+      run(4, 'stuck-bcast-leaf', { workers: 2 }), // ranks 2 and 3 on one thread
+      run(6, 'stuck-bcast-leaf', { workers: 2, stuck: [2, 4] }), // ranks 0-2 and 3-5
+      run(4, 'stuck-bcast-leaf', { workers: 1 }),
+      run(3, 'stuck-gather-root', { workers: 1 }),
+    ]);
+    expectStuck(runs[0], 4, [3]);
+    expectStuck(runs[1], 6, [2, 4]);
+    expectStuck(runs[2], 4, [3]);
+    expectStuck(runs[3], 3, [0]);
+  }, 60_000);
+
+  it('a rank that awaits a timer shorter than deadlockMs after its collectives, alone once the others returned, succeeds', async () => {
+    const [a, b] = await Promise.all([run(4, 'timer-after', { amount: 150 }), run(4, 'timer-after', { amount: 150, workers: 2 })]);
+    expect(a.error).toBeUndefined();
+    expect(a.result).toEqual([42, 42, 42, 42]);
+    expect(a.ms).toBeGreaterThan(150);
+    expect(b.error).toBeUndefined();
+    expect(b.result).toEqual([42, 42, 42, 42]);
+  }, 30_000);
+});
+
 describe('runThreads: a hierarchical gatherv with mismatched variants', () => {
   it('flat at the root, zero-copy elsewhere (virtual nodes): a DeadlockError, not a hang', async () => {
     const { error } = await run(4, 'hier-variant', { nodes: [0, 0, 1, 1] });
@@ -171,6 +220,16 @@ describe('runThreads: no false deadlock', () => {
     expect(b.error).toBeUndefined();
     expect(b.result).toEqual([0, 1, 2]);
   });
+
+  it('a rank computing 1.5 s in 20 ms chunks, yielding through zero timers — while the others wait for it, or after they returned — succeeds', async () => {
+    // At every beat only timers are active on its thread, but its event loop is busy, not idle.
+    const [a, b] = await Promise.all([run(3, 'compute-chunks', { amount: 1500 }), run(3, 'compute-chunks-after', { amount: 1500 })]);
+    expect(a.error).toBeUndefined();
+    expect(a.result).toEqual([0, 1, 2]);
+    expect(b.error).toBeUndefined();
+    expect(b.result).toEqual([42, 42, 42]);
+    expect(b.ms).toBeGreaterThan(1500);
+  }, 30_000);
 
   it('8 MiB each way through 64 KiB rings (and through 4 KiB rings, sleeping at once) succeeds with deadlockMs 300', async () => {
     const a = await run(2, 'long-exchange', { amount: 8 << 20, channelBytes: 64 * 1024 });
@@ -384,10 +443,38 @@ describe('DeadlockMonitor (words set by hand)', () => {
     expect(blockedOutside(m.layout)).toEqual([1]);
   });
 
-  it('never declares when no rank waits in vcoll (every rank idle outside it, or finished)', () => {
-    const m = setup(2, 100);
-    Atomics.store(m.words, rankWordsOf(m.layout, 0).index + IDLE_OFFSET, 1);
+  it('with no rank waiting: declares the ranks idle outside vcoll once every other rank finished, with the same rules', () => {
+    const m = setup(4, 300);
+    const at = (r: number): number => rankWordsOf(m.layout, r).index;
+    Atomics.store(m.words, at(0) + IDLE_OFFSET, 1);
+    Atomics.store(m.words, at(2) + IDLE_OFFSET, 1);
     m.set(1, RANK_FINISHED);
+    // Rank 3 still runs (not idle): nothing is declared.
+    for (let i = 0; i < 5; i++) expect(m.look()).toBe(false);
+    m.set(3, RANK_FINISHED);
+    expect(m.look()).toBe(false); // a state changed: the count starts
+    expect(m.look()).toBe(false);
+    expect(m.look([2])).toBe(false);
+    expect(m.look([2])).toBe(false); // rank 2 silent twice: it computes, the count starts again
+    expect(m.look()).toBe(false);
+    expect(m.look()).toBe(false);
+    Atomics.add(m.words, at(0) + BUSY_BEATS_OFFSET, 1); // rank 0 did I/O in between
+    expect(m.look()).toBe(false); // the count starts again
+    expect(m.look()).toBe(false);
+    expect(m.look()).toBe(false);
+    expect(m.look([0])).toBe(false); // 300 ms, but rank 0 has not beaten since the last look: not yet
+    expect(m.look()).toBe(true);
+    expect(m.monitor.outsideAtDeclaration(0)).toBe(true);
+    expect(m.monitor.outsideAtDeclaration(2)).toBe(true);
+    expect(m.monitor.finishedAtDeclaration(1)).toBe(true);
+    expect(m.monitor.finishedAtDeclaration(3)).toBe(true);
+    expect(blockedOutside(m.layout)).toEqual([0, 2]);
+    expect(Atomics.load(m.words, failureWordOf(m.layout).index)).toBe(-1);
+  });
+
+  it('never declares when every rank is idle outside vcoll and none waits in it or finished (the ranks only sleep)', () => {
+    const m = setup(2, 100);
+    for (const r of [0, 1]) Atomics.store(m.words, rankWordsOf(m.layout, r).index + IDLE_OFFSET, 1);
     for (let i = 0; i < 5; i++) expect(m.look()).toBe(false);
     expect(blockedOutside(m.layout)).toEqual([]);
   });

@@ -19,14 +19,21 @@ export type DeadlockScenario =
   | 'compute-asleep'
   | 'long-exchange'
   | 'outside'
-  | 'outside-sent';
+  | 'outside-sent'
+  | 'stuck-gather-root'
+  | 'stuck-bcast-leaf'
+  | 'timer-after'
+  | 'compute-chunks'
+  | 'compute-chunks-after';
 
 export interface DeadlockArgs {
   readonly scenario: DeadlockScenario;
   /** One slot of SLOT_BYTES per rank: what the rank caught, as JSON (zero-terminated). */
   readonly out: SharedArrayBuffer;
-  /** 'compute*': how long rank 0 computes (ms); 'long-exchange': bytes each way. */
+  /** 'compute*': how long rank 0 (rank p − 1 for 'compute-chunks-after') computes (ms); 'long-exchange': bytes each way; 'timer-after': the timer (ms). */
   readonly amount?: number;
+  /** 'stuck-*': the ranks that never call the collective (default: rank 0 for the gather, rank 3 for the bcast). */
+  readonly stuck?: readonly number[];
 }
 
 /** What a rank caught, as the program records it. */
@@ -166,6 +173,61 @@ async function run(comm: Communicator, args: DeadlockArgs): Promise<unknown> {
         await comm.recv(1, 2, new Uint8Array(1));
       }
       return me;
+    }
+    case 'stuck-gather-root':
+    case 'stuck-bcast-leaf': {
+      // The stuck ranks (the gather's root, leaves of the bcast: nobody waits for them) await a
+      // live timer that never fires in time instead of calling the collective; every other rank
+      // runs it, its sends fit in the rings, and returns.
+      const gathering = args.scenario === 'stuck-gather-root';
+      if ((args.stuck ?? [gathering ? 0 : 3]).includes(me)) await new Promise((r) => setTimeout(r, 1e9));
+      if (gathering) {
+        const { gather } = await import('../../src/collectives/basic/gather.js');
+        await gather(comm, { root: 0, send: Uint8Array.of(me), recv: me === 0 ? new Uint8Array(p) : undefined });
+      } else {
+        const { bcast } = await import('../../src/collectives/basic/bcast.js');
+        await bcast(comm, Uint8Array.of(me === 0 ? 42 : 0), 0);
+      }
+      return me;
+    }
+    case 'timer-after': {
+      // Every rank runs a bcast; rank p − 1 (a leaf) then awaits a timer of `amount` ms before
+      // it returns, after the others have returned.
+      const { bcast } = await import('../../src/collectives/basic/bcast.js');
+      const buf = Uint8Array.of(me === 0 ? 42 : 0);
+      await bcast(comm, buf, 0);
+      if (me === p - 1) await new Promise((r) => setTimeout(r, args.amount ?? 100));
+      return buf[0];
+    }
+    case 'compute-chunks':
+    case 'compute-chunks-after': {
+      // A rank computes `amount` ms in chunks of 20 ms, yielding to its event loop between
+      // chunks through a zero timer (only timers active at every beat, but the loop busy):
+      // rank 0 before it sends to the others waiting for it, or rank p − 1 after a bcast, once
+      // the others have returned.
+      const ms = args.amount ?? 1500;
+      const chunks = async (): Promise<void> => {
+        const end = Date.now() + ms;
+        while (Date.now() < end) {
+          compute(20);
+          await new Promise((r) => setTimeout(r, 0));
+        }
+      };
+      if (args.scenario === 'compute-chunks-after') {
+        const { bcast } = await import('../../src/collectives/basic/bcast.js');
+        const buf = Uint8Array.of(me === 0 ? 42 : 0);
+        await bcast(comm, buf, 0);
+        if (me === p - 1) await chunks();
+        return buf[0];
+      }
+      if (me === 0) {
+        await chunks();
+        for (let d = 1; d < p; d++) await comm.send(d, 3, Uint8Array.of(d));
+        return me;
+      }
+      const into = new Uint8Array(1);
+      await comm.recv(0, 3, into);
+      return into[0];
     }
     case 'long-exchange': {
       // Both ranks send each other `amount` bytes at once, through the test's small rings.

@@ -4,9 +4,13 @@
  * idle flag and busy beats, doorbell — and finds the run deadlocked when, for `deadlockMs`:
  * - every rank is RANK_WAITING (its progress loop sleeps with operations pending),
  *   RANK_FINISHED, or blocked outside vcoll — RANK_RUNNING and every beat of its worker found
- *   it idle (IDLE_OFFSET: in its program, no vcoll operation pending, only timers active: it
- *   awaits a timer or a promise nothing settles; a module load or I/O in flight is not idle) —
- *   and at least one rank is WAITING;
+ *   it idle (IDLE_OFFSET: in its program, no vcoll operation pending, only timers active and
+ *   its thread's event loop mostly idle: it awaits a timer or a promise nothing settles; a
+ *   module load or I/O in flight, or JS computing in pieces between timers, is not idle) —
+ *   and at least one rank is WAITING, or none is but at least one has FINISHED (the ranks
+ *   still running are then all blocked outside once every other rank returned, as the root
+ *   of a gather that never gathers once every block was sent; ranks that all sleep outside
+ *   vcoll before any has finished are merely sleeping);
  * - no rank's state or progress word changed (a rank waiting at two looks with the same
  *   progress slept throughout: nothing woke it);
  * - at every look, every waiting rank's doorbell is empty (a rung doorbell is news the rank
@@ -25,7 +29,10 @@
  * move — each sleeps until a peer writes to or reads from one of its channels, and every peer
  * is asleep too or gone. Only program code outside vcoll (a timer, I/O) could still act, and a
  * program that awaits such events for longer than `deadlockMs` while every other rank waits for
- * it is taken for deadlocked: the documented rule (raise `deadlockMs` or pass Infinity).
+ * it, or has finished, is taken for deadlocked: the documented rule (raise `deadlockMs` or pass
+ * Infinity). With no rank waiting, a rank blocked outside has no peer left to talk to: it
+ * could only go on alone, and the simulator reports the same program (its event loop drains)
+ * as blocked outside the communicator.
  */
 
 import {
@@ -141,6 +148,8 @@ export class DeadlockMonitor {
     let hold = false;
     let changed = false;
     let waiting = 0;
+    let outside = 0;
+    let finished = 0;
     for (let r = 0; r < this.size; r++) {
       // State first, then progress: a rank publishes its progress before it turns WAITING.
       const st = Atomics.load(w, this.state[r]);
@@ -164,10 +173,14 @@ export class DeadlockMonitor {
       } else if (st === RANK_RUNNING && silent < BUSY_LOOKS && !busied && Atomics.load(w, this.state[r] + IDLE_OFFSET) !== 0) {
         // In its program, outside vcoll, its event loop idle but for timers: awaiting something else.
         this.outside[r] = 1;
+        outside++;
         if (silent > 0) hold = true;
-      } else if (st !== RANK_FINISHED) stuck = false;
+      } else if (st === RANK_FINISHED) finished++;
+      else stuck = false;
     }
-    if (!stuck || waiting === 0) {
+    // Someone must be stuck in or for vcoll: a rank waiting in it, or a rank outside it that
+    // the finished ones left behind (ranks that all sleep on timers, none finished, just sleep).
+    if (!stuck || (waiting === 0 && (outside === 0 || finished === 0))) {
       this.since = -1;
       return false;
     }

@@ -42,8 +42,8 @@ export const HEARTBEAT_OFFSET = 2;
 /**
  * 1 while the worker's latest beat found the rank idle outside vcoll: in its program (imported,
  * not yet returned), no vcoll operation pending, nothing but timers active on its event loop
- * (no I/O, module load or message port in flight) — it can only be awaiting a timer or a
- * promise nothing will settle.
+ * (no I/O, module load or message port in flight) and that loop mostly idle since the last
+ * beat (worker.ts) — it can only be awaiting a timer or a promise nothing will settle.
  */
 export const IDLE_OFFSET = 3;
 /** Beats that did not find the rank idle outside vcoll (IDLE_OFFSET): any counts against it. */

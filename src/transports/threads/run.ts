@@ -17,9 +17,10 @@
  * rank and what it waited for (or that it had finished). A rank whose JS computes is never
  * taken for blocked (its worker's heartbeat stops), but one whose program awaits something
  * other than vcoll (timers, I/O) for longer than `deadlockMs` while every other rank waits for
- * it is: raise `deadlockMs` or pass Infinity for such programs. A rank idle outside vcoll (in
- * its program, nothing of vcoll pending, only timers active) while the others wait is named
- * blocked outside the communicator; the run then ends once the waiting ranks reported.
+ * it, or has finished, is: raise `deadlockMs` or pass Infinity for such programs. A rank idle
+ * outside vcoll (in its program, nothing of vcoll pending, only timers active, its thread's
+ * event loop idle) while the others wait or have all finished is named blocked outside the
+ * communicator; the run then ends once the waiting ranks reported.
  *
  * Works both from TypeScript sources (workers then load `tsx`) and from the compiled `dist/`.
  */
@@ -60,8 +61,8 @@ export interface RunThreadsOptions {
    * variable, else 10000; Infinity: never). Every waiting rank's pending operations then fail
    * with a DeadlockError listing them and `runThreads` rejects with a DeadlockError naming
    * every rank. A rank computing in JS is never taken for blocked, but a program that awaits
-   * non-vcoll events (timers, I/O) for longer than this while every other rank waits for it
-   * is reported as deadlocked: raise it, or pass Infinity. Ranks that never sleep
+   * non-vcoll events (timers, I/O) for longer than this while every other rank waits for it,
+   * or has finished, is reported as deadlocked: raise it, or pass Infinity. Ranks that never sleep
    * (`spinLoads` Infinity) are never seen waiting.
    */
   readonly deadlockMs?: number;

@@ -10,6 +10,7 @@
  * cross to the main thread as data (wire.ts) and keep their class and fields.
  */
 
+import { performance } from 'node:perf_hooks';
 import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
 import type { Communicator } from '../../comm/communicator.js';
 import { createWorldCommunicator } from '../../comm/group.js';
@@ -62,6 +63,14 @@ export type WorkerReport =
       readonly waitsFor?: readonly string[];
     };
 
+/**
+ * Above this share of the time since the last beat spent running callbacks (event-loop
+ * utilization), the thread's loop counts as busy: its JS computes in pieces between timers
+ * (`setTimeout(…, 0)` between chunks), it does not await them. A thread that only awaits
+ * timers runs nothing but the beats (a utilization near 0).
+ */
+const LOOP_BUSY = 0.5;
+
 /** Whether nothing but timers is active on this thread's event loop (no I/O, port or load in flight). */
 function onlyTimers(): boolean {
   for (const r of process.getActiveResourcesInfo()) if (r !== 'Timeout') return false;
@@ -102,9 +111,15 @@ async function main(): Promise<void> {
     return { rank, endpoint, comm, words: rankWordsOf(layout, rank, words).index, inProgram: false };
   });
   // The heartbeat: beats while the event loop turns (not while a program's JS computes), and
-  // tells whether each rank is idle outside vcoll (layout.ts IDLE_OFFSET).
+  // tells whether each rank is idle outside vcoll (layout.ts IDLE_OFFSET): in its program,
+  // nothing of vcoll pending, nothing but timers active and the loop mostly idle since the
+  // last beat (per thread: a thread-mate's work makes every rank of the thread look busy).
+  let loop = performance.eventLoopUtilization();
   const beat = (): void => {
-    const timersOnly = onlyTimers();
+    const now = performance.eventLoopUtilization();
+    const loopBusy = performance.eventLoopUtilization(now, loop).utilization > LOOP_BUSY;
+    loop = now;
+    const timersOnly = !loopBusy && onlyTimers();
     for (const r of runs) {
       Atomics.add(words, r.words + HEARTBEAT_OFFSET, 1);
       const idle = r.inProgram && r.endpoint.idle && timersOnly;
