@@ -3,7 +3,8 @@
  * ends a deadlocked job at -np 3 within a bounded time with a message naming the ranks and
  * what they wait for — a receive nobody sends, ranks disagreeing on the root of a gatherv, a
  * rank stuck in a JS loop, a rank waiting inside MPI (MPI_Recv of mpiBlocking, the library's
- * barrier: the binding's watchdog thread) — and a rank that calls process.exit is named. The job-level kill
+ * barrier: the binding's watchdog thread), a rank stuck while the others have finished (the
+ * finalize handshake) — and a rank that calls process.exit is named. The job-level kill
  * (`timeoutMs`, 5 minutes by default) is set far above what the tests allow (vitest timeouts):
  * only the watchdog can end these jobs in time.
  */
@@ -60,6 +61,21 @@ describe('MPI: deadlocks and stuck ranks end the job, naming the ranks', () => {
     const { error } = await failure({ scenario: 'send-nobody', catch: true }, WATCHDOG_MS);
     expect(error.rank).toBe(0);
     expect(error.message).toMatch(/^MPI job failed: rank 0 failed: TimeoutError: timeout after 2000 ms: rank 0 waits for 1 send\(s\) still pending before MPI_Finalize/);
+  }, 90_000);
+
+  it('a rank stuck after the others returned (the root of a reduce whose data arrived): rank 0 names it at finalize', async () => {
+    const { error, ms } = await failure({ scenario: 'stuck-after-reduce' }, WATCHDOG_MS);
+    expect(error.rank).toBe(2);
+    expect(error.message).toMatch(/^MPI job failed: rank 2 failed: did not reach MPI_Finalize within 6000 ms \(missing: rank 2; seen by rank 0\) — stuck or still running/);
+    // A hang guard, not a speed test: the job-level kill is 10 minutes away.
+    expect(ms).toBeLessThan(60_000);
+  }, 90_000);
+
+  it('rank 0 (the handshake\'s collector) stuck while the others returned: they name it', async () => {
+    const { error, ms } = await failure({ scenario: 'stuck-zero' }, WATCHDOG_MS);
+    expect(error.rank).toBe(0);
+    expect(error.message).toMatch(/^MPI job failed: rank 0 failed: did not reach MPI_Finalize within 6000 ms \(missing: rank 0; seen by rank [12]\) — stuck or still running/);
+    expect(ms).toBeLessThan(60_000);
   }, 90_000);
 
   it('the watchdog is on by default (VCOLL_MPI_TIMEOUT_MS sets it)', async () => {

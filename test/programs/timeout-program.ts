@@ -7,14 +7,23 @@
  * - 'exit': rank 1 calls process.exit(3) (MPI only);
  * - 'blocking-recv': rank 0 waits in MPI_Recv (mpiBlocking) for rank 1, which never sends (MPI only);
  * - 'native-barrier': rank 0 alone enters the MPI library's barrier (MPI only);
- * - 'send-nobody': rank 0 sends 4 MiB to rank 1, which never receives.
+ * - 'send-nobody': rank 0 sends 4 MiB to rank 1, which never receives;
+ * - 'stuck-after-reduce': every rank takes part in a reduce to rank `size - 1`, which then
+ *   stays alive but never returns (a timer keeps its event loop going) while the others return;
+ * - 'stuck-zero': rank 0 stays alive but never returns, the others return at once.
  * With `catch`, rank 0 catches its error and returns its fields instead of failing.
  */
 import type { Communicator } from '../../src/comm/communicator.js';
 import type { GroupCommunicator } from '../../src/comm/group.js';
+import { reduce } from '../../src/collectives/basic/index.js';
 import { gatherv } from '../../src/index.js';
 
-export type TimeoutScenario = 'recv-nobody' | 'root-disagree' | 'busy-loop' | 'pingpong' | 'exit' | 'blocking-recv' | 'native-barrier' | 'send-nobody';
+/** Never resolves; the timer keeps the event loop alive, as a real stuck program's would. */
+function stuck(): Promise<never> {
+  return new Promise(() => setTimeout(() => {}, 1e9));
+}
+
+export type TimeoutScenario = 'recv-nobody' | 'root-disagree' | 'busy-loop' | 'pingpong' | 'exit' | 'blocking-recv' | 'native-barrier' | 'send-nobody' | 'stuck-after-reduce' | 'stuck-zero';
 
 export interface TimeoutArgs {
   readonly scenario: TimeoutScenario;
@@ -91,6 +100,16 @@ async function scenario(comm: Communicator, args: TimeoutArgs): Promise<unknown>
       if (rank === 0) (comm as GroupCommunicator).native?.barrier();
       return rank;
     }
+    case 'stuck-after-reduce': {
+      const root = size - 1;
+      const recv = rank === root ? new Int32Array(4) : undefined;
+      await reduce(comm, { root, send: Int32Array.of(rank, 1, 2, 3), recv, op: 'bxor' });
+      if (rank === root) await stuck();
+      return rank;
+    }
+    case 'stuck-zero':
+      if (rank === 0) await stuck();
+      return rank;
     case 'exit':
       if (rank === 1) process.exit(3);
       await comm.recv(1, 7, new Uint8Array(4));

@@ -7,8 +7,9 @@
  *
  * Never a hang: a rank that fails aborts the job (runMpiRank: MPI_Abort), and runMpi rejects
  * with a CommunicationError naming that rank and its message — a deadlock or a stuck rank too,
- * through the ranks' watchdog (`opTimeoutMs`, world.ts); a rank that calls process.exit is
- * named as well; a job that runs past `timeoutMs` is killed and rejects too.
+ * through the ranks' watchdog (`opTimeoutMs`, world.ts), which also names a rank that does not
+ * reach MPI_Finalize while the others have (the finalize handshake); a rank that calls
+ * process.exit is named as well; a job that runs past `timeoutMs` is killed and rejects too.
  *
  * The launcher: `mpirun` (or VCOLL_MPIRUN, or the `mpirun` option). With Open MPI it adds
  * `--oversubscribe` (more ranks than cores) and, as root, `--allow-run-as-root`; MPICH's
@@ -85,7 +86,9 @@ export function rankCommand(programUrl: string): string[] {
 
 /**
  * `vcoll: rank R failed: message` lines of the ranks' stderr, then (ranks that failed no other
- * way) `vcoll: rank R exited with code C before MPI_Finalize` lines (world.ts).
+ * way) `vcoll: rank R exited with code C before MPI_Finalize` lines (world.ts), then `vcoll:
+ * rank R did not reach MPI_Finalize within T ms (…)` lines (the finalize handshake,
+ * handshake.ts: R is the first rank missing, named by a rank that waited for it).
  */
 function failures(stderr: string): { rank: number; message: string }[] {
   const out: { rank: number; message: string }[] = [];
@@ -93,6 +96,10 @@ function failures(stderr: string): { rank: number; message: string }[] {
   for (const m of stderr.matchAll(/^vcoll: rank (\d+) (exited with code -?\d+ before MPI_Finalize)$/gm)) {
     const rank = Number(m[1]);
     if (!out.some((f) => f.rank === rank)) out.push({ rank, message: `${m[2]} (process.exit?)` });
+  }
+  for (const m of stderr.matchAll(/^vcoll: rank (\d+) (did not reach MPI_Finalize within .*)$/gm)) {
+    const rank = Number(m[1]);
+    if (!out.some((f) => f.rank === rank)) out.push({ rank, message: m[2] });
   }
   return out;
 }

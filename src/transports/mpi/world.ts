@@ -16,7 +16,11 @@
  * and MPI_Abort ends every rank. Calls that wait inside MPI (mpiBlocking, the `mpi-native`
  * collectives, communicator construction) cannot be timed out from JS: the binding's watchdog
  * thread ends a process that stays inside one of them as long (same message, then _exit, which
- * makes mpirun end the job). MPI_Finalize is not watched (its peers are).
+ * makes mpirun end the job). MPI_Finalize itself is not watched; instead, before it, the ranks
+ * meet in a finalize handshake (handshake.ts): a rank that does not reach MPI_Finalize within
+ * 3 · `timeoutMs` of the others (stuck outside vcoll, or still running) is named by rank 0 (or,
+ * when it is rank 0, by the others) in `vcoll: rank R did not reach MPI_Finalize within T ms (…) —
+ * stuck or still running`, and MPI_Abort ends the job.
  *
  * A rank that calls process.exit (or returns without MPI_Finalize) prints
  * `vcoll: rank R exited with code C before MPI_Finalize`, which `runMpi` turns into an error
@@ -30,6 +34,7 @@ import { badTimeout, timeoutFromEnv } from '../../comm/timeout.js';
 import { InvalidArgumentError, TimeoutError } from '../../errors.js';
 import { loadMpiBinding, type MpiBinding, type MpiInitInfo } from './binding.js';
 import { MpiEndpoint, type MpiEndpointOptions } from './endpoint.js';
+import { FINALIZE_WAIT_FACTOR, finalizeHandshake, missingLine } from './handshake.js';
 
 export interface MpiWorld {
   /** The world communicator (rank and size of MPI_COMM_WORLD). */
@@ -41,7 +46,11 @@ export interface MpiWorld {
   readonly timeoutMs: number;
   /** MPI_Wtime(). */
   wtime(): number;
-  /** Waits for this rank's pending operations, then MPI_Finalize (collective: every rank calls it). */
+  /**
+   * Waits for this rank's pending operations, then (watchdog on) for every rank to reach this
+   * point (the finalize handshake: a rank missing after 3 · `timeoutMs` is named and the job
+   * aborted), then MPI_Finalize (collective: every rank calls it).
+   */
   finalize(): Promise<void>;
   /** Prints `vcoll: rank R failed: <message>` and ends the whole job (MPI_Abort). */
   abort(message: string, code?: number): never;
@@ -95,18 +104,34 @@ export function mpiWorld(options: MpiWorldOptions = {}): MpiWorld {
   // are watched by the binding's own thread, with the same timeout.
   if (timeoutMs !== Infinity) mpi.watchdog?.(Math.min(2 ** 31 - 1, Math.max(1, Math.round(timeoutMs))), info.rank);
   let finalized = false;
+  let finalizing: Promise<void> | undefined;
   world = {
     comm,
     info,
     endpoint,
     timeoutMs,
     wtime: () => mpi.wtime(),
-    async finalize() {
-      if (finalized) return;
-      await drainWithin(endpoint, timeoutMs, info.rank);
-      finalized = true;
-      endpoint.close();
-      mpi.finalize();
+    finalize() {
+      // Once: a second call (the program's own, then runMpiRank's) waits for the first.
+      finalizing ??= (async () => {
+        await drainWithin(endpoint, timeoutMs, info.rank);
+        endpoint.close();
+        // Infinity when the watchdog is off: no handshake (MPI_Finalize waits as long as it takes).
+        const waitMs = FINALIZE_WAIT_FACTOR * timeoutMs;
+        let missing: number[];
+        try {
+          missing = await finalizeHandshake(mpi, info.rank, info.size, waitMs);
+        } catch (e) {
+          return abortJob(mpi, info.rank, describe(e));
+        }
+        if (missing.length > 0) {
+          process.stderr.write(`vcoll: ${missingLine(missing, waitMs, info.rank)}\n`);
+          mpi.abort(1);
+        }
+        finalized = true;
+        mpi.finalize();
+      })();
+      return finalizing;
     },
     abort: (message, code) => abortJob(mpi, info.rank, message, code),
   };
