@@ -340,12 +340,14 @@ export async function soak(o: SoakOptions): Promise<{ failures: Failure[]; count
     };
     if (explicit) queue.push(explicit.filter((c) => c.transport === t));
 
+    // MPI ranks get the short watchdog whenever a stuck fault may come (also for a replayed case)
+    const stuckMs = (cs: readonly Case[]): number => (o.mpiStuck || cs.some((c) => c.fault?.kind === 'stuck') ? o.mpiStuckMs : 0);
     for (let job = nextJob(); job !== undefined; job = nextJob()) {
       const cases = job;
       (counts[t] ??= newCounts()).jobs++;
       // the simulator runs every rank in one process: big p takes proportionally longer
       const perCase = t === 'sim' ? limitMs * Math.max(1, ...cases.map((c) => Math.ceil(c.p / 64))) : limitMs + 10_000 * cases.length;
-      const r = await runner.run(cases, o.mpiStuck ? o.mpiStuckMs : 0, perCase, (i, out) => {
+      const r = await runner.run(cases, stuckMs(cases), perCase, (i, out) => {
         record(cases[i], out);
         progress();
       });
@@ -363,7 +365,7 @@ export async function soak(o: SoakOptions): Promise<{ failures: Failure[]; count
       for (const c of rest) {
         (counts[t] as Counts).jobs++;
         let got: Outcome | undefined;
-        const a = await runner.run([c], o.mpiStuck ? o.mpiStuckMs : 0, limitMs + 10_000, (_i, out) => {
+        const a = await runner.run([c], stuckMs([c]), limitMs + 10_000, (_i, out) => {
           got = out;
         });
         got ??= { kind: a.end === 'hang' ? 'hang' : 'unexpected', detail: a.detail };
