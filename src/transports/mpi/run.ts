@@ -90,6 +90,11 @@ export function rankCommand(programUrl: string): string[] {
  * rank R did not reach MPI_Finalize within T ms (…)` lines (the finalize handshake,
  * handshake.ts: R is the first rank missing, named by a rank that waited for it).
  */
+/** A rank's line saying the job failed (what `failures` reads). */
+const FATAL_LINE = /^vcoll: rank \d+ (failed: |exited with code |did not reach MPI_Finalize )/m;
+/** How long a job may take to end after such a line before it is killed (ms). */
+const ABORT_GRACE_MS = 5000;
+
 function failures(stderr: string): { rank: number; message: string }[] {
   const out: { rank: number; message: string }[] = [];
   for (const m of stderr.matchAll(/^vcoll: rank (\d+) failed: (.*)$/gm)) out.push({ rank: Number(m[1]), message: m[2] });
@@ -166,9 +171,14 @@ export async function runMpi<R = unknown>(p: number, programModuleUrl: string | 
         process.off('SIGTERM', onSignal);
       };
       child.stderr.setEncoding('utf8');
+      // Once a rank has reported that the job failed, the job ends by MPI_Abort (or the rank's
+      // exit); should the MPI library not take the other ranks down (Open MPI's MPI_Abort can
+      // wait on ranks already inside MPI_Finalize), the job is killed after a grace period.
+      let grace: NodeJS.Timeout | undefined;
       child.stderr.on('data', (d: string) => {
         err += d;
         if (err.length > 1 << 20) err = err.slice(-(1 << 19));
+        if (grace === undefined && FATAL_LINE.test(err)) grace = setTimeout(killJob, ABORT_GRACE_MS);
       });
       const timer = setTimeout(() => {
         timedOut = true;
@@ -181,6 +191,7 @@ export async function runMpi<R = unknown>(p: number, programModuleUrl: string | 
       });
       child.on('close', (c) => {
         clearTimeout(timer);
+        clearTimeout(grace);
         unhook();
         resolve({ code: c, stderr: err, timedOut });
       });
