@@ -54,6 +54,14 @@ function fillSentinel(buf: Uint8Array): void {
 function putBlock(buf: Uint8Array, at: number, len: number, seed: number, r: number): void {
   for (let k = 0; k < len; k++) buf[at + k] = pat(seed, r, k);
 }
+
+/** A receive buffer of `bytes` bytes: sentinel, with block i (counts[i] elements of u bytes, rank i's data of `seed`) at element pos[i]. */
+function placedBlocks(bytes: number, pos: readonly number[], counts: readonly number[], u: number, seed: number): Uint8Array {
+  const want = new Uint8Array(bytes);
+  fillSentinel(want);
+  for (let i = 0; i < counts.length; i++) putBlock(want, pos[i] * u, counts[i] * u, seed, i);
+  return want;
+}
 function block(len: number, seed: number, r: number): Uint8Array {
   const b = new Uint8Array(len);
   putBlock(b, 0, len, seed, r);
@@ -311,12 +319,7 @@ function makeInstance(c: Case, s: OpSpec, idx: number, grp: Group, worldRank: nu
           fillSentinel(recv);
         },
         issue: () => allgatherv(comm, { send, recv, counts: argCounts, displs: pl.displs, unitBytes: u }, { algorithm: s.variant as AllgathervAlgorithm }),
-        check(round) {
-          const want = new Uint8Array(recv.length);
-          fillSentinel(want);
-          for (let i = 0; i < size; i++) putBlock(want, pl.pos[i] * u, counts[i] * u, dataSeed(round), i);
-          return out(diff(label('recv', round), recv, want));
-        },
+        check: (round) => out(diff(label('recv', round), recv, placedBlocks(recv.length, pl.pos, counts, u, dataSeed(round)))),
       };
     }
     case 'inter-allgather': {
@@ -357,12 +360,7 @@ function makeInstance(c: Case, s: OpSpec, idx: number, grp: Group, worldRank: nu
           fillSentinel(recv);
         },
         issue: () => interAllgatherv(inter, { send, recv, counts: argCounts, displs: pl.displs, unitBytes: u }, { algorithm: s.variant as InterAllgatherAlgorithm }),
-        check(round) {
-          const want = new Uint8Array(recv.length);
-          fillSentinel(want);
-          for (let i = 0; i < grp.remote; i++) putBlock(want, pl.pos[i] * u, remote[i] * u, rseed + round * 101, i);
-          return out(diff(label('recv (remote blocks)', round), recv, want));
-        },
+        check: (round) => out(diff(label('recv (remote blocks)', round), recv, placedBlocks(recv.length, pl.pos, remote, u, rseed + round * 101))),
       };
     }
     case 'bcast': {
