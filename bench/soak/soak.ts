@@ -19,6 +19,8 @@ import { Command, InvalidArgumentError as CommanderArgumentError } from 'command
 import { VcollError, hierarchicalModel, runMpi, runSim, runThreads } from '../../src/index.js';
 import { FAULT_KINDS, PLANT_KINDS, TRANSPORTS, decodeCase, describeCase, drawCase, encodeCase, nodesFor, type Case, type FaultKind, type GenOptions, type PlantKind, type Transport } from './cases.js';
 import { execCase } from './exec.js';
+import { exitOnError } from '../../src/cli/exit.js';
+import { parseIntegerOption } from '../../src/cli/options.js';
 import type { SoakJobArgs } from './program.js';
 
 const SELF = fileURLToPath(import.meta.url);
@@ -410,29 +412,22 @@ export async function soak(o: SoakOptions): Promise<{ failures: Failure[]; count
   return { failures, counts };
 }
 
-function intOption(name: string, min: number) {
-  return (v: string): number => {
-    const n = Number(v);
-    if (!Number.isInteger(n) || n < min) throw new CommanderArgumentError(`--${name} must be an integer >= ${min}`);
-    return n;
-  };
-}
 
 function cliMain(): void {
   const program = new Command()
     .name('soak')
     .description('random collective cases on the simulator, worker threads and MPI, verified byte for byte, with injected faults')
-    .option('--runs <n>', 'cases per transport', intOption('runs', 0), 200)
-    .option('--sim-runs <n>', 'cases on the simulator (default --runs)', intOption('sim-runs', 0))
-    .option('--threads-runs <n>', 'cases on worker threads (default --runs)', intOption('threads-runs', 0))
-    .option('--mpi-runs <n>', 'cases on MPI (default --runs)', intOption('mpi-runs', 0))
-    .option('--seed <n>', 'seed of the case generator', intOption('seed', 0), Date.now() % 2 ** 31)
+    .option('--runs <n>', 'cases per transport', parseIntegerOption('runs', 0), 200)
+    .option('--sim-runs <n>', 'cases on the simulator (default --runs)', parseIntegerOption('sim-runs', 0))
+    .option('--threads-runs <n>', 'cases on worker threads (default --runs)', parseIntegerOption('threads-runs', 0))
+    .option('--mpi-runs <n>', 'cases on MPI (default --runs)', parseIntegerOption('mpi-runs', 0))
+    .option('--seed <n>', 'seed of the case generator', parseIntegerOption('seed', 0), Date.now() % 2 ** 31)
     .option('--transport <t>', 'sim | threads | mpi | all', (v: string) => {
       if (v !== 'all' && !TRANSPORTS.includes(v as Transport)) throw new CommanderArgumentError('--transport must be sim, threads, mpi or all');
       return v as Transport | 'all';
     }, 'sim')
     .option('--case <tokens>', 'rerun exactly these cases (reproducer tokens, comma-separated: one job)')
-    .option('--max-seconds <s>', 'stop starting jobs after this long', intOption('max-seconds', 1))
+    .option('--max-seconds <s>', 'stop starting jobs after this long', parseIntegerOption('max-seconds', 1))
     .option('--json <file>', 'also write the summary and failures as JSON')
     .option('--no-mixes', 'no in-flight mixes')
     .option('--no-faults', 'no injected faults')
@@ -444,21 +439,26 @@ function cliMain(): void {
     })
     .option('--fault-rate <x>', 'fraction of cases with a fault', (v: string) => Number(v), 0.15)
     .option('--mpi-stuck', 'MPI: include the stuck-rank fault (needs the per-operation timeout, VCOLL_MPI_TIMEOUT_MS)', false)
-    .option('--mpi-stuck-ms <ms>', 'MPI: VCOLL_MPI_TIMEOUT_MS for the ranks with --mpi-stuck', intOption('mpi-stuck-ms', 1), 3000)
+    .option('--mpi-stuck-ms <ms>', 'MPI: VCOLL_MPI_TIMEOUT_MS for the ranks with --mpi-stuck', parseIntegerOption('mpi-stuck-ms', 1), 3000)
     .option('--plant <fault>', 'test the soak: plant wrong-count (wrong counts) or corrupt (a flipped result byte) in every case, expecting it verified (must fail)', (v: string) => {
       if (!PLANT_KINDS.includes(v as PlantKind)) throw new CommanderArgumentError(`--plant must be one of ${PLANT_KINDS.join(', ')}`);
       return v as PlantKind;
     })
-    .option('--threads-batch <n>', 'cases per runThreads call', intOption('threads-batch', 1), 8)
-    .option('--mpi-batch <n>', 'cases per mpirun job', intOption('mpi-batch', 1), 6)
-    .option('--sim-batch <n>', 'cases per message to the simulator child', intOption('sim-batch', 1), 50)
-    .option('--hang-seconds <s>', 'wall-clock limit of one case (sim: × ⌈p/64⌉; a threads/MPI job gets 10 s more per case)', intOption('hang-seconds', 1), 60)
-    .option('--sim-p-max <n>', 'largest p on the simulator (2 % of the cases above 64)', intOption('sim-p-max', 1), 512)
-    .option('--threads-p-max <n>', 'largest p on worker threads', intOption('threads-p-max', 1), 8)
-    .option('--mpi-p-max <n>', 'largest p on MPI', intOption('mpi-p-max', 1), 4)
+    .option('--threads-batch <n>', 'cases per runThreads call', parseIntegerOption('threads-batch', 1), 8)
+    .option('--mpi-batch <n>', 'cases per mpirun job', parseIntegerOption('mpi-batch', 1), 6)
+    .option('--sim-batch <n>', 'cases per message to the simulator child', parseIntegerOption('sim-batch', 1), 50)
+    .option('--hang-seconds <s>', 'wall-clock limit of one case (sim: × ⌈p/64⌉; a threads/MPI job gets 10 s more per case)', parseIntegerOption('hang-seconds', 1), 60)
+    .option('--sim-p-max <n>', 'largest p on the simulator (2 % of the cases above 64)', parseIntegerOption('sim-p-max', 1), 512)
+    .option('--threads-p-max <n>', 'largest p on worker threads', parseIntegerOption('threads-p-max', 1), 8)
+    .option('--mpi-p-max <n>', 'largest p on MPI', parseIntegerOption('mpi-p-max', 1), 4)
     .option('--no-progress', 'no progress line on stderr')
     .option('--verbose', 'also print every expected failure with its error', false);
-  program.parse(process.argv);
+  try {
+    program.parse(process.argv);
+  } catch (e) {
+    exitOnError(e); // a bad option value: its message, exit 2
+    return;
+  }
   const o = program.opts<SoakOptions>();
   void soak(o).then(
     ({ failures }) => {
