@@ -22,7 +22,7 @@ export {
   isDistributionName,
   type DistributionName,
   type DistributionParams,
-} from './bench/distributions.js';
+} from './workloads/distributions.js';
 export { TreeBuilder, postOrder, depths, isOrdered, treeToJSON, type Tree } from './trees/tree.js';
 export type { BuiltTree, RootOption } from './trees/types.js';
 export { evaluate, completionTime, type Evaluation, type Operation } from './trees/evaluate.js';
@@ -37,9 +37,9 @@ export {
   type AdaptiveJoin,
   type AdaptiveSchedule,
 } from './trees/adaptive.js';
-export { optimalTree, OPTIMAL_MAX_P, type OptimalOptions, type OptimalMode } from './trees/optimal.js';
-export { optimalPairwiseTree, MAX_PAIRWISE_P } from './trees/optimal-pairwise.js';
-export { optimalBinaryTree, type BinaryTreeOptions } from './trees/binary.js';
+export { optimalTree, OPTIMAL_MAX_P, type OptimalOptions, type OptimalMode } from './trees/optimal/homogeneous.js';
+export { optimalPairwiseTree, MAX_PAIRWISE_P } from './trees/optimal/pairwise.js';
+export { optimalBinaryTree, type BinaryTreeOptions } from './trees/optimal/binary.js';
 export { optimalBroadcastTree, broadcastTime, type BroadcastOperation, type BroadcastOptions } from './trees/broadcast.js';
 export { twoBlockTree, twoBlockDomains, type TwoBlockDomains } from './trees/two-block.js';
 export { decreasingRerankTree, exactNonOrderedOptimal, EXACT_NON_ORDERED_MAX_P, type TreeBuildFn } from './trees/non-ordered.js';
@@ -130,15 +130,15 @@ export {
 /** Model-based trees for heterogeneous networks (seed 001) and the two platforms of its experiments. */
 export { modelBinomialTree, modelBinomialTreeFor, type BinomialMapping, type ModelBinomialOptions } from './trees/model-binomial.js';
 export { traffTree, traffTreeFor, balancedPartition, homogeneousPredictor, type TraffOptions, type TraffPredictor } from './trees/model-traff.js';
-export { hclPlatform, grid5000Platform, proportionalBlocks, type Platform } from './bench/platforms.js';
+export { hclPlatform, grid5000Platform, proportionalBlocks, type Platform } from './workloads/platforms.js';
 
 /** The benchmark harness (issue 7): seed 000 §5's method, GL1/GL2 verdicts, results files, the HTML report. */
-export { runBench, validateBenchConfig, referenceName, type BenchRunOptions } from './bench/harness.js';
+export { runBench, validateBenchConfig, referenceName, type BenchRunOptions } from './harness/harness.js';
 export { resourceLimits, DEFAULT_MAX_SECONDS, type ResourceLimits } from './run/limits.js';
-export { BENCH_DEFAULTS } from './bench/bench-defaults.js';
-export { evaluateGuidelines } from './bench/guidelines.js';
-export { sampleStats, mannWhitney, type MannWhitneyResult } from './bench/stats.js';
-export { readResultsJson, writeResultsJson, resultsCsv, interCsv, CSV_COLUMNS, INTER_CSV_COLUMNS } from './bench/results-file.js';
+export { BENCH_DEFAULTS } from './harness/bench-defaults.js';
+export { evaluateGuidelines } from './harness/guidelines.js';
+export { sampleStats, mannWhitney, type MannWhitneyResult } from './harness/stats.js';
+export { readResultsJson, writeResultsJson, resultsCsv, interCsv, CSV_COLUMNS, INTER_CSV_COLUMNS } from './harness/results-file.js';
 export {
   RESULTS_SCHEMA,
   type BenchConfig,
@@ -152,10 +152,10 @@ export {
   type RowKind,
   type SampleStats,
   type TimeUnit,
-} from './bench/results.js';
+} from './harness/results.js';
 
 /** The self-contained HTML report of a bench's results (loads the plotting library on first use). */
-export async function renderBenchReport(results: import('./bench/results.js').BenchResults): Promise<string> {
+export async function renderBenchReport(results: import('./harness/results.js').BenchResults): Promise<string> {
   const { renderReport } = await import('./report/html.js');
   return renderReport(results);
 }

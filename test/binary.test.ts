@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { TooLargeError } from '../src/errors.js';
-import { blockSizes, DETERMINISTIC, type DistributionName } from '../src/bench/distributions.js';
+import { blockSizes, DETERMINISTIC, type DistributionName } from '../src/workloads/distributions.js';
 import { hierarchicalModel, linearModel, type CostModel } from '../src/model/cost-model.js';
-import { MAX_PAIRWISE_BINARY_P, optimalBinaryTree, solveBinary } from '../src/trees/binary.js';
+import { MAX_PAIRWISE_BINARY_P, optimalBinaryTree, solveBinary } from '../src/trees/optimal/binary.js';
 import { evaluate } from '../src/trees/evaluate.js';
 import { postOrder, TreeBuilder, type Tree } from '../src/trees/tree.js';
 import { rng, int } from './helpers/random.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { hierarchicalModel, linearModel, pairwiseModel, type CostModel } from '../src/model/cost-model.js';
 import { broadcastTime, optimalBroadcastTree } from '../src/trees/broadcast.js';
-import { MAX_PAIRWISE_P } from '../src/trees/optimal-pairwise.js';
+import { MAX_PAIRWISE_P } from '../src/trees/optimal/pairwise.js';
 import { isOrdered, TreeBuilder, type Tree } from '../src/trees/tree.js';
 import { rng, int } from './helpers/random.js';
 import { randomPairwise, uniformPairwise } from './helpers/models.js';

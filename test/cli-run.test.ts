@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { blockSizes } from '../src/bench/distributions.js';
+import { blockSizes } from '../src/workloads/distributions.js';
 import { PORTABLE_V_ALGORITHMS } from '../src/collectives/types.js';
 import { runRun, type RunCommandOptions } from '../src/cli/run-command.js';
 import type { Communicator } from '../src/comm/communicator.js';

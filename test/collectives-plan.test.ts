@@ -17,7 +17,7 @@ import { runSim } from '../src/transports/sim/index.js';
 import { obliviousBinomialTree } from '../src/trees/binomial.js';
 import { evaluate } from '../src/trees/evaluate.js';
 import { linearTree } from '../src/trees/linear.js';
-import { optimalTree } from '../src/trees/optimal.js';
+import { optimalTree } from '../src/trees/optimal/homogeneous.js';
 import { depths, postOrder } from '../src/trees/tree.js';
 import { twoBlockTree } from '../src/trees/two-block.js';
 import { int, rng } from './helpers/random.js';

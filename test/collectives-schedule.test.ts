@@ -4,14 +4,14 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { prefixSums, rangeElements, rangePlacement, sequencePlacement } from '../src/collectives/layout.js';
+import { prefixSums, rangeElements, rangePlacement, sequencePlacement } from '../src/collectives/placement.js';
 import { byteLength, contiguous, copyBytes } from '../src/comm/segments.js';
 import { binomialHeight, binomialNode, binomialSchedule, encodeSchedules } from '../src/collectives/schedule.js';
 import { ceilLog2 } from '../src/util/ceil-log.js';
 import { obliviousTreeFor } from '../src/trees/binomial.js';
 import { depths, isOrdered, postOrder } from '../src/trees/tree.js';
 import { linearModel } from '../src/model/cost-model.js';
-import { optimalTree } from '../src/trees/optimal.js';
+import { optimalTree } from '../src/trees/optimal/homogeneous.js';
 import { twoBlockTree } from '../src/trees/two-block.js';
 import { int, rng } from './helpers/random.js';
 import { randomTree } from './helpers/trees.js';

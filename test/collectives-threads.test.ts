@@ -5,7 +5,7 @@
  * every rank, the same algorithm reported everywhere.
  */
 import { describe, expect, it } from 'vitest';
-import { DISTRIBUTIONS } from '../src/bench/distributions.js';
+import { DISTRIBUTIONS } from '../src/workloads/distributions.js';
 import { GATHERV_VARIANTS, portableVariants } from '../src/collectives/index.js';
 import type { VAlgorithm } from '../src/collectives/types.js';
 import { runThreads } from '../src/transports/threads/index.js';

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { DISTRIBUTIONS, blockSizes } from '../src/bench/distributions.js';
+import { DISTRIBUTIONS, blockSizes } from '../src/workloads/distributions.js';
 import { linearModel } from '../src/model/cost-model.js';
 import { adaptiveBinomialTree } from '../src/trees/adaptive.js';
 import { obliviousBinomialTree } from '../src/trees/binomial.js';
 import { linearTree } from '../src/trees/linear.js';
 import { compareTrees, outsidePaperConvention } from '../src/trees/compare.js';
-import { optimalTree } from '../src/trees/optimal.js';
-import { optimalBinaryTree } from '../src/trees/binary.js';
+import { optimalTree } from '../src/trees/optimal/homogeneous.js';
+import { optimalBinaryTree } from '../src/trees/optimal/binary.js';
 import { TreeBuilder } from '../src/trees/tree.js';
 import { int, rng } from './helpers/random.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DETERMINISTIC, DISTRIBUTIONS, blockSizes, parseDistribution } from '../src/bench/distributions.js';
+import { DETERMINISTIC, DISTRIBUTIONS, blockSizes, parseDistribution } from '../src/workloads/distributions.js';
 import { InvalidArgumentError } from '../src/errors.js';
 import { tables } from './helpers/seed004.js';
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { DistributionName } from '../src/bench/distributions.js';
-import { evaluateGuidelines } from '../src/bench/guidelines.js';
-import type { BenchRow, RowKind } from '../src/bench/results.js';
-import { sampleStats } from '../src/bench/stats.js';
+import type { DistributionName } from '../src/workloads/distributions.js';
+import { evaluateGuidelines } from '../src/harness/guidelines.js';
+import type { BenchRow, RowKind } from '../src/harness/results.js';
+import { sampleStats } from '../src/harness/stats.js';
 import { InvalidArgumentError } from '../src/errors.js';
 import type { VOperation } from '../src/run/spec.js';
 import { invalidField } from './helpers/errors.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { blockSizes, DETERMINISTIC, type DistributionName } from '../src/bench/distributions.js';
+import { blockSizes, DETERMINISTIC, type DistributionName } from '../src/workloads/distributions.js';
 import { linearModel, pairwiseModel, type CostModel } from '../src/model/cost-model.js';
 import { evaluate } from '../src/trees/evaluate.js';
 import { linearTree } from '../src/trees/linear.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { PORTABLE_V_ALGORITHMS } from '../src/collectives/types.js';
-import { runMainJob } from '../src/main-job.js';
+import { runMainJob } from '../src/cli/demo-command.js';
 import { SEED000_DISTRIBUTIONS } from '../src/run/spec.js';
 import { sink } from './helpers/cli.js';
 

@@ -1,6 +1,6 @@
 /**
  * Seed 001's model-based trees (src/trees/model-binomial.ts, model-traff.ts), the two
- * platforms of its §3 (src/bench/platforms.ts) and the gatherv/scatterv variants that run
+ * platforms of its §3 (src/workloads/platforms.ts) and the gatherv/scatterv variants that run
  * them: valid trees whose time is evaluate's; hand-checked mappings, partitions and Träff
  * trees; byte-exact runs on the simulator at exactly evaluate's time; and the issue's claim
  * (model-based never slower than the model-oblivious original) — which holds for the
@@ -10,9 +10,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { VAlgorithm } from '../src/collectives/types.js';
 import { MODEL_TREE_ALGORITHMS } from '../src/collectives/types.js';
-import { runTreeOnSim } from '../src/bench/platform-run.js';
+import { runTreeOnSim } from '../src/harness/platform-run.js';
 import { predictTime } from '../src/run/predict.js';
-import { grid5000Platform, hclPlatform, proportionalBlocks, type Platform } from '../src/bench/platforms.js';
+import { grid5000Platform, hclPlatform, proportionalBlocks, type Platform } from '../src/workloads/platforms.js';
 import { InvalidArgumentError } from '../src/errors.js';
 import { linearModel, pairwiseModel } from '../src/model/cost-model.js';
 import { obliviousBinomialTree, obliviousTreeFor } from '../src/trees/binomial.js';

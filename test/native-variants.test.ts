@@ -41,7 +41,7 @@ import { vcoll } from './helpers/cli.js';
 import { int, rng } from './helpers/random.js';
 import nativeProgram, { type NativeResult } from './programs/native-program.js';
 import { makeCase, runCaseRank } from './programs/v-cases.js';
-import { DISTRIBUTIONS } from '../src/bench/distributions.js';
+import { DISTRIBUTIONS } from '../src/workloads/distributions.js';
 
 const PROGRAM = new URL('./programs/native-program.ts', import.meta.url);
 const MODEL = linearModel({ alpha: 100, beta: 1, gamma: 0 });

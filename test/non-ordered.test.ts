@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { TooLargeError } from '../src/errors.js';
-import { blockSizes } from '../src/bench/distributions.js';
+import { blockSizes } from '../src/workloads/distributions.js';
 import { linearModel, pairwiseModel, type CostModel } from '../src/model/cost-model.js';
 import { adaptiveBinomialTree } from '../src/trees/binomial.js';
 import { evaluate } from '../src/trees/evaluate.js';
@@ -11,7 +11,7 @@ import {
   EXACT_NON_ORDERED_MAX_P,
   permutedModel,
 } from '../src/trees/non-ordered.js';
-import { optimalTree } from '../src/trees/optimal.js';
+import { optimalTree } from '../src/trees/optimal/homogeneous.js';
 import { isOrdered, postOrder, TreeBuilder, type Tree } from '../src/trees/tree.js';
 import { rng, int } from './helpers/random.js';
 import { invalidField } from './helpers/errors.js';

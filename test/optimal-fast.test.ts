@@ -1,11 +1,11 @@
 /**
- * The crossing kernel (src/trees/optimal-crossing.ts) against the full-scan kernels
- * (src/trees/optimal-kernel.ts): every table cell and choice must be identical, so the
+ * The crossing kernel (src/trees/optimal/crossing-kernel.ts) against the full-scan kernels
+ * (src/trees/optimal/kernel.ts): every table cell and choice must be identical, so the
  * times, the trees and the reported roots are too. Also checks that its monotonicity
  * fallbacks (scanned cells, partial cells, deque rebuilds) are exercised.
  */
 import { describe, expect, it } from 'vitest';
-import { blockSizes, DISTRIBUTIONS } from '../src/bench/distributions.js';
+import { blockSizes, DISTRIBUTIONS } from '../src/workloads/distributions.js';
 import { linearModel } from '../src/model/cost-model.js';
 import { evaluate } from '../src/trees/evaluate.js';
 import {
@@ -14,9 +14,9 @@ import {
   crossingFixedRootTables,
   newStats,
   type CrossingStats,
-} from '../src/trees/optimal-crossing.js';
-import { anyRootTables, fixedRootTables, type DpInput } from '../src/trees/optimal-kernel.js';
-import { optimalTree } from '../src/trees/optimal.js';
+} from '../src/trees/optimal/crossing-kernel.js';
+import { anyRootTables, fixedRootTables, type DpInput } from '../src/trees/optimal/kernel.js';
+import { optimalTree } from '../src/trees/optimal/homogeneous.js';
 import { naiveOptimal } from './helpers/optimal-naive.js';
 
 function rng(seed: number): () => number {
@@ -34,7 +34,7 @@ interface Prm {
   copyAll: boolean;
 }
 
-/** The same DpInput that optimal.ts prepares. */
+/** The same DpInput that optimal/homogeneous.ts prepares. */
 function dpInput(sizes: ArrayLike<number>, prm: Prm): DpInput {
   const p = sizes.length;
   const m = Float64Array.from(sizes);

@@ -5,12 +5,12 @@
  * exact and paper modes differ.
  */
 import { describe, expect, it } from 'vitest';
-import { blockSizes, DETERMINISTIC, DISTRIBUTIONS, parseDistribution } from '../src/bench/distributions.js';
+import { blockSizes, DETERMINISTIC, DISTRIBUTIONS, parseDistribution } from '../src/workloads/distributions.js';
 import { TooLargeError, VcollError } from '../src/errors.js';
 import { hierarchicalModel, linearModel, pairwiseModel, type CostModel } from '../src/model/cost-model.js';
 import { BRUTE_FORCE_MAX_P, bruteForceOrderedOptimal, orderedTrees } from '../src/trees/brute-force.js';
 import { evaluate } from '../src/trees/evaluate.js';
-import { optimalTree, type OptimalMode } from '../src/trees/optimal.js';
+import { optimalTree, type OptimalMode } from '../src/trees/optimal/homogeneous.js';
 import { isOrdered, TreeBuilder, type Tree } from '../src/trees/tree.js';
 import { naiveOptimal } from './helpers/optimal-naive.js';
 import { invalidField } from './helpers/errors.js';

@@ -5,7 +5,7 @@
  * page in a browser: test/browser/report.browser.ts.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { BenchResults } from '../src/bench/results.js';
+import type { BenchResults } from '../src/harness/results.js';
 import { chartSpecs, displayTime, logTicks, postProcessSvg, renderCharts } from '../src/report/charts.js';
 import { escapeHtml, formatNumber, formatTime, renderReport } from '../src/report/html.js';
 import { FIXTURE_CHART_IDS, GL2_GATHER_NAME, fixtureResults } from './fixtures/bench-results.js';

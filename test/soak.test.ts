@@ -1,5 +1,5 @@
 /**
- * `npm run soak` (bench/soak/): a handful of cases on the simulator and on worker threads run
+ * `npm run soak` (tools/soak/): a handful of cases on the simulator and on worker threads run
  * and verify; a planted failure (wrong counts, or a result byte flipped after the op, with the
  * expectation "verified") is reported with a reproducer line that reruns exactly that case,
  * and the exit status is 1.
@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { decodeCase, drawCase, encodeCase, type GenOptions } from '../bench/soak/cases.js';
+import { decodeCase, drawCase, encodeCase, type GenOptions } from '../tools/soak/cases.js';
 
 interface Run {
   status: number | null;
@@ -17,10 +17,10 @@ interface Run {
   stderr: string;
 }
 
-/** Runs `npm run soak -- …args` (bench/soak/soak.ts through tsx) to completion. */
+/** Runs `npm run soak -- …args` (tools/soak/soak.ts through tsx) to completion. */
 function soak(args: readonly string[]): Promise<Run> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'bench/soak/soak.ts', '--no-progress', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'tools/soak/soak.ts', '--no-progress', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { mannWhitney, sampleStats } from '../src/bench/stats.js';
+import { mannWhitney, sampleStats } from '../src/harness/stats.js';
 import { invalidField } from './helpers/errors.js';
 import { rng } from './helpers/random.js';
 

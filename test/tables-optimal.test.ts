@@ -5,10 +5,10 @@
  * full-scan paper DP runs.
  */
 import { describe, expect, it } from 'vitest';
-import { blockSizes, parseDistribution, DETERMINISTIC } from '../src/bench/distributions.js';
+import { blockSizes, parseDistribution, DETERMINISTIC } from '../src/workloads/distributions.js';
 import { linearModel } from '../src/model/cost-model.js';
 import { evaluate } from '../src/trees/evaluate.js';
-import { optimalTree } from '../src/trees/optimal.js';
+import { optimalTree } from '../src/trees/optimal/homogeneous.js';
 import { outsidePaperConvention } from '../src/trees/compare.js';
 import { tables } from './helpers/seed004.js';
 

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { blockSizes } from '../src/bench/distributions.js';
+import { blockSizes } from '../src/workloads/distributions.js';
 import { linearModel, pairwiseModel } from '../src/model/cost-model.js';
 import { adaptiveBinomialTree } from '../src/trees/binomial.js';
 import { evaluate } from '../src/trees/evaluate.js';
 import { exactNonOrderedOptimal } from '../src/trees/non-ordered.js';
-import { optimalTree } from '../src/trees/optimal.js';
+import { optimalTree } from '../src/trees/optimal/homogeneous.js';
 import { postOrder } from '../src/trees/tree.js';
 import { twoBlockDomains, twoBlockTree } from '../src/trees/two-block.js';
 import { rng, int } from './helpers/random.js';

@@ -1,16 +1,16 @@
 /**
  * `vcoll bench`, `vcoll guidelines` and `vcoll report`: the benchmark harness of issue 7 on the
- * command line (src/bench/harness.ts does the work): runs write JSON and CSV, `guidelines`
+ * command line (src/harness/harness.ts does the work): runs write JSON and CSV, `guidelines`
  * prints the violations of a results file, `report` turns it into a self-contained HTML page.
  */
 import cliProgress from 'cli-progress';
 import Table from 'cli-table3';
 import { writeFileSync } from 'node:fs';
-import { BENCH_DEFAULTS } from '../bench/bench-defaults.js';
-import { runBench } from '../bench/harness.js';
-import { evaluateGuidelines } from '../bench/guidelines.js';
-import type { BenchConfig, BenchResults, GuidelineVerdict } from '../bench/results.js';
-import { interCsv, interCsvPath, readResultsJson, resultsCsv, writeResultsJson } from '../bench/results-file.js';
+import { BENCH_DEFAULTS } from '../harness/bench-defaults.js';
+import { runBench } from '../harness/harness.js';
+import { evaluateGuidelines } from '../harness/guidelines.js';
+import type { BenchConfig, BenchResults, GuidelineVerdict } from '../harness/results.js';
+import { interCsv, interCsvPath, readResultsJson, resultsCsv, writeResultsJson } from '../harness/results-file.js';
 import { InvalidArgumentError } from '../errors.js';
 import type { TransportName, VOperation } from '../run/spec.js';
 import { parseSettings } from './inter-command.js';

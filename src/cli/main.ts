@@ -1,11 +1,13 @@
 /** The `vcoll` command line: thin shells over the library. */
 import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
-import { V_ALGORITHMS } from '../collectives/types.js';
-import { TRANSPORTS, V_OPERATIONS } from '../run/spec.js';
+import { PORTABLE_V_ALGORITHMS, V_ALGORITHMS } from '../collectives/types.js';
+import { parseDistribution } from '../workloads/distributions.js';
+import { SEED000_DISTRIBUTIONS, TRANSPORTS, V_OPERATIONS } from '../run/spec.js';
 import { COMPARED_ALGORITHMS, parseComparedAlgorithms, parseRootSelection } from '../trees/compare.js';
-import { BENCH_DEFAULTS } from '../bench/bench-defaults.js';
+import { BENCH_DEFAULTS } from '../harness/bench-defaults.js';
 import type { BenchCommandOptions, GuidelinesCommandOptions, ReportCommandOptions } from './bench-command.js';
+import type { DemoCommandOptions } from './demo-command.js';
 import type { EstimateCommandOptions } from './estimate-command.js';
 import { exitOnError } from './exit.js';
 import { runModel, type ModelCommandOptions } from './model-command.js';
@@ -22,6 +24,11 @@ function packageVersion(): string {
   } catch {
     return 'unknown';
   }
+}
+
+/** A comma-separated list option, each item parsed by `parse`. */
+function parseList<T extends string>(name: string, parse: (v: string) => T): (v: string) => T[] {
+  return (v: string) => v.split(',').filter((s) => s.trim() !== '').map((s) => parse(s.trim()));
 }
 
 export function buildProgram(): Command {
@@ -215,6 +222,25 @@ export function buildProgram(): Command {
     .action(async (file: string, opts: ReportCommandOptions) => {
       const { runReportCommand } = await import('./bench-command.js');
       await runReportCommand(file, opts);
+    });
+
+  program
+    .command('demo')
+    .description('the main job: every gatherv/scatterv algorithm on worker threads, verified, measured against the calibrated model (npm start)')
+    .option('--p <n>', 'worker threads (ranks)', parseIntegerOption('p', 2), 8)
+    .option('--b <n>', 'average block size (elements)', parseIntegerOption('b', 1), 100)
+    .option('--root <r>', 'root rank', parseIntegerOption('root', 0), 0)
+    .option('--unit-bytes <n>', 'bytes per element', parseIntegerOption('unit-bytes', 1), 1)
+    .option('--seed <n>', 'seed of the random distributions', parseIntegerOption('seed', 0), 1)
+    .option('--reps <n>', 'timed repetitions per case', parseIntegerOption('reps', 1), 5)
+    .option('--warmup <n>', 'untimed executions per case', parseIntegerOption('warmup', 0), 2)
+    .option('--ops <list>', V_OPERATIONS.join(','), parseList('ops', parseChoice('ops', V_OPERATIONS)))
+    .option('--algorithms <list>', PORTABLE_V_ALGORITHMS.join(','), parseList('algorithms', parseChoice('algorithms', PORTABLE_V_ALGORITHMS)))
+    .option('--dist <list>', `distributions (default: ${SEED000_DISTRIBUTIONS.join(',')})`, parseList('dist', (s) => parseDistribution(s, '--dist')))
+    .exitOverride()
+    .action(async (opts: DemoCommandOptions) => {
+      const { runDemoCommand } = await import('./demo-command.js');
+      await runDemoCommand(opts);
     });
 
   program

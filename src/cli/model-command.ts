@@ -1,13 +1,13 @@
 /** `vcoll model`: the seed 004 Table 1 comparison for any p, b, α, β, γ and distributions. */
 import Table from 'cli-table3';
 import cliProgress from 'cli-progress';
-import { DISTRIBUTIONS, DISTRIBUTION_LABELS, blockSizes, parseDistribution, type DistributionName } from '../bench/distributions.js';
+import { DISTRIBUTIONS, DISTRIBUTION_LABELS, blockSizes, parseDistribution, type DistributionName } from '../workloads/distributions.js';
 import { InvalidArgumentError, TooLargeError } from '../errors.js';
 import { linearModel } from '../model/cost-model.js';
 import { checkTreeWork } from '../run/limits.js';
 import { treeLimit } from '../trees/registry.js';
 import { COMPARED_ALGORITHMS, compareTrees, type ComparedAlgorithm, type ComparisonRow, type RootSelection } from '../trees/compare.js';
-import type { OptimalMode } from '../trees/optimal.js';
+import type { OptimalMode } from '../trees/optimal/homogeneous.js';
 
 export interface ModelCommandOptions {
   p: number;

@@ -5,7 +5,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import Table from 'cli-table3';
-import { parseDistribution } from '../bench/distributions.js';
+import { parseDistribution } from '../workloads/distributions.js';
 import { requiresNative, type VAlgorithm } from '../collectives/types.js';
 import { CommunicationError, InvalidArgumentError, UnavailableError, VcollError } from '../errors.js';
 import { checkCaseResources } from '../run/case-limits.js';

@@ -1,6 +1,6 @@
 /** `vcoll tree`: builds one tree for given sizes or a distribution; draws it as text and SVG. */
 import { writeFileSync } from 'node:fs';
-import { blockSizes, parseDistribution } from '../bench/distributions.js';
+import { blockSizes, parseDistribution } from '../workloads/distributions.js';
 import { InvalidArgumentError, TooLargeError } from '../errors.js';
 import { checkTreeWork } from '../run/limits.js';
 import { linearModel } from '../model/cost-model.js';

@@ -10,7 +10,7 @@
  * rank they hold. For ordered trees (every subtree a consecutive range) that is rank order;
  * for any tree it means a non-root rank never reorders anything: a child's message lands
  * contiguously at its offset. Only the root maps packed messages to displacements
- * (collectives/layout.ts: one view when contiguous, else the blocks' views as a vectored buffer).
+ * (collectives/placement.ts: one view when contiguous, else the blocks' views as a vectored buffer).
  *
  * Distribution. The root, which knows the counts, builds the tree and encodes one record
  * per rank: a fixed part of SCHEDULE_WIDTH Int32 (count, parent, number of children k,

@@ -17,14 +17,14 @@
  * Buffers (no communication, O(children) views): a non-root rank's packed buffer with views
  * of its own block and of each child's message, where a leaf that does not copy (no
  * model.copyAll, seed 000 Lemma 4) uses its user block directly; the root's placement of
- * each child's message in the user's buffer (collectives/layout.ts: the blocks' views at
+ * each child's message in the user's buffer (collectives/placement.ts: the blocks' views at
  * their displacements, a vectored buffer when they are not contiguous — no staging).
  */
 import type { Communicator } from '../comm/communicator.js';
 import { findTreeAlgorithm } from '../trees/registry.js';
 import { ceilLog2 } from '../util/ceil-log.js';
 import { V_TAGS } from './defaults.js';
-import { blockView, rootLayout, sequencePlacement, type Placement } from './layout.js';
+import { blockView, rootLayout, sequencePlacement, type Placement } from './placement.js';
 import {
   binomialNode,
   binomialSchedule,
@@ -154,7 +154,7 @@ export function packedBuffer(node: NodeSchedule, unitBytes: number, block: Uint8
 
 /**
  * The root's own block and each child's message placed in the user's buffer `buf`: the
- * blocks' views at their displacements, vectored when not contiguous (collectives/layout.ts).
+ * blocks' views at their displacements, vectored when not contiguous (collectives/placement.ts).
  */
 export function rootPlacements(
   comm: Communicator,

@@ -1,5 +1,5 @@
 /**
- * The charts of `vcoll report`: Vega-Lite specs built from a bench's results (src/bench/results.ts)
+ * The charts of `vcoll report`: Vega-Lite specs built from a bench's results (src/harness/results.ts)
  * and rendered to standalone SVG strings in Node with `vega` + `vega-lite` (headless renderer,
  * no canvas, no browser).
  *
@@ -24,8 +24,8 @@
 import * as vega from 'vega';
 import * as vl from 'vega-lite';
 import type { TopLevelSpec } from 'vega-lite';
-import { DISTRIBUTIONS, DISTRIBUTION_LABELS, type DistributionName } from '../bench/distributions.js';
-import type { BenchResults, BenchRow, GuidelineVerdict, InterRow, TimeUnit } from '../bench/results.js';
+import { DISTRIBUTIONS, DISTRIBUTION_LABELS, type DistributionName } from '../workloads/distributions.js';
+import type { BenchResults, BenchRow, GuidelineVerdict, InterRow, TimeUnit } from '../harness/results.js';
 import type { VOperation } from '../run/spec.js';
 
 /** One rendered chart: `svg` is a standalone `<svg>` element, safe to inline in HTML. */

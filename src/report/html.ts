@@ -9,8 +9,8 @@
  * seed 000 Figs. 3–10 (time against block size per distribution) and, when the run had
  * intergroup cases, seed 003 Figs. 4–6 (intergroup allgather(v) times and improvement ratios).
  */
-import type { BenchResults, GuidelineVerdict, TimeUnit } from '../bench/results.js';
-import { DISTRIBUTION_LABELS } from '../bench/distributions.js';
+import type { BenchResults, GuidelineVerdict, TimeUnit } from '../harness/results.js';
+import { DISTRIBUTION_LABELS } from '../workloads/distributions.js';
 import { displayTime, renderCharts, timeUnitLabel, type Chart } from './charts.js';
 
 /** Escape text for HTML element content and double-quoted attribute values. */

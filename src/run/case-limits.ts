@@ -4,7 +4,7 @@
  * (its dynamic program's tables), the model's costs (no overflowing times) and the data
  * (Σ counts × unit bytes × copies). Errors name the field as the caller spells it (`prefix`).
  */
-import { blockSizes } from '../bench/distributions.js';
+import { blockSizes } from '../workloads/distributions.js';
 import { MODEL_TREE_ALGORITHMS, type VAlgorithm } from '../collectives/types.js';
 import { InvalidArgumentError, TooLargeError } from '../errors.js';
 import { requireFiniteCosts } from '../model/cost-model.js';

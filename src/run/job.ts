@@ -5,7 +5,7 @@
  * the ranks, one execution), rounds (construction rounds + height of the data-phase tree, from
  * the root's CollectiveInfo) and the model's prediction for the tree the data phase follows.
  */
-import { blockSizes } from '../bench/distributions.js';
+import { blockSizes } from '../workloads/distributions.js';
 import type { VAlgorithm } from '../collectives/types.js';
 import { InvalidArgumentError } from '../errors.js';
 import { runSim, type SimTrace } from '../transports/sim/index.js';

@@ -5,7 +5,7 @@
  * byte after every execution. The same code runs on the simulator and on worker threads;
  * only the timer differs (virtual clock vs. performance.now after a barrier).
  */
-import { blockSizes } from '../bench/distributions.js';
+import { blockSizes } from '../workloads/distributions.js';
 import { barrier } from '../collectives/basic/index.js';
 import { gatherv, gathervInit, scatterv, scattervInit } from '../collectives/index.js';
 import type { Communicator } from '../comm/communicator.js';

@@ -1,10 +1,10 @@
 /**
  * What one run of one collective is: the operation, the algorithm, the block sizes (a
- * distribution of src/bench/distributions.ts), the root, the model α, β, γ (per element) the
+ * distribution of src/workloads/distributions.ts), the root, the model α, β, γ (per element) the
  * trees are built for (and the simulator charges), and how to time it. Shared by `vcoll run`,
  * the main job and the threads benchmark; validated once here with typed errors.
  */
-import { DISTRIBUTIONS, parseDistribution, type DistributionName } from '../bench/distributions.js';
+import { DISTRIBUTIONS, parseDistribution, type DistributionName } from '../workloads/distributions.js';
 import { V_ALGORITHMS, type VAlgorithm } from '../collectives/types.js';
 import { InvalidArgumentError } from '../errors.js';
 import { linearModel, type CostModel } from '../model/cost-model.js';

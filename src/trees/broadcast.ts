@@ -17,7 +17,7 @@
  * closed form. An ordered tree over n ranks with any root, fixed or not, reaches the classic
  * one-ported bound ⌈log₂ n⌉·c by a halving construction (see homogeneousBroadcast), and no
  * tree does better: O(p) time and space (better than the O(p³) range DP, which the tests
- * check it against). Non-homogeneous costs: the per-pair range DP of optimal-pairwise.ts with
+ * check it against). Non-homogeneous costs: the per-pair range DP of optimal/pairwise.ts with
  * comm(r → w, m) on every edge (comm(w → r, m) for a reduction): O(p³) space, O(p⁵)
  * worst-case time (far less in practice, see there), p ≤ MAX_PAIRWISE_P.
  * One-ported models only.
@@ -25,8 +25,8 @@
 import { InvalidArgumentError, TooLargeError } from '../errors.js';
 import { requireFiniteCosts, type CostModel } from '../model/cost-model.js';
 import { requireInteger, validateRoot } from '../model/validate.js';
-import { checkOneported } from './binary.js';
-import { MAX_PAIRWISE_P, solveOrderedRanges } from './optimal-pairwise.js';
+import { checkOneported } from './optimal/binary.js';
+import { MAX_PAIRWISE_P, solveOrderedRanges } from './optimal/pairwise.js';
 import { postOrder, TreeBuilder, type Tree } from './tree.js';
 import type { BuiltTree, RootOption } from './types.js';
 

@@ -6,8 +6,8 @@
 import { InvalidArgumentError } from '../errors.js';
 import type { CostModel } from '../model/cost-model.js';
 import { validateRoot, validateSizes } from '../model/validate.js';
-import type { OptimalMode } from './optimal.js';
-import { solveBinary, type BinarySolution } from './binary.js';
+import type { OptimalMode } from './optimal/homogeneous.js';
+import { solveBinary, type BinarySolution } from './optimal/binary.js';
 import { findTreeAlgorithm } from './registry.js';
 import type { Tree } from './tree.js';
 import type { BuiltTree } from './types.js';

@@ -6,14 +6,14 @@
 import { TooLargeError } from '../errors.js';
 import type { CostModel } from '../model/cost-model.js';
 import { adaptiveBinomialTree, obliviousBinomialTree } from './binomial.js';
-import { MAX_BINARY_P, MAX_PAIRWISE_BINARY_P, optimalBinaryTree } from './binary.js';
+import { MAX_BINARY_P, MAX_PAIRWISE_BINARY_P, optimalBinaryTree } from './optimal/binary.js';
 import type { Operation } from './evaluate.js';
 import { linearTree } from './linear.js';
 import { modelBinomialRootSearchLimit, modelBinomialTree } from './model-binomial.js';
 import { TRAFF_ROOT_SEARCH_MAX_P, traffTree } from './model-traff.js';
 import { EXACT_NON_ORDERED_MAX_P, decreasingRerankTree, exactNonOrderedOptimal } from './non-ordered.js';
-import { OPTIMAL_MAX_P, optimalTree } from './optimal.js';
-import { MAX_PAIRWISE_P, optimalPairwiseTree } from './optimal-pairwise.js';
+import { OPTIMAL_MAX_P, optimalTree } from './optimal/homogeneous.js';
+import { MAX_PAIRWISE_P, optimalPairwiseTree } from './optimal/pairwise.js';
 import { twoBlockTree } from './two-block.js';
 import type { BuiltTree } from './types.js';
 

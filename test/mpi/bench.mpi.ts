@@ -4,8 +4,8 @@
  * to MPI (predictions in seconds), every execution verified.
  */
 import { describe, expect, it } from 'vitest';
-import { BENCH_DEFAULTS } from '../../src/bench/bench-defaults.js';
-import { runBench } from '../../src/bench/harness.js';
+import { BENCH_DEFAULTS } from '../../src/harness/bench-defaults.js';
+import { runBench } from '../../src/harness/harness.js';
 
 describe('vcoll bench over MPI', () => {
   it.each([2, 3])('p = %i: adaptive and mpi-native against MPI_Gather / MPI_Allreduce references, calibrated, verified', async (p) => {

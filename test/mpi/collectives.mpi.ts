@@ -12,7 +12,7 @@
  * - adaptive gatherv / scatterv with large blocks, overlap and persistent starts.
  */
 import { describe, expect, it } from 'vitest';
-import { DISTRIBUTIONS } from '../../src/bench/distributions.js';
+import { DISTRIBUTIONS } from '../../src/workloads/distributions.js';
 import {
   ALLGATHER_ALGORITHMS,
   ALLGATHERV_ALGORITHMS,

@@ -13,7 +13,7 @@
  *   gaps, unitBytes 1 and 3) with 'mpi-native' over splitIntercomm, every split size.
  */
 import { describe, expect, it } from 'vitest';
-import { DISTRIBUTIONS } from '../../src/bench/distributions.js';
+import { DISTRIBUTIONS } from '../../src/workloads/distributions.js';
 import { runMpi } from '../../src/transports/mpi/run.js';
 import { int, rng } from '../helpers/random.js';
 import type { BasicCase, NativeArgs, NativeResult } from '../programs/native-program.js';

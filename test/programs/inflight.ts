@@ -12,7 +12,7 @@ import type { Communicator } from '../../src/comm/communicator.js';
 import { int, rng } from '../helpers/random.js';
 import { blockByte, caseRunner, makeCase, type VCase } from './v-cases.js';
 import type { VAlgorithm } from '../../src/collectives/types.js';
-import type { DistributionName } from '../../src/bench/distributions.js';
+import type { DistributionName } from '../../src/workloads/distributions.js';
 
 export type MixItem =
   | { readonly kind: 'v'; readonly case: VCase }

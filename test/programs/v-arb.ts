@@ -1,6 +1,6 @@
 /** fast-check arbitraries of gatherv/scatterv cases (see v-cases.ts). */
 import fc from 'fast-check';
-import { DISTRIBUTIONS } from '../../src/bench/distributions.js';
+import { DISTRIBUTIONS } from '../../src/workloads/distributions.js';
 import type { VAlgorithm } from '../../src/collectives/types.js';
 import type { CaseChoice } from './v-cases.js';
 

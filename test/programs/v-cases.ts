@@ -8,7 +8,7 @@
 import { gatherv, gathervInit, scatterv, scattervInit } from '../../src/collectives/index.js';
 import type { CollectiveInfo, CollectiveOptions, PersistentCollective, VAlgorithm } from '../../src/collectives/types.js';
 import type { Communicator } from '../../src/comm/communicator.js';
-import { blockSizes, type DistributionName } from '../../src/bench/distributions.js';
+import { blockSizes, type DistributionName } from '../../src/workloads/distributions.js';
 import { linearModel } from '../../src/model/cost-model.js';
 import { int, rng } from '../helpers/random.js';
 

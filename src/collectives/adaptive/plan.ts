@@ -8,7 +8,7 @@ import type { Communicator } from '../../comm/communicator.js';
 import { InvalidArgumentError, VcollError } from '../../errors.js';
 import type { CostModel } from '../../model/cost-model.js';
 import { TreeBuilder, type Tree } from '../../trees/tree.js';
-import { prefixSums, rangeElements } from '../layout.js';
+import { prefixSums, rangeElements } from '../placement.js';
 import type { AdaptiveVariantOptions, CollectiveInfo } from '../types.js';
 import { constructionRounds, type AdaptiveRole, type RoleEvent } from './construct.js';
 import { checkPrefix, rangeCheck, type JoinContext } from './decide.js';

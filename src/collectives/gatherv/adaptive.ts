@@ -9,7 +9,7 @@
  * when that range lies to its right, after it when to its left; every rank first under
  * Lemma 4), then sends its whole range to its parent as one message; leaves send straight
  * from their block. The root receives straight into its buffer at the displacements (a
- * vectored receive when the range's blocks are not contiguous there, collectives/layout.ts;
+ * vectored receive when the range's blocks are not contiguous there, collectives/placement.ts;
  * nothing staged). An empty range sends no message.
  *
  * Overlap (default, §3): `init` starts the construction and returns at once; the first
@@ -23,7 +23,7 @@
  */
 import type { Communicator } from '../../comm/communicator.js';
 import { VcollError } from '../../errors.js';
-import { blockView, rangePlacement, rootLayout, type Placement } from '../layout.js';
+import { blockView, rangePlacement, rootLayout, type Placement } from '../placement.js';
 import { persistentPlan } from '../schedule.js';
 import type { PersistentCollective } from '../types.js';
 import type { GathervPlanInput, GathervVariant } from '../variant.js';

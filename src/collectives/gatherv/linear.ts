@@ -22,7 +22,7 @@ import { CommunicationError, DeadlockError, InvalidArgumentError } from '../../e
 import type { Communicator } from '../../comm/communicator.js';
 import { mapRequest, type Request } from '../../comm/request.js';
 import { V_TAGS } from '../defaults.js';
-import { blockView, rootLayout } from '../layout.js';
+import { blockView, rootLayout } from '../placement.js';
 import { nextDataTag, persistentPlan } from '../schedule.js';
 import type { PersistentCollective } from '../types.js';
 import type { GathervPlanInput, GathervVariant } from '../variant.js';

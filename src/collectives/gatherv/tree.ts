@@ -16,7 +16,7 @@
  * then sends its packed buffer to its parent. Empty subtrees send nothing. The root
  * receives each child's message straight into recv: one view when its blocks are
  * contiguous there, else the blocks' views as one vectored receive (two-block trees, gaps,
- * permuted displacements; collectives/layout.ts), so nothing is staged or copied. With
+ * permuted displacements; collectives/placement.ts), so nothing is staged or copied. With
  * model.ports = k > 1 the same sequence runs with at most k operations outstanding and the
  * copy as a message to itself (collectives/ports.ts). Cost on the simulator: exactly
  * evaluate(tree, counts, model).time, whatever the displacements and k.

@@ -19,7 +19,7 @@ import { normalizeGatherv } from '../args.js';
 import { beginCall, derivedScope } from '../call-scope.js';
 import { checkGatherArgs, gather } from '../basic/gather.js';
 import { BINOMIAL_GATHERV } from '../gatherv/binomial.js';
-import { rootLayout, type BlockLayout } from '../layout.js';
+import { rootLayout, type BlockLayout } from '../placement.js';
 import { bridgeOf, localOf, structureOf } from './cache.js';
 import { type NodeStructure } from './structure.js';
 import { twoLevelGather } from './two-level.js';

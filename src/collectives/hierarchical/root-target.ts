@@ -22,7 +22,7 @@
 import type { Communicator } from '../../comm/communicator.js';
 import { VcollError } from '../../errors.js';
 import { indexed, indexedBlock, views, type Layout } from '../../layout/index.js';
-import { blockView, type BlockLayout, type Placement } from '../layout.js';
+import { blockView, type BlockLayout, type Placement } from '../placement.js';
 import type { NodeStructure } from './structure.js';
 
 export interface RootTarget {

@@ -5,7 +5,7 @@
  * the tree equals `adaptiveBinomialTree(sizes, model, { root, rule })`, the gather tree run
  * backwards. Then the data top-down, each gather root sending to its children in the reverse
  * of the order it joined them: the root straight from its send buffer (a vectored send when
- * the displacements of a range are not contiguous, collectives/layout.ts); an inner rank receives
+ * the displacements of a range are not contiguous, collectives/placement.ts); an inner rank receives
  * its whole range into an intermediate buffer in rank order, sends the sub-ranges on and
  * copies its own block out at the position the gather copy convention mirrors; a leaf
  * receives straight into its buffer (under Lemma 4 every rank goes through the buffer). An
@@ -17,7 +17,7 @@
  * of the tree, ⌈log₂p⌉α + βΣ_{i≠r} m_i for the Lemma 1 free root with γ = 0, p = 2^d.
  */
 import type { MessageBuffer } from '../../comm/segments.js';
-import { blockView, rangePlacement, rootLayout } from '../layout.js';
+import { blockView, rangePlacement, rootLayout } from '../placement.js';
 import { persistentPlan } from '../schedule.js';
 import type { PersistentCollective } from '../types.js';
 import type { ScattervPlanInput, ScattervVariant } from '../variant.js';

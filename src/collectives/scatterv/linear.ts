@@ -18,7 +18,7 @@ import type { Request } from '../../comm/request.js';
 import { V_TAGS } from '../defaults.js';
 import { countMismatch } from '../gatherv/linear.js';
 import { inOrder, selfCopy } from '../ports.js';
-import { blockView, rootLayout } from '../layout.js';
+import { blockView, rootLayout } from '../placement.js';
 import { nextDataTag, persistentPlan } from '../schedule.js';
 import type { PersistentCollective } from '../types.js';
 import type { ScattervPlanInput, ScattervVariant } from '../variant.js';

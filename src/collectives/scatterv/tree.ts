@@ -15,7 +15,7 @@
  * and copies its own block out where the gather would have copied it in. Empty subtrees
  * receive nothing. The root sends each child's message straight from `send`: one view when
  * its blocks are contiguous there, else the blocks' views as one vectored send
- * (collectives/layout.ts), so a persistent plan sends the current contents and nothing is
+ * (collectives/placement.ts), so a persistent plan sends the current contents and nothing is
  * staged. With model.ports = k > 1 the same sequence runs with at most k operations
  * outstanding and the copy as a message to itself (collectives/ports.ts). Cost on the
  * simulator: exactly evaluate(tree, counts, model, 'scatter').time, for any k.

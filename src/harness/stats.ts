@@ -1,7 +1,7 @@
 /**
  * Statistics of benchmark samples (issue 7): the summary of one sample of run times
- * (`SampleStats` of src/bench/results.ts) and the one-sided Wilcoxon rank-sum /
- * Mann–Whitney U test the guideline checks use (src/bench/guidelines.ts).
+ * (`SampleStats` of src/harness/results.ts) and the one-sided Wilcoxon rank-sum /
+ * Mann–Whitney U test the guideline checks use (src/harness/guidelines.ts).
  *
  * Method (seed 000 §5; checked as PGChecker does): Hunold & Carpen-Amarie's PGChecker judges
  * a performance guideline "left ≤ right" violated when a Wilcoxon rank-sum test on the two

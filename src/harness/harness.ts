@@ -2,7 +2,7 @@
  * `vcoll bench` (issue 7): operations × algorithms × distributions × block sizes × process
  * counts on one transport, by seed 000 §5's method (10 warm-ups, 75 repetitions, a barrier
  * before each execution, time = the slowest process), with GL1/GL2's references measured
- * beside every case and the guidelines judged on the samples (src/bench/guidelines.ts).
+ * beside every case and the guidelines judged on the samples (src/harness/guidelines.ts).
  *
  * The configuration is checked whole before any work starts (typed errors naming the field).
  * Work is split per process count and (operation, distribution): one start-up of the transport
@@ -28,7 +28,7 @@ import { loadMpiBinding } from '../transports/mpi/binding.js';
 import { runMpi, type RunMpiOptions } from '../transports/mpi/run.js';
 import benchProgram, { type BenchProgramArgs, type BenchProgramCase, type BenchRankResult, type BenchVariant } from './bench-program.js';
 import { notApplicable } from '../run/applicable.js';
-import { blockSizes, DISTRIBUTIONS, parseDistribution, type DistributionName } from './distributions.js';
+import { blockSizes, DISTRIBUTIONS, parseDistribution, type DistributionName } from '../workloads/distributions.js';
 import { evaluateGuidelines } from './guidelines.js';
 import { BENCH_DEFAULTS } from './bench-defaults.js';
 import { RESULTS_SCHEMA, type BenchCalibration, type BenchConfig, type BenchResults, type BenchRow, type InterRow, type RowKind } from './results.js';

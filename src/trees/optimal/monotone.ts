@@ -10,7 +10,7 @@
  * optimum; it is still a valid ordered tree and its reported time is its exact evaluated
  * time. Exact (symmetric) rule only; best root and fixed root.
  */
-import { CHOICE, triangleSize, triIndex, type AnyRootTables, type ChoiceTable, type DpInput, type FixedRootTables } from './optimal-kernel.js';
+import { CHOICE, triangleSize, triIndex, type AnyRootTables, type ChoiceTable, type DpInput, type FixedRootTables } from './kernel.js';
 
 function newChoice(p: number, n: number): ChoiceTable {
   return p <= 32767 ? new Int16Array(n) : new Int32Array(n);

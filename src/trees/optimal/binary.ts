@@ -31,11 +31,11 @@
  * time is the DP value and equals `evaluate(tree, …)` exactly (the DP performs the same
  * floating-point operations, and copyAt is set explicitly).
  */
-import { InvalidArgumentError, TooLargeError, VcollError } from '../errors.js';
-import { requireFiniteCosts, requireModelFits, type CostModel } from '../model/cost-model.js';
-import { validateRoot, validateSizes } from '../model/validate.js';
-import { TreeBuilder } from './tree.js';
-import type { BuiltTree, RootOption } from './types.js';
+import { InvalidArgumentError, TooLargeError, VcollError } from '../../errors.js';
+import { requireFiniteCosts, requireModelFits, type CostModel } from '../../model/cost-model.js';
+import { validateRoot, validateSizes } from '../../model/validate.js';
+import { TreeBuilder } from '../tree.js';
+import type { BuiltTree, RootOption } from '../types.js';
 
 /** Largest p accepted under a non-homogeneous model (O(p⁴) time, O(p³) space: 8·p³ bytes). */
 export const MAX_PAIRWISE_BINARY_P = 160;

@@ -33,19 +33,19 @@ import { isMainThread } from 'node:worker_threads';
 import Table from 'cli-table3';
 import { Command } from 'commander';
 import prand from 'pure-rand';
-import { parseIntegerListOption, parseIntegerOption, parseNumberOption } from '../cli/options.js';
-import { barrier } from '../collectives/basic/barrier.js';
+import { parseIntegerListOption, parseIntegerOption, parseNumberOption } from '../src/cli/options.js';
+import { barrier } from '../src/collectives/basic/barrier.js';
 import {
   hierarchicalGather,
   hierarchicalGatherv,
   HIERARCHICAL_VARIANT_NAMES,
   type HierarchicalVariantName,
-} from '../collectives/hierarchical/index.js';
-import type { Communicator } from '../comm/communicator.js';
-import { hierarchicalModel } from '../model/cost-model.js';
-import { runSim } from '../transports/sim/index.js';
-import { runThreads } from '../transports/threads/index.js';
-import { blockOf, firstMismatch, fullBuffer, poison } from '../run/data.js';
+} from '../src/collectives/hierarchical/index.js';
+import type { Communicator } from '../src/comm/communicator.js';
+import { hierarchicalModel } from '../src/model/cost-model.js';
+import { runSim } from '../src/transports/sim/index.js';
+import { runThreads } from '../src/transports/threads/index.js';
+import { blockOf, firstMismatch, fullBuffer, poison } from '../src/run/data.js';
 
 const VARIANTS = HIERARCHICAL_VARIANT_NAMES;
 type Op = 'gather' | 'gatherv';

@@ -1,5 +1,5 @@
 /**
- * `npm run bench:hetero`: seed 001's experiment on its two platforms (src/bench/platforms.ts:
+ * `npm run bench:hetero`: seed 001's experiment on its two platforms (src/workloads/platforms.ts:
  * the HCL-like single-switch cluster, also with the wider block-size ratio, and the
  * Grid5000-like cluster of clusters, ranks grouped by cluster or shuffled), gatherv and
  * scatterv, several total sizes, every root (or a sample): the exact model times (evaluate)
@@ -18,12 +18,12 @@
  */
 import Table from 'cli-table3';
 import { Command } from 'commander';
-import { parseIntegerListOption, parseIntegerOption } from '../cli/options.js';
-import type { ModelTreeAlgorithm } from '../collectives/types.js';
-import { predictTime } from '../run/predict.js';
-import type { Operation } from '../trees/evaluate.js';
-import { runTreeOnSim } from './platform-run.js';
-import { grid5000Platform, hclPlatform, type Platform } from './platforms.js';
+import { parseIntegerListOption, parseIntegerOption } from '../src/cli/options.js';
+import type { ModelTreeAlgorithm } from '../src/collectives/types.js';
+import { predictTime } from '../src/run/predict.js';
+import type { Operation } from '../src/trees/evaluate.js';
+import { runTreeOnSim } from '../src/harness/platform-run.js';
+import { grid5000Platform, hclPlatform, type Platform } from '../src/workloads/platforms.js';
 
 interface Setting {
   readonly name: string;

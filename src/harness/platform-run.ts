@@ -1,5 +1,5 @@
 /**
- * One gatherv or scatterv on the simulator under a platform's per-pair model (src/bench/platforms.ts):
+ * One gatherv or scatterv on the simulator under a platform's per-pair model (src/workloads/platforms.ts):
  * planned with `algorithm`, clocks synchronised, one start() timed (the slowest rank), every byte
  * checked. Shared by npm run bench:hetero and test/model-trees.test.ts.
  */
@@ -9,7 +9,7 @@ import type { Communicator } from '../comm/communicator.js';
 import { runSim } from '../transports/sim/index.js';
 import { blockOf, firstMismatch, fullBuffer } from '../run/data.js';
 import { VIRTUAL_TIMER } from '../run/rank.js';
-import type { Platform } from './platforms.js';
+import type { Platform } from '../workloads/platforms.js';
 
 /** One run on the simulator: the data phase's virtual time (slowest rank) and whether every byte arrived. */
 export async function runTreeOnSim(op: 'gatherv' | 'scatterv', algorithm: VAlgorithm, pl: Platform, root: number): Promise<{ time: number; ok: boolean }> {

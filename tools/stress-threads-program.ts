@@ -1,5 +1,5 @@
 /**
- * The worker-thread rank program of `npm run stress:threads` (src/bench/stress-threads.ts):
+ * The worker-thread rank program of `npm run stress:threads` (tools/stress-threads.ts):
  * runs a list of gatherv/scatterv cases exactly as `vcoll run --transport threads` does
  * (src/run/rank.ts, wall-clock timer, verification after every execution) and, for the
  * watchdog, publishes what every rank is doing in a SharedArrayBuffer the run's main thread
@@ -7,12 +7,12 @@
  * entered, whether it is inside one, and every point-to-point operation it has pending
  * (send/recv, peer, tag, bytes). A hung run can then be reported rank by rank.
  */
-import type { Communicator, Status } from '../comm/communicator.js';
-import { ForwardingCommunicator } from '../comm/forwarding.js';
-import { mapRequest, type Request } from '../comm/request.js';
-import { byteLength, type MessageData } from '../comm/segments.js';
-import { WALL_TIMER, runCaseOnRank, type RankCaseResult, type RankTimer } from '../run/rank.js';
-import type { RunCase } from '../run/spec.js';
+import type { Communicator, Status } from '../src/comm/communicator.js';
+import { ForwardingCommunicator } from '../src/comm/forwarding.js';
+import { mapRequest, type Request } from '../src/comm/request.js';
+import { byteLength, type MessageData } from '../src/comm/segments.js';
+import { WALL_TIMER, runCaseOnRank, type RankCaseResult, type RankTimer } from '../src/run/rank.js';
+import type { RunCase } from '../src/run/spec.js';
 
 /** Int32 words per rank in the progress buffer. */
 const STRIDE = 128;

@@ -5,7 +5,7 @@
  * and now and then 70000 (blocks far beyond the 64 KiB channel rings), random α, β, γ — and
  * runs them in batches of one p (executions separated by barriers as `vcoll run` does, or,
  * per batch, back to back), each batch in a child process that starts the worker
- * threads once (src/bench/stress-threads-program.ts) and watches them: a case whose slowest
+ * threads once (tools/stress-threads-program.ts) and watches them: a case whose slowest
  * rank has not finished it after --timeout-s is a hang. The child then reports every rank's
  * state (case, barriers entered, pending sends/receives with peer, tag, bytes) and exits,
  * which kills its workers. The driver prints the case as a `vcoll run` command line, reruns it
@@ -24,18 +24,18 @@ import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
 import prand from 'pure-rand';
-import { parseChoice, parseIntegerOption, parseNumberOption } from '../cli/options.js';
-import { adaptiveTagKind } from '../collectives/adaptive/tags.js';
-import { callSlotOfTag, unslottedTag } from '../collectives/call-scope.js';
-import { BASIC_TAG } from '../collectives/basic/tags.js';
-import { V_TAGS } from '../collectives/defaults.js';
-import { PORTABLE_V_ALGORITHMS, type VAlgorithm } from '../collectives/types.js';
-import { COLLECTIVE_TAG } from '../comm/communicator.js';
-import { summarize } from '../run/job.js';
-import type { RankCaseResult } from '../run/rank.js';
-import { V_OPERATIONS, validateCase, type RunCase } from '../run/spec.js';
-import { runThreads } from '../transports/threads/index.js';
-import { DISTRIBUTIONS, blockSizes, type DistributionName } from './distributions.js';
+import { parseChoice, parseIntegerOption, parseNumberOption } from '../src/cli/options.js';
+import { adaptiveTagKind } from '../src/collectives/adaptive/tags.js';
+import { callSlotOfTag, unslottedTag } from '../src/collectives/call-scope.js';
+import { BASIC_TAG } from '../src/collectives/basic/tags.js';
+import { V_TAGS } from '../src/collectives/defaults.js';
+import { PORTABLE_V_ALGORITHMS, type VAlgorithm } from '../src/collectives/types.js';
+import { COLLECTIVE_TAG } from '../src/comm/communicator.js';
+import { summarize } from '../src/run/job.js';
+import type { RankCaseResult } from '../src/run/rank.js';
+import { V_OPERATIONS, validateCase, type RunCase } from '../src/run/spec.js';
+import { runThreads } from '../src/transports/threads/index.js';
+import { DISTRIBUTIONS, blockSizes, type DistributionName } from '../src/workloads/distributions.js';
 import { createProgressBuffer, readProgress, type RankProgress, type StressJobArgs } from './stress-threads-program.js';
 
 const SELF = fileURLToPath(import.meta.url);

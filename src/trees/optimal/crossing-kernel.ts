@@ -1,7 +1,7 @@
 /**
  * Exact speed-up of the homogeneous optimal-tree DP (exact rule) by the single crossing of
  * the max in the recurrence. docs/optimal-dp.md, "The crossing kernel", has the derivation;
- * optimal-kernel.ts has the full-scan kernels that this one must equal cell by cell.
+ * optimal/kernel.ts has the full-scan kernels that this one must equal cell by cell.
  *
  * For a range [i..j] and an inner split k ∈ K = [i+1..j−2] both candidates share
  * max(A_k, B_k) with A_k = Cs[i][k] (row i) and B_k = Cs[k+1][j] (column j):
@@ -16,7 +16,7 @@
  * entry by binary search), and two need a range minimum:
  *   B_k + β·P[k+1] over [.., c−1] of column j: a monotone deque per column (i descending);
  *   A_k − β·P[k+1] over [c, ..] of row i:      a monotone deque per row (j ascending).
- * Both deques keep the leftmost minimum, so the tie order of optimal-kernel.ts (root i, L(k)
+ * Both deques keep the leftmost minimum, so the tie order of optimal/kernel.ts (root i, L(k)
  * by ascending k, R(k) by ascending k, root j; strictly smaller replaces) is preserved.
  *
  * Exactness:
@@ -27,7 +27,7 @@
  *   when K' is short. A deque whose window moved backwards is rebuilt (counted).
  * - Floating point: the rearranged sums are exact only if every quantity is an integer below
  *   2^53. `crossingEligible` checks that up front (integer α, β, γ ≥ 0 and a bound on every
- *   table value); otherwise optimal.ts uses the full scan. With integers every candidate value
+ *   table value); otherwise optimal/homogeneous.ts uses the full scan. With integers every candidate value
  *   equals the value `evaluate` computes, whatever the order of the additions.
  */
 import {
@@ -44,7 +44,7 @@ import {
   type DpInput,
   type FixedRootTables,
   type ProgressSink,
-} from './optimal-kernel.js';
+} from './kernel.js';
 
 /** Below this many splits in K' a cell is scanned: the searches would cost more. */
 const MIN_FAST = 8;
@@ -148,7 +148,7 @@ class CrossingCs {
 
   /**
    * Exact rule, column j, rows j−1 down to lo; the same values and choices as
-   * optimal-kernel.ts exactColumn (for eligible inputs).
+   * optimal/kernel.ts exactColumn (for eligible inputs).
    */
   column(j: number, lo: number): void {
     const { p, m, P, alpha, beta, gamma, leaf, nz } = this.input;
@@ -472,7 +472,7 @@ export interface CrossingFixedRootTables extends FixedRootTables {
 
 /**
  * Fixed root r by the crossing: Cs over the ranges that avoid r (as crossingAnyRootTables),
- * then F over the ranges that contain r (optimal-kernel.ts fixedRootTables has the
+ * then F over the ranges that contain r (optimal/kernel.ts fixedRootTables has the
  * recurrence). L(k) pairs row i of Cs with column j of F, R(k) row i of F with column j of
  * Cs; each has one message size, so each side has four pieces (zero or non-zero message,
  * column or row side of its crossing) and one deque: F's column (L) or F's row (R).

@@ -1,5 +1,5 @@
 /**
- * The main job (`npm start`): gatherv and scatterv on worker threads — every algorithm, the
+ * The main job (`vcoll demo`, `npm start`): gatherv and scatterv on worker threads — every algorithm, the
  * distributions of seed 000's experiments (§5), p = 8 and b = 100 by default — each result
  * verified byte for byte on every rank, with the measured time beside the model's prediction.
  *
@@ -13,16 +13,13 @@
  * evaluator's time of the data-phase tree) describes. Exits with status 1 if any case failed.
  */
 import Table from 'cli-table3';
-import { Command } from 'commander';
-import { DISTRIBUTION_LABELS, blockSizes, parseDistribution, type DistributionName } from './bench/distributions.js';
-import { exitOnError } from './cli/exit.js';
-import { parseChoice, parseIntegerOption } from './cli/options.js';
-import { PORTABLE_V_ALGORITHMS, type VAlgorithm } from './collectives/types.js';
-import { InvalidArgumentError } from './errors.js';
-import type { Calibration } from './run/calibrate.js';
-import { runOnThreads, type RunReport } from './run/job.js';
-import { SEED000_DISTRIBUTIONS, V_OPERATIONS, type RunCase, type VOperation } from './run/spec.js';
-import { notApplicable } from './run/applicable.js';
+import { DISTRIBUTION_LABELS, blockSizes, type DistributionName } from '../workloads/distributions.js';
+import { PORTABLE_V_ALGORITHMS, type VAlgorithm } from '../collectives/types.js';
+import { InvalidArgumentError } from '../errors.js';
+import type { Calibration } from '../run/calibrate.js';
+import { runOnThreads, type RunReport } from '../run/job.js';
+import { SEED000_DISTRIBUTIONS, V_OPERATIONS, type RunCase, type VOperation } from '../run/spec.js';
+import { notApplicable } from '../run/applicable.js';
 
 export interface MainJobOptions {
   readonly p?: number;
@@ -136,37 +133,23 @@ export async function runMainJob(options: MainJobOptions = {}): Promise<MainJobR
   return result;
 }
 
-function parseList<T extends string>(name: string, parse: (v: string) => T): (v: string) => T[] {
-  return (v: string) => v.split(',').filter((s) => s.trim() !== '').map((s) => parse(s.trim()));
+/** The options of `vcoll demo` (commander's parsed values). */
+export interface DemoCommandOptions {
+  readonly p: number;
+  readonly b: number;
+  readonly root: number;
+  readonly unitBytes: number;
+  readonly seed: number;
+  readonly reps: number;
+  readonly warmup: number;
+  readonly ops?: VOperation[];
+  readonly algorithms?: VAlgorithm[];
+  readonly dist?: DistributionName[];
 }
 
-/** `npm start [-- --p 8 --b 100 …]` */
-export async function mainJobCli(argv: string[]): Promise<void> {
-  const program = new Command()
-    .name('npm start --')
-    .description('the main job: every gatherv/scatterv algorithm on worker threads, verified, measured against the model')
-    .option('--p <n>', 'worker threads (ranks)', parseIntegerOption('p', 2), 8)
-    .option('--b <n>', 'average block size (elements)', parseIntegerOption('b', 1), 100)
-    .option('--root <r>', 'root rank', parseIntegerOption('root', 0), 0)
-    .option('--unit-bytes <n>', 'bytes per element', parseIntegerOption('unit-bytes', 1), 1)
-    .option('--seed <n>', 'seed of the random distributions', parseIntegerOption('seed', 0), 1)
-    .option('--reps <n>', 'timed repetitions per case', parseIntegerOption('reps', 1), 5)
-    .option('--warmup <n>', 'untimed executions per case', parseIntegerOption('warmup', 0), 2)
-    .option('--ops <list>', 'gatherv,scatterv', parseList('ops', parseChoice('ops', V_OPERATIONS)))
-    .option('--algorithms <list>', PORTABLE_V_ALGORITHMS.join(','), parseList('algorithms', parseChoice('algorithms', PORTABLE_V_ALGORITHMS)))
-    .option('--dist <list>', `distributions (default: ${SEED000_DISTRIBUTIONS.join(',')})`, parseList('dist', (s) => parseDistribution(s, '--dist')))
-    .exitOverride();
-  try {
-    program.parse(argv);
-    const o = program.opts<{ p: number; b: number; root: number; unitBytes: number; seed: number; reps: number; warmup: number; ops?: VOperation[]; algorithms?: VAlgorithm[]; dist?: DistributionName[] }>();
-    if (o.root >= o.p) throw new InvalidArgumentError('--root', `must be a rank in [0, ${o.p - 1}], got ${o.root}`);
-    const result = await runMainJob({ ...o, dists: o.dist });
-    process.exitCode = result.ok ? 0 : 1;
-  } catch (err) {
-    exitOnError(err);
-  }
-}
-
-if (import.meta.url === `file://${process.argv[1]}`) {
-  void mainJobCli(process.argv);
+/** `vcoll demo [--p 8 --b 100 …]` (and `npm start [-- …]`): the main job; exit status 1 if a case failed. */
+export async function runDemoCommand(o: DemoCommandOptions): Promise<void> {
+  if (o.root >= o.p) throw new InvalidArgumentError('--root', `must be a rank in [0, ${o.p - 1}], got ${o.root}`);
+  const result = await runMainJob({ ...o, dists: o.dist });
+  process.exitCode = result.ok ? 0 : 1;
 }

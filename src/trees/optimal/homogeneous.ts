@@ -14,14 +14,14 @@
  * - `model.copyAll` (seed 000 Lemma 4, leaves copy too) is supported: a single-rank tree then
  *   costs γ·m_i instead of 0, everything else is unchanged.
  * - `pruning: 'monotone'` is an opt-in O(p²) HEURISTIC (Knuth-style split windows, which
- *   seed 004 leaves open and which do not hold in general): optimal-monotone.ts.
+ *   seed 004 leaves open and which do not hold in general): optimal/monotone.ts.
  *
- * Kernels and memory layout: optimal-kernel.ts; derivation, tie order and measurements:
+ * Kernels and memory layout: optimal/kernel.ts; derivation, tie order and measurements:
  * docs/optimal-dp.md.
  */
-import { InvalidArgumentError, TooLargeError } from '../errors.js';
-import { requireFiniteCosts, requireModelFits, type CostModel } from '../model/cost-model.js';
-import { validateRoot, validateSizes } from '../model/validate.js';
+import { InvalidArgumentError, TooLargeError } from '../../errors.js';
+import { requireFiniteCosts, requireModelFits, type CostModel } from '../../model/cost-model.js';
+import { validateRoot, validateSizes } from '../../model/validate.js';
 import {
   anyRootTables,
   fIndex,
@@ -30,11 +30,11 @@ import {
   type ChoiceTable,
   type DpInput,
   type ProgressSink,
-} from './optimal-kernel.js';
-import { crossingAnyRootTables, crossingEligible, crossingFixedRootTables } from './optimal-crossing.js';
-import { monotoneAnyRootTables, monotoneFixedRootTables } from './optimal-monotone.js';
-import { TreeBuilder } from './tree.js';
-import type { BuiltTree, RootOption } from './types.js';
+} from './kernel.js';
+import { crossingAnyRootTables, crossingEligible, crossingFixedRootTables } from './crossing-kernel.js';
+import { monotoneAnyRootTables, monotoneFixedRootTables } from './monotone.js';
+import { TreeBuilder } from '../tree.js';
+import type { BuiltTree, RootOption } from '../types.js';
 
 export type OptimalMode = 'exact' | 'paper';
 
@@ -51,7 +51,7 @@ export interface OptimalOptions extends RootOption {
   readonly pruning?: 'none' | 'monotone';
   /**
    * Table kernel of the exact DP (same result either way): 'auto' (default) uses the crossing
-   * kernel (optimal-crossing.ts) where it is exact — integer α, β, γ; best root in mode 'exact',
+   * kernel (optimal/crossing-kernel.ts) where it is exact — integer α, β, γ; best root in mode 'exact',
    * or a fixed root — and the full scan otherwise; 'scan' always uses the full scan (for tests and benchmarks).
    */
   readonly kernel?: 'auto' | 'scan';

@@ -30,10 +30,10 @@
  */
 
 import { isMainThread, Worker } from 'node:worker_threads';
-import type { Communicator } from '../comm/communicator.js';
-import { waitAsync } from '../transports/threads/channel.js';
-import { defaultSpinLoads } from '../transports/threads/endpoint.js';
-import { runThreads } from '../transports/threads/run.js';
+import type { Communicator } from '../src/comm/communicator.js';
+import { waitAsync } from '../src/transports/threads/channel.js';
+import { defaultSpinLoads } from '../src/transports/threads/endpoint.js';
+import { runThreads } from '../src/transports/threads/run.js';
 
 interface Case {
   readonly bytes: number;

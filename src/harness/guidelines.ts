@@ -1,6 +1,6 @@
 /**
  * Verdicts on the performance guidelines of irregular collectives (seed 000 §4) from the
- * rows of a bench run (src/bench/results.ts):
+ * rows of a bench run (src/harness/results.ts):
  *
  *   GL1  gather(m) ≤ gatherv(m)                      (scatter(m) ≤ scatterv(m)), on `same` blocks
  *   GL2  gatherv(m) ≤ allreduce(1) + gather(p·max m_i)   (likewise for scatterv)
@@ -8,7 +8,7 @@
  * judged as Hunold & Carpen-Amarie's PGChecker does: a guideline "left ≤ right" is violated
  * on a case when a one-sided Wilcoxon rank-sum (Mann–Whitney U) test on the two run-time
  * distributions finds the left side's times significantly larger at level α
- * (src/bench/stats.ts: normal approximation, tie- and continuity-corrected). Not violated is
+ * (src/harness/stats.ts: normal approximation, tie- and continuity-corrected). Not violated is
  * reported as 'held' — i.e. "no significant evidence of a violation", not a proof of ≤.
  *
  * Pure: no printing (the CLI formats the verdicts).

@@ -1,6 +1,6 @@
 /**
  * Table-filling kernels of the homogeneous optimal ordered-tree DP (seed 004 §3.2,
- * Theorem 2): O(p³) time, O(p²) space, over flat typed arrays. `optimal.ts` validates,
+ * Theorem 2): O(p³) time, O(p²) space, over flat typed arrays. `optimal/homogeneous.ts` validates,
  * calls these and rebuilds the tree; docs/optimal-dp.md explains the recurrence and layout.
  *
  * Notation (docs/MODEL.md): Cs[i][j] = best completion time of an ordered tree over ranks

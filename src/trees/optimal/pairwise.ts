@@ -29,12 +29,12 @@
  * The same engine (`solveOrderedRanges`) builds the ordered broadcast/reduction trees of
  * broadcast.ts (Theorem 4), with every edge carrying the same m units and no copy.
  */
-import { InvalidArgumentError, TooLargeError, VcollError } from '../errors.js';
-import { requireFiniteCosts, type CostModel } from '../model/cost-model.js';
-import { validateRoot, validateSizes } from '../model/validate.js';
+import { InvalidArgumentError, TooLargeError, VcollError } from '../../errors.js';
+import { requireFiniteCosts, type CostModel } from '../../model/cost-model.js';
+import { validateRoot, validateSizes } from '../../model/validate.js';
 import { checkOneported } from './binary.js';
-import { TreeBuilder } from './tree.js';
-import type { BuiltTree, RootOption } from './types.js';
+import { TreeBuilder } from '../tree.js';
+import type { BuiltTree, RootOption } from '../types.js';
 
 /** Largest p of the per-pair DP: the tables take 20·p³ bytes (82 MB, about 3 s at p = 160). */
 export const MAX_PAIRWISE_P = 160;

@@ -1,11 +1,11 @@
 /**
  * Benchmark of the homogeneous optimal-tree DP (seed 004 Theorem 2): the default kernel
- * (the crossing kernel of src/trees/optimal-crossing.ts where it applies), the full-scan
- * kernel (optimal-kernel.ts, `kernel: 'scan'`) and a straightforward implementation of the
+ * (the crossing kernel of src/trees/optimal/crossing-kernel.ts where it applies), the full-scan
+ * kernel (optimal/kernel.ts, `kernel: 'scan'`) and a straightforward implementation of the
  * same recurrence (test/helpers/optimal-naive.ts), with peak memory, and the opt-in
  * monotone heuristic. All three must give the same time and root.
  *
- *   npx tsx bench/dp.ts [--p 2000,4000,10000] [--skip-naive] [--naive-max 2000]
+ *   npx tsx tools/dp.ts [--p 2000,4000,10000] [--skip-naive] [--naive-max 2000]
  *                       [--scan-max 2000] [--mode exact|paper] [--root N] [--dist random]
  *                       [--b 1000] [--alpha 100] [--beta 1] [--gamma 1] [--heuristic]
  *
@@ -13,10 +13,10 @@
  * other processes. Peak memory is sampled from the progress callback during the run (RSS,
  * V8 heap, ArrayBuffers) and read from the OS (maxRSS) before the naive run starts.
  */
-import { blockSizes, parseDistribution } from '../src/bench/distributions.js';
+import { blockSizes, parseDistribution } from '../src/workloads/distributions.js';
 import { linearModel } from '../src/model/cost-model.js';
-import { triangleSize } from '../src/trees/optimal-kernel.js';
-import { optimalTree, type OptimalMode } from '../src/trees/optimal.js';
+import { triangleSize } from '../src/trees/optimal/kernel.js';
+import { optimalTree, type OptimalMode } from '../src/trees/optimal/homogeneous.js';
 import { naiveOptimal } from '../test/helpers/optimal-naive.js';
 
 interface Args {
@@ -106,7 +106,7 @@ function parseArgs(argv: string[]): Args {
         break;
       case '--help':
       case '-h':
-        console.log('usage: npx tsx bench/dp.ts [--p 2000,4000,10000] [--skip-naive] [--naive-max N] [--scan-max N] [--mode exact|paper] [--root N] [--dist NAME] [--b N] [--alpha A] [--beta B] [--gamma G] [--heuristic]');
+        console.log('usage: npx tsx tools/dp.ts [--p 2000,4000,10000] [--skip-naive] [--naive-max N] [--scan-max N] [--mode exact|paper] [--root N] [--dist NAME] [--b N] [--alpha A] [--beta B] [--gamma G] [--heuristic]');
         process.exit(0);
         break;
       default:
@@ -135,7 +135,7 @@ function timed<T>(f: () => T): Timed<T> {
   return { value, wallMs, cpuMs: (c.user + c.system) / 1000 };
 }
 
-/** Mirrors optimal.ts: the crossing kernel runs for integer α, β, γ, unless paper mode with the best root. */
+/** Mirrors optimal/homogeneous.ts: the crossing kernel runs for integer α, β, γ, unless paper mode with the best root. */
 function optimalUsesCrossing(args: Args, root: number | undefined): boolean {
   const int = Number.isInteger(args.alpha) && Number.isInteger(args.beta) && Number.isInteger(args.gamma);
   return int && (args.mode === 'exact' || root !== undefined);

@@ -15,7 +15,7 @@ import { referenceExecution, type ReferenceKind, type ReferenceVariant } from '.
 import { prepareCase, VIRTUAL_TIMER, WALL_TIMER, type RankTimer } from '../run/rank.js';
 import type { RunCase } from '../run/spec.js';
 import { calibratedCase } from '../run/threads-program.js';
-import { blockSizes } from './distributions.js';
+import { blockSizes } from '../workloads/distributions.js';
 
 /** A variant of a case: one algorithm of the irregular operation, or a guideline reference. */
 export type BenchVariant = { readonly kind: 'algorithm'; readonly algorithm: RunCase['algorithm'] } | { readonly kind: ReferenceKind; readonly variant: ReferenceVariant };

@@ -20,10 +20,10 @@
 import cliProgress from 'cli-progress';
 import Table from 'cli-table3';
 import { Command } from 'commander';
-import { parseIntegerListOption, parseIntegerOption, parseNumberOption } from '../cli/options.js';
-import { INTER_SWEEP } from '../cli/inter-command.js';
-import { INTER_SETTINGS, interSetting, PAPER_RATIOS, type InterSettingNumber } from '../run/inter-settings.js';
-import { runInter, type InterReport, type InterTransport } from '../run/inter.js';
+import { parseIntegerListOption, parseIntegerOption, parseNumberOption } from '../src/cli/options.js';
+import { INTER_SWEEP } from '../src/cli/inter-command.js';
+import { INTER_SETTINGS, interSetting, PAPER_RATIOS, type InterSettingNumber } from '../src/run/inter-settings.js';
+import { runInter, type InterReport, type InterTransport } from '../src/run/inter.js';
 
 interface BenchOptions {
   threads: boolean;

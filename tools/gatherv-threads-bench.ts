@@ -17,10 +17,10 @@
  */
 import Table from 'cli-table3';
 import { Command } from 'commander';
-import { parseIntegerOption } from '../cli/options.js';
-import { runOnThreads, type RunReport } from '../run/job.js';
-import { SEED000_DISTRIBUTIONS, V_OPERATIONS, type RunCase } from '../run/spec.js';
-import { DISTRIBUTION_LABELS } from './distributions.js';
+import { parseIntegerOption } from '../src/cli/options.js';
+import { runOnThreads, type RunReport } from '../src/run/job.js';
+import { SEED000_DISTRIBUTIONS, V_OPERATIONS, type RunCase } from '../src/run/spec.js';
+import { DISTRIBUTION_LABELS } from '../src/workloads/distributions.js';
 
 const ALGORITHMS = ['adaptive', 'linear', 'binomial', 'auto'] as const;
 

@@ -26,7 +26,7 @@
  *   C in-process       the binding's pingpongC: MPI_Send / MPI_Recv in a C loop, same processes
  *                      (it callocs a fresh buffer per call, so its first round trip pays the
  *                      page faults: at 64 KiB and more the C program is the cleaner baseline)
- *   C program          bench/mpi/pingpong.c compiled with mpicc ($VCOLL_MPICC) and run under
+ *   C program          tools/mpi/pingpong.c compiled with mpicc ($VCOLL_MPICC) and run under
  *                      its own mpirun (before and after the Node job): the cross-check of
  *                      "C in-process"
  *
@@ -37,7 +37,7 @@
  * One-way time = round trip / 2. Within the Node job, every round times every variant back to
  * back (the order alternates between rounds and is reversed between runs), a round being
  * `--iterations` round trips of 8 bytes (fewer for longer messages); each figure is the
- * minimum over all rounds of all runs, as in src/bench/pingpong.ts; "paired" is the median over
+ * minimum over all rounds of all runs, as in tools/pingpong.ts; "paired" is the median over
  * rounds of the variant's round / the C in-process round timed next to it. The goal of issue 6
  * (≤ 1.5x at 8 B) compares the same pattern, MPI_Send / MPI_Recv from Node against the same
  * from C: it is judged on the paired median of "vcoll blocking" (the promise API's ratios are
@@ -56,13 +56,13 @@ import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseIntegerOption, parseSizesOption } from '../cli/options.js';
-import type { Communicator } from '../comm/communicator.js';
-import { toPromise } from '../comm/request.js';
-import { loadMpiBinding, type MpiBinding } from '../transports/mpi/binding.js';
-import { launcherFlags, runMpi } from '../transports/mpi/run.js';
-import { mpiWorld, type MpiWorld } from '../transports/mpi/world.js';
-import { mpiBlocking } from '../transports/mpi/blocking.js';
+import { parseIntegerOption, parseSizesOption } from '../src/cli/options.js';
+import type { Communicator } from '../src/comm/communicator.js';
+import { toPromise } from '../src/comm/request.js';
+import { loadMpiBinding, type MpiBinding } from '../src/transports/mpi/binding.js';
+import { launcherFlags, runMpi } from '../src/transports/mpi/run.js';
+import { mpiWorld, type MpiWorld } from '../src/transports/mpi/world.js';
+import { mpiBlocking } from '../src/transports/mpi/blocking.js';
 
 /** The variants timed inside the Node job, in their forward order. */
 const VARIANTS = ['vcoll', 'vcoll, polled', 'vcoll blocking', 'N-API send/recv', 'endpoint', 'binding from JS', 'C in-process'] as const;
@@ -312,9 +312,9 @@ export default async function mpiPingpong(comm: Communicator, args: PingArgs): P
 
 // ---------------------------------------------------------------- the C program
 
-/** Compiles bench/mpi/pingpong.c with mpicc (or $VCOLL_MPICC) into a temporary directory. */
+/** Compiles tools/mpi/pingpong.c with mpicc (or $VCOLL_MPICC) into a temporary directory. */
 function compileC(dir: string): string {
-  const source = fileURLToPath(new URL('../../bench/mpi/pingpong.c', import.meta.url));
+  const source = fileURLToPath(new URL('./mpi/pingpong.c', import.meta.url));
   const exe = join(dir, 'pingpong');
   const mpicc = process.env.VCOLL_MPICC ?? 'mpicc';
   execFileSync(mpicc, ['-O2', '-o', exe, source], { stdio: ['ignore', 'inherit', 'inherit'] });
@@ -369,7 +369,7 @@ async function main(): Promise<void> {
     .option('--rounds <n>', 'timed rounds per run and size (default 40, quick 4)', parseIntegerOption('rounds', 1))
     .option('--iterations <n>', 'round trips per round at 8 B, fewer for longer messages (default 500, quick 300)', parseIntegerOption('iterations', 1))
     .option('--sizes <list>', 'message sizes in bytes', parseSizesOption, [8, 1024, 65536, 1048576])
-    .option('--no-c-program', 'skip the standalone C program (bench/mpi/pingpong.c)')
+    .option('--no-c-program', 'skip the standalone C program (tools/mpi/pingpong.c)')
     .option('--bind-to <policy>', "mpirun's --bind-to for both jobs (Open MPI: core, none, …; default: the launcher's own)");
   program.parse(process.argv);
   const o = program.opts<Options>();

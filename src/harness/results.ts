@@ -6,7 +6,7 @@
  * Method (seed 000 §5): `warmup` untimed executions, then `reps` timed ones, the processes
  * synchronised by a barrier before each; an execution's time is its slowest process's.
  */
-import type { DistributionName } from './distributions.js';
+import type { DistributionName } from '../workloads/distributions.js';
 import type { InterReport } from '../run/inter.js';
 import type { TransportName, VOperation } from '../run/spec.js';
 

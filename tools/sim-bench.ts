@@ -24,18 +24,18 @@
  *     offer 'adaptive'.
  */
 import { Command } from 'commander';
-import { parseIntegerOption } from '../cli/options.js';
-import { BaseCommunicator, type Communicator, type Received, type Status } from '../comm/communicator.js';
-import { OpRequest, type Request } from '../comm/request.js';
-import { GATHERV_VARIANTS, gatherv } from '../collectives/index.js';
-import { linearModel } from '../model/cost-model.js';
-import { runSim } from '../transports/sim/index.js';
-import type { SimResult } from '../transports/sim/index.js';
-import { obliviousBinomialTree } from '../trees/binomial.js';
-import { evaluate } from '../trees/evaluate.js';
-import { linearTree } from '../trees/linear.js';
-import type { Tree } from '../trees/tree.js';
-import { blockSizes } from './distributions.js';
+import { parseIntegerOption } from '../src/cli/options.js';
+import { BaseCommunicator, type Communicator, type Received, type Status } from '../src/comm/communicator.js';
+import { OpRequest, type Request } from '../src/comm/request.js';
+import { GATHERV_VARIANTS, gatherv } from '../src/collectives/index.js';
+import { linearModel } from '../src/model/cost-model.js';
+import { runSim } from '../src/transports/sim/index.js';
+import type { SimResult } from '../src/transports/sim/index.js';
+import { obliviousBinomialTree } from '../src/trees/binomial.js';
+import { evaluate } from '../src/trees/evaluate.js';
+import { linearTree } from '../src/trees/linear.js';
+import type { Tree } from '../src/trees/tree.js';
+import { blockSizes } from '../src/workloads/distributions.js';
 
 const GOAL = 1e6;
 const model = linearModel({ alpha: 100, beta: 1, gamma: 1 });
