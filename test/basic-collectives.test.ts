@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Communicator, Status } from '../src/comm/communicator.js';
 import {
-  allgather,
+  basicAllgather,
   allreduce,
   barrier,
   bcast,
@@ -134,7 +134,7 @@ describe(`bcast, gather, scatter, allgather on the simulator, p = 1..${P_SIM}`, 
           const full = Uint8Array.from(concat(blocks(p, m, seed + 2)));
           await scatter(comm, { send: r === root ? full : undefined, recv: s, root });
           const ag = new Uint8Array(p * m).fill(0xcd);
-          await allgather(comm, { send: block(r, m, seed + 3), recv: ag });
+          await basicAllgather(comm, { send: block(r, m, seed + 3), recv: ag });
           return {
             b: [...b],
             g: r === root ? [...g] : null,
@@ -515,7 +515,7 @@ describe('simulated times', () => {
   it('allgather takes ⌈log₂p⌉α + β(p−1)m with full-duplex ports, any p', async () => {
     for (let p = 1; p <= P_SIM; p++) {
       const m = 3;
-      const res = await runSim(p, (comm) => allgather(comm, { send: new Uint8Array(m), recv: new Uint8Array(p * m) }), {
+      const res = await runSim(p, (comm) => basicAllgather(comm, { send: new Uint8Array(m), recv: new Uint8Array(p * m) }), {
         model: lin,
         ports: 'full-duplex',
       });
@@ -635,7 +635,7 @@ describe('bad input', () => {
       ['recv', (c) => gather(c, { send: new Uint8Array(2), recv: new Uint8Array(7), root: 1 })],
       ['recv', (c) => gather(c, { send: new Uint8Array(2), root: 1 })],
       ['send', (c) => scatter(c, { send: new Uint8Array(9), recv: new Uint8Array(2), root: 1 })],
-      ['recv', (c) => allgather(c, { send: new Uint8Array(2), recv: new Uint8Array(6) })],
+      ['recv', (c) => basicAllgather(c, { send: new Uint8Array(2), recv: new Uint8Array(6) })],
       ['send', (c) => reduce(c, { send: [1] as unknown as Int32Array, recv: new Int32Array(1), root: 1, op: 'sum' })],
       ['send', (c) => reduce(c, { send: new DataView(new ArrayBuffer(4)) as unknown as Int32Array, root: 0, op: 'sum' })],
       ['recv', (c) => reduce(c, { send: new Int32Array(2), recv: new Int32Array(3), root: 1, op: 'sum' })],
@@ -670,7 +670,7 @@ describe('bad input', () => {
       ['bcast', (c, m) => bcast(c, new Uint8Array(m), 2)],
       ['gather', (c, m) => gather(c, { send: new Uint8Array(m), recv: c.rank === 2 ? new Uint8Array(p * m) : undefined, root: 2 })],
       ['scatter', (c, m) => scatter(c, { send: c.rank === 2 ? new Uint8Array(p * m) : undefined, recv: new Uint8Array(m), root: 2 })],
-      ['allgather', (c, m) => allgather(c, { send: new Uint8Array(m), recv: new Uint8Array(p * m) })],
+      ['allgather', (c, m) => basicAllgather(c, { send: new Uint8Array(m), recv: new Uint8Array(p * m) })],
       ['reduce', (c, m) => reduce(c, { send: new Int16Array(m), recv: c.rank === 2 ? new Int16Array(m) : undefined, root: 2, op: 'sum' })],
       ['allreduce', (c, m) => allreduce(c, { send: new Int16Array(m), recv: new Int16Array(m), op: 'sum' })],
       ['exscan', (c, m) => exscan(c, { send: new Int16Array(m), recv: new Int16Array(m), op: 'sum' })],

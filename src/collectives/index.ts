@@ -7,8 +7,8 @@ export * from './types.js';
 export { portableVariants, type GathervPlanInput, type GathervVariant, type ScattervPlanInput, type ScattervVariant, type VariantRequirement, type VPlanInput } from './variant.js';
 export { MAX_NATIVE_BYTES, nativeByteLayout } from './native.js';
 export * from './basic/index.js';
-// Intragroup allgather/allgatherv (ring, recursive doubling, Bruck, auto); this `allgather`
-// (with options) takes precedence over the building block's re-exported above.
+// Intragroup allgather/allgatherv (ring, recursive doubling, Bruck, auto); the building block
+// of basic/ (equal blocks, no options) is `basicAllgather`.
 export { allgather, allgatherv, ALLGATHER_VARIANTS, ALLGATHERV_VARIANTS, chooseAllgather, chooseAllgatherv } from './allgather/index.js';
 export {
   ALLGATHER_ALGORITHMS,

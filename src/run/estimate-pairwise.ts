@@ -35,7 +35,7 @@
  * The default export is the worker-thread rank program of estimatePairwiseOnThreads.
  */
 import { linearRegression, median } from 'simple-statistics';
-import { allgather, barrier } from '../collectives/basic/index.js';
+import { barrier, basicAllgather } from '../collectives/basic/index.js';
 import type { Communicator } from '../comm/communicator.js';
 import { InvalidArgumentError } from '../errors.js';
 import { requireModelFits, type CostModel, type ModelOptions } from '../model/cost-model.js';
@@ -254,7 +254,7 @@ export async function estimatePairwise(comm: Communicator, options: EstimateOpti
   // every rank gets every rank's row
   const n = rowLength(p);
   const all = new Float64Array(n * p);
-  await allgather(comm, { send: new Uint8Array(row.buffer), recv: new Uint8Array(all.buffer) });
+  await basicAllgather(comm, { send: new Uint8Array(row.buffer), recv: new Uint8Array(all.buffer) });
   const matrix = (offset: number): number[][] => Array.from({ length: p }, (_, i) => Array.from(all.subarray(i * n + offset * p, i * n + offset * p + p)));
   let clamped = 0;
   for (let i = 0; i < p; i++) clamped += all[i * n + 4 * p];

@@ -4,7 +4,7 @@
  * references built from the same generators (exported here).
  */
 import type { Communicator } from '../../src/comm/communicator.js';
-import { allgather, allreduce, barrier, bcast, exscan, gather, reduce, scatter } from '../../src/collectives/basic/index.js';
+import { allreduce, basicAllgather, barrier, bcast, exscan, gather, reduce, scatter } from '../../src/collectives/basic/index.js';
 
 export interface BasicArgs {
   readonly seed: number;
@@ -100,7 +100,7 @@ export default async function program(comm: Communicator, args: BasicArgs): Prom
   await scatter(comm, { send: full, recv: s, root: r2 });
 
   const ag = new Uint8Array(p * m);
-  await allgather(comm, { send: block(r, m, seed + 3), recv: ag });
+  await basicAllgather(comm, { send: block(r, m, seed + 3), recv: ag });
 
   const sum = r === r0 ? new Int32Array(4 * k) : undefined;
   await reduce(comm, { send: mats(r, k, seed), recv: sum, root: r0, op: 'sum' });

@@ -1,5 +1,5 @@
 /**
- * allgather (regular), the building block other collectives use: every rank's block of m
+ * basicAllgather (regular allgather), the building block other collectives use: every rank's block of m
  * bytes (the same m everywhere) lands in every rank's `recv` at offset rank·m. A thin wrapper
  * over the allgather algorithms of collectives/allgather/ (one implementation each), on its
  * own tag BASIC_TAG.allgather:
@@ -18,17 +18,17 @@ import type { Communicator } from '../../comm/communicator.js';
 import { allgatherInput } from '../allgather/args.js';
 import { bruckAllgatherv } from '../allgather/bruck.js';
 import { recursiveDoublingAllgatherv } from '../allgather/recursive-doubling.js';
-import { BASIC_TAG } from './tags.js';
+import { BASIC_TAG } from '../../comm/tags.js';
 import { beginCall } from '../call-scope.js';
 
-export interface AllgatherArgs {
+export interface BasicAllgatherArgs {
   /** This rank's block (m bytes, the same m on every rank). */
   readonly send: Uint8Array;
   /** p·m bytes. */
   readonly recv: Uint8Array;
 }
 
-export async function allgather(comm: Communicator, args: AllgatherArgs): Promise<void> {
+export async function basicAllgather(comm: Communicator, args: BasicAllgatherArgs): Promise<void> {
   comm = beginCall(comm);
   // No handshake (allgather/handshake.ts): the algorithm depends on p alone and every message's
   // length is checked, so a rank with another m fails the run without one.

@@ -17,9 +17,9 @@
  */
 import type { Communicator } from '../../comm/communicator.js';
 import { InvalidArgumentError } from '../../errors.js';
-import { allgather } from './allgather.js';
+import { basicAllgather } from './allgather.js';
 import { scatter } from './scatter.js';
-import { BASIC_TAG } from './tags.js';
+import { BASIC_TAG } from '../../comm/tags.js';
 import { orderedBinomialRole } from './tree.js';
 import { checkBytes, checkRoot, expectBytes } from './validate.js';
 import { beginCall } from '../call-scope.js';
@@ -59,7 +59,7 @@ async function scatterAllgather(comm: Communicator, buf: Uint8Array, root: numbe
     // from the root's gets pieces of another size: scatter or allgather reject it.
     const mine = new Uint8Array(n / p);
     await scatter(comm, { send: comm.rank === root ? buf : undefined, recv: mine, root });
-    await allgather(comm, { send: mine, recv: buf });
+    await basicAllgather(comm, { send: mine, recv: buf });
     return;
   }
   // p pieces of ⌈n/p⌉ bytes (the last ones padded), each followed by the root's length n, so
@@ -82,7 +82,7 @@ async function scatterAllgather(comm: Communicator, buf: Uint8Array, root: numbe
   if (rootLength !== n) {
     throw new InvalidArgumentError('buf', `holds ${n} bytes, the root's holds ${rootLength}; every rank must pass the same length`, { rank: comm.rank });
   }
-  await allgather(comm, { send: mine, recv: whole });
+  await basicAllgather(comm, { send: mine, recv: whole });
   if (comm.rank !== root) {
     for (let i = 0; i < p; i++) {
       const from = Math.min(n, i * piece);
