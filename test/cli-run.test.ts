@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { blockSizes } from '../src/workloads/distributions.js';
-import { PORTABLE_V_ALGORITHMS } from '../src/collectives/types.js';
+import { PORTABLE_V_ALGORITHMS } from '../src/collectives/v-variants.js';
 import { runRun, type RunCommandOptions } from '../src/cli/run-command.js';
 import type { Communicator } from '../src/comm/communicator.js';
 import { linearModel } from '../src/model/cost-model.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PORTABLE_V_ALGORITHMS } from '../src/collectives/types.js';
+import { PORTABLE_V_ALGORITHMS } from '../src/collectives/v-variants.js';
 import { runMainJob } from '../src/cli/demo-command.js';
 import { SEED000_DISTRIBUTIONS } from '../src/run/spec.js';
 import { sink } from './helpers/cli.js';

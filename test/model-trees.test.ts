@@ -9,7 +9,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { VAlgorithm } from '../src/collectives/types.js';
-import { MODEL_TREE_ALGORITHMS } from '../src/collectives/types.js';
+import { MODEL_TREE_ALGORITHMS } from '../src/collectives/v-variants.js';
 import { runTreeOnSim } from '../src/harness/platform-run.js';
 import { predictTime } from '../src/run/predict.js';
 import { grid5000Platform, hclPlatform, proportionalBlocks, type Platform } from '../src/workloads/platforms.js';

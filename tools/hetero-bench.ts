@@ -19,7 +19,7 @@
 import Table from 'cli-table3';
 import { Command } from 'commander';
 import { parseIntegerListOption, parseIntegerOption } from '../src/cli/options.js';
-import type { ModelTreeAlgorithm } from '../src/collectives/types.js';
+import type { ModelTreeAlgorithm } from '../src/collectives/v-variants.js';
 import { predictTime } from '../src/run/predict.js';
 import type { Operation } from '../src/trees/evaluate.js';
 import { runTreeOnSim } from '../src/harness/platform-run.js';

@@ -25,12 +25,10 @@ import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
 import prand from 'pure-rand';
 import { parseChoice, parseIntegerOption, parseNumberOption } from '../src/cli/options.js';
-import { adaptiveTagKind } from '../src/collectives/adaptive/tags.js';
-import { callSlotOfTag, unslottedTag } from '../src/collectives/call-scope.js';
-import { BASIC_TAG } from '../src/collectives/basic/tags.js';
-import { V_TAGS } from '../src/collectives/defaults.js';
-import { PORTABLE_V_ALGORITHMS, type VAlgorithm } from '../src/collectives/types.js';
-import { COLLECTIVE_TAG } from '../src/comm/communicator.js';
+import { type VAlgorithm } from '../src/collectives/types.js';
+import { PORTABLE_V_ALGORITHMS } from '../src/collectives/v-variants.js';
+import { ANY_TAG, COLLECTIVE_TAG } from '../src/comm/communicator.js';
+import { describeTag } from '../src/comm/tags.js';
 import { summarize } from '../src/run/job.js';
 import type { RankCaseResult } from '../src/run/rank.js';
 import { V_OPERATIONS, validateCase, type RunCase } from '../src/run/spec.js';
@@ -221,23 +219,10 @@ function runBatch(req: BatchRequest): Promise<BatchOutcome> {
   });
 }
 
-/** What a collective's tag is used for (the tags.ts files of src/collectives, defaults.ts), for the hang report. */
+/** A pending operation's tag for the hang report: the raw tag, and for a collective's tag what it is (comm/tags.ts describeTag). */
 export function tagName(travelled: number): string {
-  if (travelled === -1) return 'any tag';
-  const slot = callSlotOfTag(travelled);
-  const tag = unslottedTag(travelled);
-  return slot === undefined || slot === 0 ? kindName(tag, travelled) : `${kindName(tag, travelled)}, call slot ${slot}`;
-}
-
-function kindName(tag: number, travelled: number): string {
-  for (const [name, t] of Object.entries(BASIC_TAG)) if (t === tag) return `${name} (${travelled})`;
-  const adaptive = adaptiveTagKind(tag);
-  if (adaptive !== undefined) return `adaptive ${adaptive}, plan slot ${Math.floor((tag - COLLECTIVE_TAG - 0x200) / 4)} (${travelled})`;
-  if (tag === V_TAGS.counts) return `binomial counts (${travelled})`;
-  if (tag === V_TAGS.schedule) return `tree schedule (${travelled})`;
-  if (tag === V_TAGS.scheduleChildren) return `tree schedule children (${travelled})`;
-  if (tag >= V_TAGS.dataFirst && tag < COLLECTIVE_TAG + 0x400) return `data, plan slot ${tag - V_TAGS.dataFirst} (${travelled})`;
-  return `tag ${travelled}`;
+  if (travelled === ANY_TAG) return 'any tag';
+  return travelled >= COLLECTIVE_TAG ? `tag ${travelled} (${describeTag(travelled)})` : `tag ${travelled}`;
 }
 
 /** One line per rank: where it is and what it waits for. */

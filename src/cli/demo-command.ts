@@ -14,7 +14,8 @@
  */
 import Table from 'cli-table3';
 import { DISTRIBUTION_LABELS, blockSizes, type DistributionName } from '../workloads/distributions.js';
-import { PORTABLE_V_ALGORITHMS, type VAlgorithm } from '../collectives/types.js';
+import { type VAlgorithm } from '../collectives/types.js';
+import { PORTABLE_V_ALGORITHMS } from '../collectives/v-variants.js';
 import { InvalidArgumentError } from '../errors.js';
 import type { Calibration } from '../run/calibrate.js';
 import { runOnThreads, type RunReport } from '../run/job.js';

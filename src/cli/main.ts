@@ -1,7 +1,7 @@
 /** The `vcoll` command line: thin shells over the library. */
 import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
-import { PORTABLE_V_ALGORITHMS, V_ALGORITHMS } from '../collectives/types.js';
+import { PORTABLE_V_ALGORITHMS, V_ALGORITHMS } from '../collectives/v-variants.js';
 import { parseDistribution } from '../workloads/distributions.js';
 import { SEED000_DISTRIBUTIONS, TRANSPORTS, V_OPERATIONS } from '../run/spec.js';
 import { COMPARED_ALGORITHMS, parseComparedAlgorithms, parseRootSelection } from '../trees/compare.js';

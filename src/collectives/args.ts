@@ -13,7 +13,8 @@ import type { Communicator } from '../comm/communicator.js';
 import { InvalidArgumentError } from '../errors.js';
 import { requireModelFits, type CostModel } from '../model/cost-model.js';
 import { DEFAULT_MODEL } from './defaults.js';
-import { V_ALGORITHMS, type AdaptiveVariantOptions, type AutoOptions, type CollectiveOptions, type GathervArgs, type ScattervArgs, type VAlgorithm } from './types.js';
+import { type AdaptiveVariantOptions, type AutoOptions, type CollectiveOptions, type GathervArgs, type ScattervArgs, type VAlgorithm } from './types.js';
+import { V_ALGORITHMS } from './v-variants.js';
 import type { GathervPlanInput, ScattervPlanInput } from './variant.js';
 
 /** Largest count, displacement or total (elements): schedules travel as Int32. */

@@ -33,22 +33,17 @@
  */
 import { CommunicationError, InvalidArgumentError } from '../errors.js';
 import type { CostModel } from '../model/cost-model.js';
-import { adaptiveBinomialTree } from '../trees/adaptive.js';
-import { obliviousBinomialTree } from '../trees/binomial.js';
-import { linearTree } from '../trees/linear.js';
 import { treeHeight } from '../trees/tree.js';
-import { twoBlockTree } from '../trees/two-block.js';
 import { bcast } from './basic/bcast.js';
 import { ceilLog2 } from '../util/ceil-log.js';
-import { constructionRounds } from './adaptive/construct.js';
-import { binomialHeight, binomialNode, SCHEDULE_WIDTH } from './schedule.js';
 import type { AutoOptions, PersistentCollective, VAlgorithm } from './types.js';
+import { autoRows, checkVariantRestrictions, failedRestriction, type AutoCandidate, type VVariantName } from './v-variants.js';
 import { portableVariants, type VariantRequirement, type VPlanInput } from './variant.js';
 
 type Concrete = Exclude<VAlgorithm, 'auto'>;
 
-/** Every algorithm a decision byte can name (index = byte). */
-export const AUTO_ORDER: readonly Concrete[] = ['linear', 'binomial', 'adaptive', 'two-block', 'optimal', 'binary'];
+/** Every algorithm a decision byte can name (index = byte): the rows of the variant table with `auto`, by byte. */
+export const AUTO_ORDER: readonly Concrete[] = autoRows().map((r) => r.name);
 
 /** One candidate's predicted time (model units). */
 export interface AutoPrediction {
@@ -63,27 +58,22 @@ export interface AutoPrediction {
   readonly total: number;
 }
 
-/** The root's sends when it scatters `width` Int32 per rank down the binomial tree. */
-function binomialScatterCost(model: CostModel, p: number, root: number, width: number, unitBytes: number): number {
-  let t = 0;
-  for (const c of binomialNode(p, root, root).children) t += model.comm(root, c.rank, (4 * width * (c.hi - c.lo + 1)) / unitBytes);
-  return t;
+/** The candidates of auto (rows with a planning estimate), in AUTO_ORDER. */
+const CANDIDATES = autoRows().filter((r) => r.auto?.planning !== undefined);
+
+function planningOf(candidate: AutoCandidate): NonNullable<AutoCandidate['planning']> {
+  return candidate.planning as NonNullable<AutoCandidate['planning']>;
 }
 
-/** Planning estimates and round counts of the candidates that do not depend on the counts. */
-function planningOf(model: CostModel, p: number, root: number, unitBytes: number) {
-  const log = ceilLog2(p);
-  return {
-    binomial: { setup: binomialScatterCost(model, p, root, 1, unitBytes), rounds: log + binomialHeight(p, root) },
-    adaptive: { setup: 2 * log * model.comm(root, (root + 1) % p, 16 / unitBytes), rounds: constructionRounds(p) + log },
-    /** two-block's rounds: 2⌈log₂p⌉ + the height of its tree (at least 1). */
-    twoBlock: { setup: binomialScatterCost(model, p, root, SCHEDULE_WIDTH, unitBytes) + binomialScatterCost(model, p, root, 3, unitBytes), rounds: 2 * log },
-  };
+/** Whether a candidate plans anything (linear does not: it is the only candidate for p = 1). */
+function plansNothing(name: VVariantName): boolean {
+  return name === 'linear';
 }
 
 /**
  * Predicted times of the candidates auto considers, in AUTO_ORDER (`available`: the
- * algorithms registered for this operation; `roundLatency`: see AutoOptions).
+ * algorithms registered for this operation; `roundLatency`: see AutoOptions). A candidate
+ * whose restrictions (variant table) fail for this model or these counts is left out.
  */
 export function predictAuto(
   counts: readonly number[],
@@ -95,18 +85,15 @@ export function predictAuto(
 ): AutoPrediction[] {
   const p = counts.length;
   const out: AutoPrediction[] = [];
-  const add = (algorithm: Concrete, data: number, setup: number, rounds: number): void => {
-    out.push({ algorithm, data, setup, rounds, total: data + setup + rounds * roundLatency });
-  };
-  if (available.has('linear')) add('linear', linearTree(counts, model, { root }).time, 0, p > 1 ? 1 : 0);
-  if (p === 1) return out;
-  const plan = planningOf(model, p, root, unitBytes);
-  if (available.has('binomial')) add('binomial', obliviousBinomialTree(counts, model, { root }).time, plan.binomial.setup, plan.binomial.rounds);
-  // the adaptive variant builds one-ported trees only (it rejects a k-ported model)
-  if (available.has('adaptive') && model.ports === 1) add('adaptive', adaptiveBinomialTree(counts, model, { root }).time, plan.adaptive.setup, plan.adaptive.rounds);
-  if (available.has('two-block') && new Set(counts).size <= 2) {
-    const built = twoBlockTree(counts, model, { root });
-    add('two-block', built.time, plan.twoBlock.setup, plan.twoBlock.rounds + treeHeight(built.tree));
+  for (const row of CANDIDATES) {
+    if (!available.has(row.name)) continue;
+    if (p === 1 && !plansNothing(row.name)) continue;
+    if (failedRestriction(row, { p, model, counts }, ['model', 'counts']) !== undefined) continue;
+    const auto = row.auto as AutoCandidate;
+    const plan = planningOf(auto)(model, p, root, unitBytes);
+    const built = row.dataTree(counts, model, root, 'gatherv');
+    const rounds = auto.plusTreeHeight === true ? plan.rounds + treeHeight(built.tree) : plan.rounds;
+    out.push({ algorithm: row.name, data: built.time, setup: plan.setup, rounds, total: built.time + plan.setup + rounds * roundLatency });
   }
   return out;
 }
@@ -136,14 +123,14 @@ export function linearWinsForAnyCounts(
   const lin = model.linear;
   if (lin === undefined || model.ports !== 1 || model.copyAll) return false;
   const linear = (p - 1) * lin.alpha + roundLatency;
-  const plan = planningOf(model, p, root, unitBytes);
-  const other = [
-    available.has('binomial') ? plan.binomial : undefined,
-    available.has('adaptive') ? plan.adaptive : undefined,
-    // two-block's tree has height >= 1
-    available.has('two-block') ? { setup: plan.twoBlock.setup, rounds: plan.twoBlock.rounds + 1 } : undefined,
-  ];
-  for (const c of other) if (c !== undefined && linear > c.setup + c.rounds * roundLatency) return false;
+  for (const row of CANDIDATES) {
+    if (plansNothing(row.name) || !available.has(row.name)) continue;
+    const auto = row.auto as AutoCandidate;
+    const plan = planningOf(auto)(model, p, root, unitBytes);
+    // a tree's height is at least 1 for p > 1
+    const rounds = auto.plusTreeHeight === true ? plan.rounds + 1 : plan.rounds;
+    if (linear > plan.setup + rounds * roundLatency) return false;
+  }
   return true;
 }
 
@@ -202,5 +189,7 @@ export async function planVariant<I extends VPlanInput>(
   if (variant === undefined) {
     throw new InvalidArgumentError('algorithm', `'${algorithm}' is not available for ${op} yet`, { rank: input.comm.rank });
   }
+  // every rank sees the model: a variant it cannot run fails on every rank before planning
+  checkVariantRestrictions(algorithm, input.model, input.comm.size, input.comm.rank);
   return variant.init(input);
 }

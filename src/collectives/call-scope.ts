@@ -27,35 +27,18 @@
  * Status.tag of a receive through a scope is the tag as it travelled (shifted).
  */
 import { COLLECTIVE_TAG, type Communicator, type MessageData, type Received, type Status } from '../comm/communicator.js';
+import { CALL_TAG_STRIDE, DERIVED_FIRST, DERIVED_SLOTS, OWN_SLOTS } from '../comm/tags.js';
 import type { VirtualClock } from '../comm/endpoint.js';
 import type { InterCommunicator } from '../comm/intercomm.js';
 import type { NativeCollectives, NativeInterCollectives } from '../comm/native.js';
 import { waitAll, type Request } from '../comm/request.js';
 import type { PersistentCollective } from './types.js';
 
-/** Tags per call slot: the kind tags of every collective lie in COLLECTIVE_TAG … + CALL_TAG_STRIDE − 1. */
-export const CALL_TAG_STRIDE = 0x800;
-/** Slots for calls made on a communicator itself (call number mod OWN_SLOTS). */
-export const OWN_SLOTS = 256;
-/** Derived slots: DERIVED_FIRST + (the parent call's slot mod DERIVED_SLOTS). */
-const DERIVED_FIRST = OWN_SLOTS;
-const DERIVED_SLOTS = 255; // slot 511 holds communicator management's 16 tags (comm/agree.ts)
+// The slot arithmetic (CALL_TAG_STRIDE, OWN_SLOTS, derived slots, unslottedTag, callSlotOfTag)
+// is part of the tag table, comm/tags.ts.
+export { CALL_TAG_STRIDE, OWN_SLOTS, callSlotOfTag, unslottedTag } from '../comm/tags.js';
 
 const SHIFTED_LAST = COLLECTIVE_TAG + CALL_TAG_STRIDE - 1;
-
-/** The kind tag (slot 0) of a collective tag as it travelled in any slot; other tags unchanged. */
-export function unslottedTag(tag: number): number {
-  const off = tag - COLLECTIVE_TAG;
-  if (off < 0 || off >= (DERIVED_FIRST + DERIVED_SLOTS) * CALL_TAG_STRIDE) return tag;
-  return COLLECTIVE_TAG + (off % CALL_TAG_STRIDE);
-}
-
-/** The call slot a collective tag travelled in (undefined for tags outside the slots). */
-export function callSlotOfTag(tag: number): number | undefined {
-  const off = tag - COLLECTIVE_TAG;
-  if (off < 0 || off >= (DERIVED_FIRST + DERIVED_SLOTS) * CALL_TAG_STRIDE) return undefined;
-  return Math.floor(off / CALL_TAG_STRIDE);
-}
 
 const callNumbers = new WeakMap<object, number>();
 

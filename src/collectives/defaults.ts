@@ -11,20 +11,23 @@
  *
  * V_TAGS: the tags gatherv/scatterv use, inside the range reserved for collectives
  * (COLLECTIVE_TAG … COLLECTIVE_TAG + 2²⁰ − 1). Each message kind has its own tag so a
- * schedule message can never be matched by a data receive. Range used: COLLECTIVE_TAG + 0x300 … + 0x3ff.
+ * schedule message can never be matched by a data receive. Ranges used: COLLECTIVE_TAG + 0x300 … + 0x3ff
+ * (the 'v-plan' and 'v-data' rows of the tag table, comm/tags.ts).
  */
-import { COLLECTIVE_TAG } from '../comm/communicator.js';
+import { firstTag, namedTags } from '../comm/tags.js';
 import { linearModel, type CostModel } from '../model/cost-model.js';
 
 export const DEFAULT_MODEL: CostModel = linearModel({ alpha: 100, beta: 1, gamma: 0 });
 
+const PLANNING = namedTags('v-plan');
+
 export const V_TAGS = Object.freeze({
   /** Binomial: the root's counts scattered down the binomial tree. */
-  counts: COLLECTIVE_TAG + 0x301,
+  counts: PLANNING.counts,
   /** Tree executor: fixed-width schedule records. */
-  schedule: COLLECTIVE_TAG + 0x302,
+  schedule: PLANNING.schedule,
   /** Tree executor: the variable-length part (children lists). */
-  scheduleChildren: COLLECTIVE_TAG + 0x303,
+  scheduleChildren: PLANNING.scheduleChildren,
   /** Data blocks: plan s uses dataFirst + (s mod 128) (schedule.ts, nextDataTag). */
-  dataFirst: COLLECTIVE_TAG + 0x380,
+  dataFirst: firstTag('v-data'),
 });

@@ -4,7 +4,20 @@ export { scatterv, scattervInit, SCATTERV_VARIANTS } from './scatterv/index.js';
 export { DEFAULT_MODEL } from './defaults.js';
 export { AUTO_ORDER, chooseAuto, linearWinsForAnyCounts, predictAuto, type AutoPrediction } from './auto.js';
 export * from './types.js';
-export { portableVariants, type GathervPlanInput, type GathervVariant, type ScattervPlanInput, type ScattervVariant, type VariantRequirement, type VPlanInput } from './variant.js';
+export {
+  MODEL_TREE_ALGORITHMS,
+  PORTABLE_V_ALGORITHMS,
+  V_ALGORITHMS,
+  V_VARIANTS,
+  variantRow,
+  type AutoCandidate,
+  type ModelTreeAlgorithm,
+  type PlanningEstimate,
+  type TreeVariantName,
+  type VVariantName,
+  type VVariantRow,
+} from './v-variants.js';
+export { portableVariants, type RestrictionContext, type VariantRestriction, type GathervPlanInput, type GathervVariant, type ScattervPlanInput, type ScattervVariant, type VariantRequirement, type VPlanInput } from './variant.js';
 export { MAX_NATIVE_BYTES, nativeByteLayout } from './native.js';
 export * from './basic/index.js';
 // Intragroup allgather/allgatherv (ring, recursive doubling, Bruck, auto); the building block

@@ -32,7 +32,8 @@ import { CommunicationError, InvalidArgumentError, VcollError } from '../errors.
 import type { CostModel } from '../model/cost-model.js';
 import { postOrder, treeHeight, type Tree } from '../trees/tree.js';
 import { findTreeAlgorithm } from '../trees/registry.js';
-import type { CollectiveInfo, ModelTreeAlgorithm, PersistentCollective } from './types.js';
+import type { BuiltTree } from '../trees/types.js';
+import type { CollectiveInfo, PersistentCollective } from './types.js';
 
 // ---------------------------------------------------------------------------------------
 // The ordered binomial tree with a fixed root (the oblivious tree of src/trees/binomial.ts).
@@ -410,26 +411,30 @@ export function checkOwnCount(comm: Communicator, mine: number, schedule: NodeSc
 // ---------------------------------------------------------------------------------------
 // Trees the root builds
 
-export type TreeVariantName = 'optimal' | 'binary' | 'two-block' | ModelTreeAlgorithm;
-
 /**
- * The tree of `name` for `counts` under `model` with the fixed root (run by the root), for the
- * operation `op` (the seed 001 trees predict child → parent for a gather, parent → child for a
- * scatter; seed 004's are the same for both). Builder errors about the sizes are reported as
- * the root's `counts`.
+ * The tree the construction `name` of trees/registry.ts builds for `counts` under `model` with
+ * the fixed root (run by the root), for the operation `op` (Dichev10's model-based trees
+ * predict child → parent for a gather, parent → child for a scatter; Traff17's are the same
+ * for both), with the time its builder computed. Builder errors about the sizes are reported
+ * as the root's `counts`.
  */
-export function buildTree(name: TreeVariantName, counts: readonly number[], model: CostModel, root: number, rank: number, op: 'gatherv' | 'scatterv'): Tree {
+export function buildRootTree(name: string, counts: readonly number[], model: CostModel, root: number, rank: number, op: 'gatherv' | 'scatterv'): BuiltTree {
   try {
-    // optimal: the per-pair DP (seed 004 Theorem 1) under a non-homogeneous model
+    // optimal: the per-pair DP (Traff17 Theorem 1) under a non-homogeneous model
     const algorithm = findTreeAlgorithm(name === 'optimal' && model.linear === undefined ? 'optimal-pairwise' : name);
     if (algorithm === undefined) throw new VcollError('INTERNAL', `no tree construction named ${name}`);
-    return algorithm.build(counts, model, { root, op: op === 'gatherv' ? 'gather' : 'scatter' }).tree;
+    return algorithm.build(counts, model, { root, op: op === 'gatherv' ? 'gather' : 'scatter' });
   } catch (e) {
     if (e instanceof InvalidArgumentError && e.field.startsWith('sizes')) {
       throw new InvalidArgumentError(e.field.replace(/^sizes/, 'counts'), e.detail, { rank, cause: e });
     }
     throw e;
   }
+}
+
+/** buildRootTree's tree. */
+export function buildTree(name: string, counts: readonly number[], model: CostModel, root: number, rank: number, op: 'gatherv' | 'scatterv'): Tree {
+  return buildRootTree(name, counts, model, root, rank, op).tree;
 }
 
 // ---------------------------------------------------------------------------------------

@@ -21,7 +21,6 @@
  * their displacements, a vectored buffer when they are not contiguous — no staging).
  */
 import type { Communicator } from '../comm/communicator.js';
-import { findTreeAlgorithm } from '../trees/registry.js';
 import { ceilLog2 } from '../util/ceil-log.js';
 import { V_TAGS } from './defaults.js';
 import { blockView, rootLayout, sequencePlacement, type Placement } from './placement.js';
@@ -37,9 +36,9 @@ import {
   scatterFixed,
   type EncodedSchedules,
   type NodeSchedule,
-  type TreeVariantName,
 } from './schedule.js';
 import type { PersistentCollective } from './types.js';
+import type { VVariantName } from './v-variants.js';
 import type { VPlanInput } from './variant.js';
 
 /**
@@ -68,7 +67,7 @@ export async function binomialPlan(
 }
 
 /** This rank's schedule in the tree `name` the root builds for its counts. Collective; 2⌈log₂p⌉ rounds. */
-export async function rootTreePlan(input: VPlanInput, name: TreeVariantName, op: 'gatherv' | 'scatterv'): Promise<NodeSchedule> {
+export async function rootTreePlan(input: VPlanInput, name: string, op: 'gatherv' | 'scatterv'): Promise<NodeSchedule> {
   const { comm, root } = input;
   let encoded: EncodedSchedules | undefined;
   if (comm.rank === root) {
@@ -83,49 +82,40 @@ export async function rootTreePlan(input: VPlanInput, name: TreeVariantName, op:
 /** The data phase of one rank for its schedule: returns the function start() runs. */
 export type TreeExecutor<I> = (input: I, node: NodeSchedule, tag: number) => () => Promise<void>;
 
+/** The `binomial` variants' description. */
+export const BINOMIAL_DESCRIPTION =
+  "block-size oblivious rank-ordered binomial tree with the fixed root (the tree layer's `oblivious`); the root scatters its counts first (⌈log₂p⌉ rounds)";
+
 export interface TreeVariant<I> {
-  readonly name: 'binomial' | TreeVariantName;
+  readonly name: VVariantName;
   readonly description: string;
   init(input: I): Promise<PersistentCollective>;
 }
 
-/** The variants' descriptions (`op`: gatherv or scatterv). */
-function describe(name: 'binomial' | TreeVariantName, op: 'gatherv' | 'scatterv'): string {
-  const schedules = 'built by the root, schedules scattered in 2⌈log₂p⌉ rounds';
-  switch (name) {
-    case 'binomial':
-      return 'block-size oblivious rank-ordered binomial tree with the fixed root; the root scatters its counts first (⌈log₂p⌉ rounds)';
-    case 'optimal':
-      return `optimal ordered variable-degree tree for the counts (seed 004 Theorem 2; per-pair models: Theorem 1), ${schedules}`;
-    case 'binary':
-      return `optimal ordered binary tree for the counts (seed 004 Theorem 3), ${schedules}`;
-    case 'two-block':
-      return op === 'gatherv'
-        ? 'TWO_Gatherv (seed 004 §5.2): binomial gathers over the small- and large-block ranks joined by one transfer; at most two distinct counts'
-        : 'TWO_Scatterv (seed 004 §5.2): binomial scatters over the small- and large-block ranks joined by one transfer; at most two distinct counts';
-    default:
-      // the seed 001 trees of the tree registry, built for the operation at hand
-      return `${findTreeAlgorithm(name)?.description ?? name} (seed 001 §2), built by the root for the ${op === 'gatherv' ? 'gather' : 'scatter'}, ${schedules}`;
-  }
-}
-
-/** The `op` variant that plans the tree `name` (see the module comment) and runs `executor` on it. */
+/**
+ * The variant `name` that plans its tree (see the module comment: `binomial` from the counts
+ * scattered down the binomial tree, any other name the registry's tree the root builds) and
+ * runs `executor` on it.
+ */
 export function treeVariant<I extends VPlanInput>(
-  name: 'binomial' | TreeVariantName,
+  name: string,
   op: 'gatherv' | 'scatterv',
+  description: string,
   executor: TreeExecutor<I>,
 ): TreeVariant<I> {
+  // the names come from the variant table (v-variants.ts), which defines VVariantName
+  const algorithm = name as VVariantName;
+  const binomial = name === 'binomial';
   return {
-    name,
-    description: describe(name, op),
+    name: algorithm,
+    description,
     async init(input: I): Promise<PersistentCollective> {
       const { comm } = input;
       const tag = nextDataTag(comm, V_TAGS.dataFirst);
-      const binomial = name === 'binomial';
       const node = binomial
         ? await binomialPlan(comm, input.root, input.counts, input.count, input.model.copyAll)
         : await rootTreePlan(input, name, op);
-      const info = { algorithm: name, constructionRounds: (binomial ? 1 : 2) * ceilLog2(comm.size), height: node.height };
+      const info = { algorithm, constructionRounds: (binomial ? 1 : 2) * ceilLog2(comm.size), height: node.height };
       return persistentPlan(comm, info, executor(input, node, tag));
     },
   };

@@ -16,30 +16,7 @@
  */
 import type { Communicator } from '../comm/communicator.js';
 import type { CostModel } from '../model/cost-model.js';
-
-/**
- * The trees of seed 001 §2 for heterogeneous networks that gatherv / scatterv run (the root
- * builds them from options.model; src/trees/model-binomial.ts, src/trees/model-traff.ts):
- * the model-based binomial tree with min-first / max-first mapping, the original (model-
- * oblivious) and the model-based Träff trees, and the two guarded forms that keep the
- * faster of the model-based tree and its original.
- */
-export type ModelTreeAlgorithm =
-  | 'model-binomial-min'
-  | 'model-binomial-max'
-  | 'model-binomial-guarded'
-  | 'traff'
-  | 'model-traff'
-  | 'model-traff-guarded';
-
-export const MODEL_TREE_ALGORITHMS: readonly ModelTreeAlgorithm[] = [
-  'model-binomial-min',
-  'model-binomial-max',
-  'model-binomial-guarded',
-  'traff',
-  'model-traff',
-  'model-traff-guarded',
-];
+import type { VVariantName } from './v-variants.js';
 
 /**
  * The MPI library's own collective (MPI_Gatherv, MPI_Scatterv, …, through `comm.native`) as a
@@ -64,14 +41,11 @@ export function portableAlgorithms<T extends string>(names: readonly T[]): Exclu
   return names.filter((a): a is Exclude<T, NativeAlgorithm> => !requiresNative(a));
 }
 
-/** The algorithms of gatherv / scatterv. */
-export type VAlgorithm = 'linear' | 'binomial' | 'adaptive' | 'optimal' | 'binary' | 'two-block' | ModelTreeAlgorithm | NativeAlgorithm | 'auto';
-
-/** Every gatherv / scatterv algorithm, `mpi-native` included (MPI transport only: see PORTABLE_V_ALGORITHMS). */
-export const V_ALGORITHMS: readonly VAlgorithm[] = ['linear', 'binomial', 'adaptive', 'optimal', 'binary', 'two-block', ...MODEL_TREE_ALGORITHMS, MPI_NATIVE, 'auto'];
-
-/** The gatherv / scatterv algorithms every transport runs (V_ALGORITHMS without `mpi-native`). */
-export const PORTABLE_V_ALGORITHMS: readonly Exclude<VAlgorithm, NativeAlgorithm>[] = portableAlgorithms(V_ALGORITHMS);
+/**
+ * The algorithms of gatherv / scatterv: the names of the variant table (collectives/v-variants.ts,
+ * where V_ALGORITHMS, PORTABLE_V_ALGORITHMS and MODEL_TREE_ALGORITHMS are) and 'auto'.
+ */
+export type VAlgorithm = VVariantName | 'auto';
 
 export interface GathervArgs {
   readonly root: number;

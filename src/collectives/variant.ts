@@ -9,6 +9,7 @@
  */
 import type { Communicator } from '../comm/communicator.js';
 import type { CostModel } from '../model/cost-model.js';
+import { InvalidArgumentError, type VcollError } from '../errors.js';
 import type { AdaptiveVariantOptions, PersistentCollective, VAlgorithm } from './types.js';
 
 /** What the normalised gatherv and scatterv arguments of one rank have in common. */
@@ -72,4 +73,34 @@ export interface ScattervVariant {
  */
 export function portableVariants<V extends { readonly requires?: VariantRequirement }>(list: readonly V[]): V[] {
   return list.filter((v) => v.requires === undefined);
+}
+
+/** What a restriction can see: always the model and p; the counts where they are known (the root, predictions). */
+export interface RestrictionContext {
+  readonly p: number;
+  /** Absent where only the counts are asked about. */
+  readonly model?: CostModel;
+  /** The block sizes (elements); absent where only the root knows them. */
+  readonly counts?: readonly number[];
+  /** Whether the transport has the MPI library's own collectives (`comm.native`). */
+  readonly native?: boolean;
+}
+
+/** A condition a variant needs, as a predicate with the error a rank raises when it fails. */
+export interface VariantRestriction {
+  /** What it needs: 'model' (every rank checks before planning), 'counts' (known at the root), 'transport'. */
+  readonly on: 'model' | 'counts' | 'transport';
+  /** Why the variant cannot run here (one phrase), or undefined when it can. */
+  readonly why: (c: RestrictionContext) => string | undefined;
+  /** The typed error for `why` on `rank`. */
+  readonly error: (why: string, rank: number) => VcollError;
+}
+
+/** One-ported models only (the adaptive construction and the dynamic programs). */
+export function onePorted(what: string): VariantRestriction {
+  return {
+    on: 'model',
+    why: ({ model }) => (model !== undefined && model.ports !== 1 ? `${what}; the model has ${model.ports} ports` : undefined),
+    error: (why, rank) => new InvalidArgumentError('model', why, { rank }),
+  };
 }

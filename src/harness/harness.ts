@@ -12,7 +12,8 @@
  * prediction then uses it; the simulator runs the given model and its numbers are exact.
  */
 import { hostname, cpus } from 'node:os';
-import { MPI_NATIVE, V_ALGORITHMS, type VAlgorithm } from '../collectives/types.js';
+import { MPI_NATIVE, type VAlgorithm } from '../collectives/types.js';
+import { V_ALGORITHMS } from '../collectives/v-variants.js';
 import { InvalidArgumentError, TooLargeError } from '../errors.js';
 import { treeOfAlgorithm } from '../run/case-limits.js';
 import { checkRunData, checkSeconds, runDataCopies, treeSeconds } from '../run/limits.js';

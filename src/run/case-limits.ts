@@ -5,7 +5,8 @@
  * (Σ counts × unit bytes × copies). Errors name the field as the caller spells it (`prefix`).
  */
 import { blockSizes } from '../workloads/distributions.js';
-import { MODEL_TREE_ALGORITHMS, type VAlgorithm } from '../collectives/types.js';
+import { type VAlgorithm } from '../collectives/types.js';
+import { variantRow } from '../collectives/v-variants.js';
 import { InvalidArgumentError, TooLargeError } from '../errors.js';
 import { requireFiniteCosts } from '../model/cost-model.js';
 import { treeLimit } from '../trees/registry.js';
@@ -14,8 +15,7 @@ import { caseModel, type RunCase, type TransportName } from './spec.js';
 
 /** The tree construction (src/trees/registry.ts) a V algorithm builds at the root, if any. */
 export function treeOfAlgorithm(algorithm: VAlgorithm): string | undefined {
-  if (algorithm === 'optimal' || algorithm === 'binary' || algorithm === 'two-block') return algorithm;
-  return (MODEL_TREE_ALGORITHMS as readonly string[]).includes(algorithm) ? algorithm : undefined;
+  return variantRow(algorithm)?.tree;
 }
 
 /**

@@ -1,42 +1,30 @@
 /**
  * The model's prediction for one run: the completion time, by the exact evaluator
- * (src/trees/evaluate.ts), of the tree the algorithm's data phase follows — linear: the star;
- * binomial: the oblivious binomial tree with the root fixed (seed 000 Lemma 2); adaptive:
- * the adaptive binomial tree with the root fixed (seed 000 Lemmas 1–2); optimal, binary,
- * two-block: the trees of seed 004 Theorems 2 (Theorem 1 under a per-pair model), 3 and §5.2
- * for that root; the seed 001 trees built for the operation — plus, when the run
+ * (src/trees/evaluate.ts), of the tree the algorithm's data phase follows (its row's
+ * `dataTree` in collectives/v-variants.ts: linear and mpi-native the star; binomial the
+ * oblivious binomial tree with the root fixed; adaptive the adaptive binomial tree with the
+ * root fixed; the root-built trees for that root and operation) — plus, when the run
  * has a round latency (calibrated threads), that latency per level of the tree. The
  * prediction covers the data phase only, not a construction or schedule-distribution phase.
  * On the simulator (no round latency) a persistent data phase takes exactly this time.
  */
-import { buildTree } from '../collectives/schedule.js';
 import type { VAlgorithm } from '../collectives/types.js';
+import { variantRow } from '../collectives/v-variants.js';
+import { InvalidArgumentError } from '../errors.js';
 import type { CostModel } from '../model/cost-model.js';
-import { adaptiveBinomialTree } from '../trees/adaptive.js';
-import { obliviousBinomialTree } from '../trees/binomial.js';
 import { evaluate } from '../trees/evaluate.js';
-import { linearTree } from '../trees/linear.js';
 import { treeHeight, type Tree } from '../trees/tree.js';
 import type { VOperation } from './spec.js';
 
 /**
- * The tree the data phase of `algorithm` follows for these sizes and root: the binomial
- * family here, every root-built tree (optimal — per-pair DP under a per-pair model —, binary,
- * two-block, the seed 001 trees) through the collectives' own buildTree, so the prediction
- * and the run can never use different trees.
+ * The tree the data phase of `algorithm` follows for these sizes and root: its row's
+ * `dataTree` in the variant table (collectives/v-variants.ts) — the root-built trees through
+ * the collectives' own construction — so the prediction and the run can never use different trees.
  */
 function dataPhaseTree(algorithm: Exclude<VAlgorithm, 'auto'>, sizes: readonly number[], model: CostModel, root: number, op: VOperation): Tree {
-  switch (algorithm) {
-    case 'linear':
-    case 'mpi-native': // the MPI library's MPI_Gatherv / MPI_Scatterv: linear in Open MPI 4.1.4 (coll/basic) and MPICH
-      return linearTree(sizes, model, { root }).tree;
-    case 'binomial':
-      return obliviousBinomialTree(sizes, model, { root }).tree;
-    case 'adaptive':
-      return adaptiveBinomialTree(sizes, model, { root }).tree;
-    default:
-      return buildTree(algorithm, sizes, model, root, root, op);
-  }
+  const row = variantRow(algorithm);
+  if (row === undefined) throw new InvalidArgumentError('algorithm', `no gatherv/scatterv variant named '${String(algorithm)}'`);
+  return row.dataTree(sizes, model, root, op).tree;
 }
 
 /** Predicted completion time of the data phase (model units); `roundLatency` per tree level. */

@@ -5,7 +5,8 @@
  * the main job and the threads benchmark; validated once here with typed errors.
  */
 import { DISTRIBUTIONS, parseDistribution, type DistributionName } from '../workloads/distributions.js';
-import { V_ALGORITHMS, type VAlgorithm } from '../collectives/types.js';
+import { type VAlgorithm } from '../collectives/types.js';
+import { V_ALGORITHMS } from '../collectives/v-variants.js';
 import { InvalidArgumentError } from '../errors.js';
 import { linearModel, type CostModel } from '../model/cost-model.js';
 import { modelFromSpec, type CostModelSpec } from '../model/model-json.js';

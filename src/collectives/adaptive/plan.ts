@@ -13,6 +13,10 @@ import type { AdaptiveVariantOptions, CollectiveInfo } from '../types.js';
 import { constructionRounds, type AdaptiveRole, type RoleEvent } from './construct.js';
 import { checkPrefix, rangeCheck, type JoinContext } from './decide.js';
 import { hypercubeRounds } from './hypercube.js';
+import { onePorted } from '../variant.js';
+
+/** The adaptive construction builds one-ported trees (Traff18 §2): the variant table's restriction. */
+export const ADAPTIVE_ONE_PORTED = onePorted('adaptive gatherv/scatterv build one-ported trees (Traff18)');
 
 /**
  * The join context of a plan. Any one-ported cost model is accepted (homogeneous linear,
@@ -28,9 +32,8 @@ export function adaptiveContext(
   options: AdaptiveVariantOptions,
 ): JoinContext {
   const me = comm.rank;
-  if (model.ports !== 1) {
-    throw new InvalidArgumentError('model', `adaptive gatherv/scatterv build one-ported trees (seed 000); the model has ${model.ports} ports`, { rank: me });
-  }
+  const ports = ADAPTIVE_ONE_PORTED.why({ p: comm.size, model });
+  if (ports !== undefined) throw ADAPTIVE_ONE_PORTED.error(ports, me);
   if (model.size !== undefined && model.size !== comm.size) {
     throw new InvalidArgumentError('model', `is defined for ${model.size} ranks, the communicator has ${comm.size}`, { rank: me });
   }

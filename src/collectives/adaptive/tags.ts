@@ -1,5 +1,6 @@
 /**
- * Tags of the adaptive gatherv/scatterv: COLLECTIVE_TAG + 0x200 … COLLECTIVE_TAG + 0x2ff.
+ * Tags of the adaptive gatherv/scatterv: COLLECTIVE_TAG + 0x200 … COLLECTIVE_TAG + 0x2ff (the
+ * 'adaptive' row of the tag table, comm/tags.ts).
  *
  * Every adaptive plan a rank creates on a communicator gets the next sequence number (all
  * ranks create their plans in the same order, as MPI requires of collective calls), and
@@ -10,12 +11,16 @@
  * construction messages are told apart from data messages by their tag (the tests count
  * them in the simulator's trace).
  */
-import { COLLECTIVE_TAG, type Communicator } from '../../comm/communicator.js';
+import type { Communicator } from '../../comm/communicator.js';
+import { firstTag, lastTag, tagRange } from '../../comm/tags.js';
 import { unslottedTag } from '../call-scope.js';
 
-export const ADAPTIVE_TAG_FIRST = COLLECTIVE_TAG + 0x200;
-export const ADAPTIVE_TAG_LAST = COLLECTIVE_TAG + 0x2ff;
-const SLOTS = 64;
+const PLAN = tagRange('adaptive').plan;
+export const ADAPTIVE_TAG_FIRST = firstTag('adaptive');
+export const ADAPTIVE_TAG_LAST = lastTag('adaptive');
+/** Tags per plan (4) and plan blocks in the range (64). */
+const STRIDE = PLAN.stride;
+const SLOTS = (ADAPTIVE_TAG_LAST - ADAPTIVE_TAG_FIRST + 1) / STRIDE;
 
 export interface AdaptiveTags {
   readonly exchange: number;
@@ -31,14 +36,14 @@ const sequence = new WeakMap<Communicator, number>();
 export function nextPlanTags(comm: Communicator): AdaptiveTags {
   const s = sequence.get(comm) ?? 0;
   sequence.set(comm, s + 1);
-  const base = ADAPTIVE_TAG_FIRST + 4 * (s % SLOTS);
-  return { exchange: base, notify: base + 1, data: base + 2 };
+  const base = ADAPTIVE_TAG_FIRST + STRIDE * (s % SLOTS);
+  return { exchange: base + PLAN.kinds.exchange, notify: base + PLAN.kinds.notify, data: base + PLAN.kinds.data };
 }
 
 /** What an adaptive tag is used for, in any call slot (undefined for tags outside the adaptive range). */
 export function adaptiveTagKind(travelled: number): AdaptiveMessageKind | undefined {
   const tag = unslottedTag(travelled); // in whichever call slot it travelled (call-scope.ts)
   if (tag < ADAPTIVE_TAG_FIRST || tag > ADAPTIVE_TAG_LAST) return undefined;
-  const k = (tag - ADAPTIVE_TAG_FIRST) % 4;
-  return k === 0 ? 'exchange' : k === 1 ? 'notify' : k === 2 ? 'data' : undefined;
+  const k = (tag - ADAPTIVE_TAG_FIRST) % STRIDE;
+  return k === PLAN.kinds.exchange ? 'exchange' : k === PLAN.kinds.notify ? 'notify' : k === PLAN.kinds.data ? 'data' : undefined;
 }

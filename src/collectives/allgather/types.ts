@@ -9,10 +9,11 @@
  * rank's count (`counts`, elements, the same array on every rank, as in MPI_Allgatherv);
  * block i lands in `recv` at displs[i]·unitBytes (default displs: prefix sums of counts).
  *
- * Tags: COLLECTIVE_TAG + 0x400 … + 0x41f (ALLGATHER_TAGS); one tag per algorithm, and the
- * handshake tag every algorithm's first message uses (handshake.ts).
+ * Tags: COLLECTIVE_TAG + 0x400 … + 0x41f (ALLGATHER_TAGS, the 'allgather' row of comm/tags.ts);
+ * one tag per algorithm, and the handshake tag every algorithm's first message uses (handshake.ts).
  */
-import { COLLECTIVE_TAG, type Communicator } from '../../comm/communicator.js';
+import type { Communicator } from '../../comm/communicator.js';
+import { namedTags } from '../../comm/tags.js';
 
 export type AllgatherAlgorithm = 'ring' | 'recursive-doubling' | 'bruck' | 'auto';
 export const ALLGATHER_ALGORITHMS: readonly AllgatherAlgorithm[] = ['ring', 'recursive-doubling', 'bruck', 'auto'];
@@ -76,10 +77,4 @@ export interface AllgathervVariant {
   run(input: AllgathervInput): Promise<void>;
 }
 
-export const ALLGATHER_TAGS = Object.freeze({
-  ring: COLLECTIVE_TAG + 0x400,
-  recursiveDoubling: COLLECTIVE_TAG + 0x401,
-  bruck: COLLECTIVE_TAG + 0x402,
-  pipelinedRing: COLLECTIVE_TAG + 0x403,
-  handshake: COLLECTIVE_TAG + 0x404,
-});
+export const ALLGATHER_TAGS = namedTags('allgather');

@@ -19,7 +19,7 @@ import { nativeBytes, nativeOf } from '../native.js';
 import { MPI_NATIVE } from '../types.js';
 import { basicAlgorithm, nativeElementType, nativeReduceOp, type BasicOptions } from './algorithm.js';
 import { sendrecv } from './sendrecv.js';
-import { BASIC_TAG } from './tags.js';
+import { BASIC_TAG } from '../../comm/tags.js';
 import { checkNumeric, checkSameShape, expectBytes } from './validate.js';
 import { beginCall } from '../call-scope.js';
 

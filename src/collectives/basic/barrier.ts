@@ -13,7 +13,7 @@ import { nativeOf } from '../native.js';
 import { MPI_NATIVE } from '../types.js';
 import { basicAlgorithm, type BasicOptions } from './algorithm.js';
 import { sendrecv } from './sendrecv.js';
-import { BASIC_TAG } from './tags.js';
+import { BASIC_TAG } from '../../comm/tags.js';
 import { beginCall } from '../call-scope.js';
 
 /** `options.algorithm` 'mpi-native': the MPI library's MPI_Barrier instead (MPI transport only). */

@@ -14,7 +14,7 @@
 import { bytesOf, type Communicator } from '../../comm/communicator.js';
 import { allocLike, resolveOp, type NumericArray, type ReduceOp } from './ops.js';
 import { sendrecv } from './sendrecv.js';
-import { BASIC_TAG } from './tags.js';
+import { BASIC_TAG } from '../../comm/tags.js';
 import { checkNumeric, checkSameShape, expectBytes } from './validate.js';
 import { beginCall } from '../call-scope.js';
 

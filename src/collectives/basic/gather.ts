@@ -20,7 +20,7 @@ import { InvalidArgumentError } from '../../errors.js';
 import { nativeBytes, nativeOf } from '../native.js';
 import { MPI_NATIVE } from '../types.js';
 import { basicAlgorithm, type BasicOptions } from './algorithm.js';
-import { BASIC_TAG } from './tags.js';
+import { BASIC_TAG } from '../../comm/tags.js';
 import { orderedBinomialRole } from './tree.js';
 import { checkBytes, checkRoot, expectBytes } from './validate.js';
 import { beginCall } from '../call-scope.js';

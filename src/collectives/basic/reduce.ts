@@ -14,7 +14,7 @@
 import { bytesOf, type Communicator } from '../../comm/communicator.js';
 import { handled } from '../../comm/request.js';
 import { allocLike, resolveOp, type NumericArray, type ReduceOp } from './ops.js';
-import { BASIC_TAG } from './tags.js';
+import { BASIC_TAG } from '../../comm/tags.js';
 import { orderedBinomialRole } from './tree.js';
 import { checkNumeric, checkRoot, checkSameShape, expectBytes } from './validate.js';
 import { beginCall } from '../call-scope.js';

@@ -18,8 +18,8 @@
  * (gatherv/tree.ts) on this tree. Cost: evaluate(obliviousTreeFor(p, root), counts,
  * model).time on the simulator, at worst ⌈log₂p⌉(α + β·Σ_{i≠r} m_i) (seed 000 §1).
  */
-import { treeVariant } from '../tree-exec.js';
+import { BINOMIAL_DESCRIPTION, treeVariant } from '../tree-exec.js';
 import type { GathervVariant } from '../variant.js';
 import { gatherExecutor } from './tree.js';
 
-export const BINOMIAL_GATHERV: GathervVariant = treeVariant('binomial', 'gatherv', gatherExecutor);
+export const BINOMIAL_GATHERV: GathervVariant = treeVariant('binomial', 'gatherv', BINOMIAL_DESCRIPTION, gatherExecutor);

@@ -11,41 +11,14 @@ import { planVariant } from '../auto.js';
 import { beginCall, plannedInCall } from '../call-scope.js';
 import type { CollectiveInfo, CollectiveOptions, GathervArgs, PersistentCollective } from '../types.js';
 import type { GathervVariant } from '../variant.js';
-import { ADAPTIVE_GATHERV } from './adaptive.js';
-import { BINOMIAL_GATHERV } from './binomial.js';
-import { LINEAR_GATHERV } from './linear.js';
-import { MPI_NATIVE_GATHERV } from './mpi-native.js';
-import {
-  BINARY_GATHERV,
-  MODEL_BINOMIAL_GUARDED_GATHERV,
-  MODEL_BINOMIAL_MAX_GATHERV,
-  MODEL_BINOMIAL_MIN_GATHERV,
-  MODEL_TRAFF_GUARDED_GATHERV,
-  MODEL_TRAFF_GATHERV,
-  OPTIMAL_GATHERV,
-  TRAFF_GATHERV,
-  TWO_BLOCK_GATHERV,
-} from './tree.js';
+import { V_VARIANTS } from '../v-variants.js';
 
 /**
- * The gatherv algorithms, in the order of VAlgorithm. 'auto' chooses among the portable ones
- * (`portableVariants`); `mpi-native` (requires: 'native') runs only on the MPI transport.
+ * The gatherv algorithms, in the order of the variant table (collectives/v-variants.ts). 'auto'
+ * chooses among the portable ones (`portableVariants`); `mpi-native` (requires: 'native') runs
+ * only on the MPI transport.
  */
-export const GATHERV_VARIANTS: readonly GathervVariant[] = [
-  LINEAR_GATHERV,
-  BINOMIAL_GATHERV,
-  ADAPTIVE_GATHERV,
-  OPTIMAL_GATHERV,
-  BINARY_GATHERV,
-  TWO_BLOCK_GATHERV,
-  MODEL_BINOMIAL_MIN_GATHERV,
-  MODEL_BINOMIAL_MAX_GATHERV,
-  MODEL_BINOMIAL_GUARDED_GATHERV,
-  TRAFF_GATHERV,
-  MODEL_TRAFF_GATHERV,
-  MODEL_TRAFF_GUARDED_GATHERV,
-  MPI_NATIVE_GATHERV,
-];
+export const GATHERV_VARIANTS: readonly GathervVariant[] = V_VARIANTS.map((row) => row.gatherv);
 
 /**
  * Plans a gatherv (collective): validation, then the algorithm's planning phase, completed

@@ -32,8 +32,8 @@
  */
 import { inOrder, selfCopy } from '../ports.js';
 import { expectStatus, type NodeSchedule } from '../schedule.js';
-import { packedBuffer, rootPlacements, treeVariant } from '../tree-exec.js';
-import type { GathervPlanInput, GathervVariant } from '../variant.js';
+import { packedBuffer, rootPlacements } from '../tree-exec.js';
+import type { GathervPlanInput } from '../variant.js';
 
 /** The data phase of one rank in a gather tree; returns the function start() runs. */
 export function gatherExecutor(input: GathervPlanInput, node: NodeSchedule, tag: number): () => Promise<void> {
@@ -100,14 +100,3 @@ function rootGather(input: GathervPlanInput, node: NodeSchedule, tag: number): (
     }
   };
 }
-
-export const OPTIMAL_GATHERV: GathervVariant = treeVariant('optimal', 'gatherv', gatherExecutor);
-export const BINARY_GATHERV: GathervVariant = treeVariant('binary', 'gatherv', gatherExecutor);
-export const TWO_BLOCK_GATHERV: GathervVariant = treeVariant('two-block', 'gatherv', gatherExecutor);
-
-export const MODEL_BINOMIAL_MIN_GATHERV: GathervVariant = treeVariant('model-binomial-min', 'gatherv', gatherExecutor);
-export const MODEL_BINOMIAL_MAX_GATHERV: GathervVariant = treeVariant('model-binomial-max', 'gatherv', gatherExecutor);
-export const MODEL_BINOMIAL_GUARDED_GATHERV: GathervVariant = treeVariant('model-binomial-guarded', 'gatherv', gatherExecutor);
-export const TRAFF_GATHERV: GathervVariant = treeVariant('traff', 'gatherv', gatherExecutor);
-export const MODEL_TRAFF_GATHERV: GathervVariant = treeVariant('model-traff', 'gatherv', gatherExecutor);
-export const MODEL_TRAFF_GUARDED_GATHERV: GathervVariant = treeVariant('model-traff-guarded', 'gatherv', gatherExecutor);

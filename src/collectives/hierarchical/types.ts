@@ -1,9 +1,9 @@
 /**
  * Public shapes of the hierarchical gather and gatherv (seed 002 §2–§4, §6): arguments (MPI
  * semantics, as the flat gather and gatherv), the variant names, the options and what a call
- * reports. Tags: COLLECTIVE_TAG + 0x460 … + 0x46f (HIER_TAG).
+ * reports. Tags: COLLECTIVE_TAG + 0x460 … + 0x46f (HIER_TAG, the 'hierarchical' row of comm/tags.ts).
  */
-import { COLLECTIVE_TAG } from '../../comm/communicator.js';
+import { namedTags } from '../../comm/tags.js';
 
 /**
  * - 'zero-copy': the bridge gather receives straight into `recv` through an indexed (gather:
@@ -60,7 +60,4 @@ export interface HierarchicalInfo {
 }
 
 /** Tags of the two levels (the local level runs on the node communicator, the bridge on the caller's). */
-export const HIER_TAG = {
-  local: COLLECTIVE_TAG + 0x460,
-  bridge: COLLECTIVE_TAG + 0x461,
-} as const;
+export const HIER_TAG = namedTags('hierarchical');

@@ -13,9 +13,9 @@
  * remote block i lands at displs[i]·unitBytes. A rank does not know its own group's counts
  * (MPI does not pass them): algorithms that need them compute them (allreduce, exscan).
  *
- * Tags: COLLECTIVE_TAG + 0x420 … + 0x43f (INTER_TAGS).
+ * Tags: COLLECTIVE_TAG + 0x420 … + 0x43f (INTER_TAGS, the 'inter' row of comm/tags.ts).
  */
-import { COLLECTIVE_TAG } from '../../comm/communicator.js';
+import { namedTags } from '../../comm/tags.js';
 import type { AllgatherArgs, AllgathervArgs } from '../allgather/types.js';
 import { MPI_NATIVE, type NativeAlgorithm } from '../types.js';
 
@@ -44,9 +44,4 @@ export interface InterOptions {
   readonly algorithm?: InterAllgatherAlgorithm;
 }
 
-export const INTER_TAGS = Object.freeze({
-  rootExchange: COLLECTIVE_TAG + 0x421,
-  rootBcast: COLLECTIVE_TAG + 0x422,
-  exchange: COLLECTIVE_TAG + 0x423,
-  sizes: COLLECTIVE_TAG + 0x424,
-});
+export const INTER_TAGS = namedTags('inter');

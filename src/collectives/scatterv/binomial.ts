@@ -10,8 +10,8 @@
  * Data phase: the generic scatter executor (scatterv/tree.ts) on this tree; on the
  * simulator evaluate(obliviousTreeFor(p, root), counts, model, 'scatter').time.
  */
-import { treeVariant } from '../tree-exec.js';
+import { BINOMIAL_DESCRIPTION, treeVariant } from '../tree-exec.js';
 import type { ScattervVariant } from '../variant.js';
 import { scatterExecutor } from './tree.js';
 
-export const BINOMIAL_SCATTERV: ScattervVariant = treeVariant('binomial', 'scatterv', scatterExecutor);
+export const BINOMIAL_SCATTERV: ScattervVariant = treeVariant('binomial', 'scatterv', BINOMIAL_DESCRIPTION, scatterExecutor);

@@ -12,41 +12,14 @@ import { planVariant } from '../auto.js';
 import { beginCall, plannedInCall } from '../call-scope.js';
 import type { CollectiveInfo, CollectiveOptions, PersistentCollective, ScattervArgs } from '../types.js';
 import type { ScattervVariant } from '../variant.js';
-import { ADAPTIVE_SCATTERV } from './adaptive.js';
-import { BINOMIAL_SCATTERV } from './binomial.js';
-import { LINEAR_SCATTERV } from './linear.js';
-import { MPI_NATIVE_SCATTERV } from './mpi-native.js';
-import {
-  BINARY_SCATTERV,
-  MODEL_BINOMIAL_GUARDED_SCATTERV,
-  MODEL_BINOMIAL_MAX_SCATTERV,
-  MODEL_BINOMIAL_MIN_SCATTERV,
-  MODEL_TRAFF_GUARDED_SCATTERV,
-  MODEL_TRAFF_SCATTERV,
-  OPTIMAL_SCATTERV,
-  TRAFF_SCATTERV,
-  TWO_BLOCK_SCATTERV,
-} from './tree.js';
+import { V_VARIANTS } from '../v-variants.js';
 
 /**
- * The scatterv algorithms, in the order of VAlgorithm. 'auto' chooses among the portable ones
- * (`portableVariants`); `mpi-native` (requires: 'native') runs only on the MPI transport.
+ * The scatterv algorithms, in the order of the variant table (collectives/v-variants.ts). 'auto'
+ * chooses among the portable ones (`portableVariants`); `mpi-native` (requires: 'native') runs
+ * only on the MPI transport.
  */
-export const SCATTERV_VARIANTS: readonly ScattervVariant[] = [
-  LINEAR_SCATTERV,
-  BINOMIAL_SCATTERV,
-  ADAPTIVE_SCATTERV,
-  OPTIMAL_SCATTERV,
-  BINARY_SCATTERV,
-  TWO_BLOCK_SCATTERV,
-  MODEL_BINOMIAL_MIN_SCATTERV,
-  MODEL_BINOMIAL_MAX_SCATTERV,
-  MODEL_BINOMIAL_GUARDED_SCATTERV,
-  TRAFF_SCATTERV,
-  MODEL_TRAFF_SCATTERV,
-  MODEL_TRAFF_GUARDED_SCATTERV,
-  MPI_NATIVE_SCATTERV,
-];
+export const SCATTERV_VARIANTS: readonly ScattervVariant[] = V_VARIANTS.map((row) => row.scatterv);
 
 /** Plans a scatterv (collective): validation, then the algorithm's planning phase. */
 export function scattervInit(comm: Communicator, args: ScattervArgs, options?: CollectiveOptions): Promise<PersistentCollective> {

@@ -27,8 +27,8 @@
  */
 import { inOrder, selfCopy } from '../ports.js';
 import { expectStatus, type NodeSchedule } from '../schedule.js';
-import { packedBuffer, rootPlacements, treeVariant } from '../tree-exec.js';
-import type { ScattervPlanInput, ScattervVariant } from '../variant.js';
+import { packedBuffer, rootPlacements } from '../tree-exec.js';
+import type { ScattervPlanInput } from '../variant.js';
 
 /** The data phase of one rank in a scatter tree; returns the function start() runs. */
 export function scatterExecutor(input: ScattervPlanInput, node: NodeSchedule, tag: number): () => Promise<void> {
@@ -110,13 +110,3 @@ function scatterSequence(
   }
   return ops;
 }
-
-export const OPTIMAL_SCATTERV: ScattervVariant = treeVariant('optimal', 'scatterv', scatterExecutor);
-export const BINARY_SCATTERV: ScattervVariant = treeVariant('binary', 'scatterv', scatterExecutor);
-export const TWO_BLOCK_SCATTERV: ScattervVariant = treeVariant('two-block', 'scatterv', scatterExecutor);
-export const MODEL_BINOMIAL_MIN_SCATTERV: ScattervVariant = treeVariant('model-binomial-min', 'scatterv', scatterExecutor);
-export const MODEL_BINOMIAL_MAX_SCATTERV: ScattervVariant = treeVariant('model-binomial-max', 'scatterv', scatterExecutor);
-export const MODEL_BINOMIAL_GUARDED_SCATTERV: ScattervVariant = treeVariant('model-binomial-guarded', 'scatterv', scatterExecutor);
-export const TRAFF_SCATTERV: ScattervVariant = treeVariant('traff', 'scatterv', scatterExecutor);
-export const MODEL_TRAFF_SCATTERV: ScattervVariant = treeVariant('model-traff', 'scatterv', scatterExecutor);
-export const MODEL_TRAFF_GUARDED_SCATTERV: ScattervVariant = treeVariant('model-traff-guarded', 'scatterv', scatterExecutor);
