@@ -17,7 +17,7 @@ import {
 } from '../src/trees/optimal/crossing-kernel.js';
 import { anyRootTables, fixedRootTables, type DpInput } from '../src/trees/optimal/kernel.js';
 import { optimalTree } from '../src/trees/optimal/homogeneous.js';
-import { naiveOptimal } from './helpers/optimal-naive.js';
+import { naiveOptimal } from '../src/trees/optimal/reference.js';
 
 function rng(seed: number): () => number {
   let s = seed >>> 0;

@@ -12,7 +12,7 @@ import { BRUTE_FORCE_MAX_P, bruteForceOrderedOptimal, orderedTrees } from '../sr
 import { evaluate } from '../src/trees/evaluate.js';
 import { optimalTree, type OptimalMode } from '../src/trees/optimal/homogeneous.js';
 import { isOrdered, TreeBuilder, type Tree } from '../src/trees/tree.js';
-import { naiveOptimal } from './helpers/optimal-naive.js';
+import { naiveOptimal } from '../src/trees/optimal/reference.js';
 import { invalidField } from './helpers/errors.js';
 import { tables, type FixtureRow, type FixtureTable } from './helpers/seed004.js';
 import { BIG } from './helpers/big.js';

@@ -2,7 +2,7 @@
  * Benchmark of the homogeneous optimal-tree DP (seed 004 Theorem 2): the default kernel
  * (the crossing kernel of src/trees/optimal/crossing-kernel.ts where it applies), the full-scan
  * kernel (optimal/kernel.ts, `kernel: 'scan'`) and a straightforward implementation of the
- * same recurrence (test/helpers/optimal-naive.ts), with peak memory, and the opt-in
+ * same recurrence (src/trees/optimal/reference.ts), with peak memory, and the opt-in
  * monotone heuristic. All three must give the same time and root.
  *
  *   npx tsx tools/dp.ts [--p 2000,4000,10000] [--skip-naive] [--naive-max 2000]
@@ -17,7 +17,7 @@ import { blockSizes, parseDistribution } from '../src/workloads/distributions.js
 import { linearModel } from '../src/model/cost-model.js';
 import { triangleSize } from '../src/trees/optimal/kernel.js';
 import { optimalTree, type OptimalMode } from '../src/trees/optimal/homogeneous.js';
-import { naiveOptimal } from '../test/helpers/optimal-naive.js';
+import { naiveOptimal } from '../src/trees/optimal/reference.js';
 
 interface Args {
   ps: number[];

@@ -2,7 +2,8 @@
  * A straightforward implementation of the homogeneous optimal-tree recurrences of
  * docs/MODEL.md (seed 004 Theorem 2), written for clarity, not speed: nested arrays, one
  * candidate at a time, ranges by increasing length. The reference the optimized kernels
- * (src/trees/optimal/kernel.ts) are tested and benchmarked against. O(p³) time, O(p²) space.
+ * (src/trees/optimal/kernel.ts) are tested and benchmarked against (test/optimal*.test.ts,
+ * tools/dp.ts). O(p³) time, O(p²) space.
  *
  * Candidates of a range [i..j] are tried in the tie order of docs/MODEL.md — root i with one
  * child, then L(k) (root right of k, receives [i..k] last) by ascending k, then R(k) (root
