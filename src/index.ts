@@ -134,7 +134,7 @@ export { hclPlatform, grid5000Platform, proportionalBlocks, type Platform } from
 
 /** The benchmark harness (issue 7): seed 000 §5's method, GL1/GL2 verdicts, results files, the HTML report. */
 export { runBench, validateBenchConfig, referenceName, type BenchRunOptions } from './harness/harness.js';
-export { resourceLimits, DEFAULT_MAX_SECONDS, type ResourceLimits } from './run/limits.js';
+export { resourceLimits, DEFAULT_MAX_SECONDS, type ResourceLimits } from './util/limits.js';
 export { BENCH_DEFAULTS } from './harness/bench-defaults.js';
 export { evaluateGuidelines } from './harness/guidelines.js';
 export { sampleStats, mannWhitney, type MannWhitneyResult } from './harness/stats.js';

@@ -15,7 +15,7 @@ import { gatherv } from '../src/collectives/index.js';
 import { CommunicationError, InvalidArgumentError, TooLargeError } from '../src/errors.js';
 import { linearModel } from '../src/model/cost-model.js';
 import { modelToJson, type PairwiseModelSpec } from '../src/model/model-json.js';
-import { checkMemory, resourceLimits } from '../src/run/limits.js';
+import { checkMemory, resourceLimits } from '../src/util/limits.js';
 import { runSim } from '../src/transports/sim/index.js';
 import { fixtureResults } from './fixtures/bench-results.js';
 import { sink, vcoll } from './helpers/cli.js';

@@ -13,7 +13,7 @@ import { linearModel, type CostModel } from '../model/cost-model.js';
 import { modelToJson } from '../model/model-json.js';
 import { readModelFile } from './model-file.js';
 import { checkOutputPath } from './options.js';
-import { checkPairwiseEstimate } from '../run/limits.js';
+import { checkPairwiseEstimate } from '../util/limits.js';
 import {
   checkEstimateOptions,
   DEFAULT_ESTIMATE_SIZES,

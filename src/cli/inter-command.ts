@@ -8,7 +8,7 @@ import Table from 'cli-table3';
 import { InvalidArgumentError } from '../errors.js';
 import { INTER_SETTINGS, PAPER_RATIOS, type InterSettingNumber } from '../run/inter-settings.js';
 import { runInter, type InterReport } from '../run/inter.js';
-import { checkSimRanks, SIM_RUN_TREE_RANK_BYTES } from '../run/limits.js';
+import { checkSimRanks, SIM_RUN_TREE_RANK_BYTES } from '../util/limits.js';
 
 export interface InterCommandOptions {
   transport: 'sim' | 'threads';

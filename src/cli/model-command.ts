@@ -4,7 +4,7 @@ import cliProgress from 'cli-progress';
 import { DISTRIBUTIONS, DISTRIBUTION_LABELS, blockSizes, parseDistribution, type DistributionName } from '../workloads/distributions.js';
 import { InvalidArgumentError, TooLargeError } from '../errors.js';
 import { linearModel } from '../model/cost-model.js';
-import { checkTreeWork } from '../run/limits.js';
+import { checkTreeWork } from '../util/limits.js';
 import { treeLimit } from '../trees/registry.js';
 import { COMPARED_ALGORITHMS, compareTrees, type ComparedAlgorithm, type ComparisonRow, type RootSelection } from '../trees/compare.js';
 import type { OptimalMode } from '../trees/optimal/homogeneous.js';

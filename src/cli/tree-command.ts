@@ -2,7 +2,7 @@
 import { writeFileSync } from 'node:fs';
 import { blockSizes, parseDistribution } from '../workloads/distributions.js';
 import { InvalidArgumentError, TooLargeError } from '../errors.js';
-import { checkTreeWork } from '../run/limits.js';
+import { checkTreeWork } from '../util/limits.js';
 import { linearModel } from '../model/cost-model.js';
 import { drawTreeSvg, drawTreeText } from '../trees/draw.js';
 import { evaluate, type Operation } from '../trees/evaluate.js';

@@ -1,6 +1,5 @@
 /** The collectives: irregular gatherv/scatterv (every algorithm), allgather(v) intra- and intergroup, and the building blocks. */
-export { gatherv, gathervInit, GATHERV_VARIANTS } from './gatherv/index.js';
-export { scatterv, scattervInit, SCATTERV_VARIANTS } from './scatterv/index.js';
+export { gatherv, gathervInit, GATHERV_VARIANTS, scatterv, scattervInit, SCATTERV_VARIANTS } from './v-collectives.js';
 export { DEFAULT_MODEL } from './defaults.js';
 export { AUTO_ORDER, chooseAuto, linearWinsForAnyCounts, predictAuto, type AutoPrediction } from './auto.js';
 export * from './types.js';
@@ -23,25 +22,20 @@ export * from './basic/index.js';
 // Intragroup allgather/allgatherv (ring, recursive doubling, Bruck, auto); the building block
 // of basic/ (equal blocks, no options) is `basicAllgather`.
 export { allgather, allgatherv, ALLGATHER_VARIANTS, ALLGATHERV_VARIANTS, chooseAllgather, chooseAllgatherv } from './allgather/index.js';
+export { type AllgatherArgs, type AllgatherOptions, type AllgathervArgs, type AllgathervOptions } from './allgather/types.js';
 export {
   ALLGATHER_ALGORITHMS,
+  ALLGATHER_VARIANT_ROWS,
   ALLGATHERV_ALGORITHMS,
   type AllgatherAlgorithm,
   type AllgathervAlgorithm,
-  type AllgatherArgs,
-  type AllgatherOptions,
-  type AllgathervArgs,
-  type AllgathervOptions,
-} from './allgather/types.js';
+  type AllgatherVariantName,
+  type AllgatherVariantRow,
+} from './allgather/variants.js';
 // Intergroup allgather/allgatherv on intercommunicators (seed 003).
 export { interAllgather, interAllgatherv } from './inter/index.js';
-export {
-  INTER_ALLGATHER_ALGORITHMS,
-  type InterAllgatherAlgorithm,
-  type InterAllgatherArgs,
-  type InterAllgathervArgs,
-  type InterOptions,
-} from './inter/types.js';
+export { type InterAllgatherArgs, type InterAllgathervArgs, type InterOptions } from './inter/types.js';
+export { INTER_ALLGATHER_ALGORITHMS, INTER_ALLGATHER_VARIANTS, type InterAllgatherAlgorithm, type InterAllgatherVariantRow } from './inter/variants.js';
 
 // Hierarchical gather / gatherv (seed 002).
 export {

@@ -1,6 +1,6 @@
 /**
  * The contract between the public gatherv/scatterv entries (which validate arguments once,
- * collectives/gatherv/index.ts and collectives/scatterv/index.ts) and the algorithm files:
+ * collectives/v-collectives.ts) and the algorithm files:
  * every algorithm exports a variant `{ name, description, init }` that receives normalised
  * arguments and plans the operation; `start()` of the returned plan runs the data phase.
  * Running once = init + start. A variant that needs more of the transport than point-to-point

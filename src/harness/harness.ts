@@ -16,7 +16,7 @@ import { MPI_NATIVE, type VAlgorithm } from '../collectives/types.js';
 import { V_ALGORITHMS } from '../collectives/v-variants.js';
 import { InvalidArgumentError, TooLargeError } from '../errors.js';
 import { treeOfAlgorithm } from '../run/case-limits.js';
-import { checkRunData, checkSeconds, runDataCopies, treeSeconds } from '../run/limits.js';
+import { checkRunData, checkSeconds, runDataCopies, treeSeconds } from '../util/limits.js';
 import { treeLimit } from '../trees/registry.js';
 import { linearModel, type CostModel } from '../model/cost-model.js';
 import { predictTime } from '../run/predict.js';
@@ -197,7 +197,7 @@ function rowsOf(p: number, bc: BenchProgramCase, ranks: readonly BenchRankResult
 export { BENCH_DEFAULTS };
 
 /**
- * The benchmark's resources before any work (src/run/limits.ts): every case's data
+ * The benchmark's resources before any work (src/util/limits.ts): every case's data
  * (Σ counts × unit bytes × copies), each tree algorithm's p limit and the estimated time of
  * building its trees (once per execution unless persistent), over all cases: TooLargeError.
  */

@@ -10,7 +10,7 @@ import { variantRow } from '../collectives/v-variants.js';
 import { InvalidArgumentError, TooLargeError } from '../errors.js';
 import { requireFiniteCosts } from '../model/cost-model.js';
 import { treeLimit } from '../trees/registry.js';
-import { checkRunData, checkSeconds, checkSimRanks, runDataCopies, SIM_RUN_LINEAR_RANK_BYTES, SIM_RUN_TREE_RANK_BYTES, treeSeconds } from './limits.js';
+import { checkRunData, checkSeconds, checkSimRanks, runDataCopies, SIM_RUN_LINEAR_RANK_BYTES, SIM_RUN_TREE_RANK_BYTES, treeSeconds } from '../util/limits.js';
 import { caseModel, type RunCase, type TransportName } from './spec.js';
 
 /** The tree construction (src/trees/registry.ts) a V algorithm builds at the root, if any. */
@@ -20,7 +20,7 @@ export function treeOfAlgorithm(algorithm: VAlgorithm): string | undefined {
 
 /**
  * Throws TooLargeError (or InvalidArgumentError for costs that overflow) before any work when
- * the case on p ranks of `transport` cannot be run within the limits of src/run/limits.ts.
+ * the case on p ranks of `transport` cannot be run within the limits of src/util/limits.ts.
  * Call after validateCase. O(p).
  */
 export function checkCaseResources(transport: TransportName, p: number, c: RunCase, prefix = ''): void {

@@ -12,7 +12,7 @@
  */
 import { InvalidArgumentError } from '../errors.js';
 import { linearModel } from '../model/cost-model.js';
-import { checkSimRanks, SIM_RUN_TREE_RANK_BYTES } from './limits.js';
+import { checkSimRanks, SIM_RUN_TREE_RANK_BYTES } from '../util/limits.js';
 import { runSim } from '../transports/sim/index.js';
 import { runThreads } from '../transports/threads/index.js';
 import { interRank, type InterRankArgs, type InterRankResult } from './inter-rank.js';

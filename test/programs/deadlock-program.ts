@@ -88,7 +88,7 @@ async function gathervMismatch(comm: Communicator, kind: 'root' | 'algorithm'): 
   const send = new Uint8Array(counts[comm.rank]).fill(comm.rank);
   const isRoot = comm.rank === root;
   // Imported here: the other scenarios start faster without the collectives.
-  const { gatherv } = await import('../../src/collectives/gatherv/index.js');
+  const { gatherv } = await import('../../src/collectives/v-collectives.js');
   await gatherv(comm, { root, send, recv: isRoot ? new Uint8Array(total) : undefined, counts: isRoot ? counts : undefined }, { algorithm });
 }
 

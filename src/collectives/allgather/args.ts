@@ -13,18 +13,9 @@
 import type { Communicator } from '../../comm/communicator.js';
 import { InvalidArgumentError } from '../../errors.js';
 import { blockLayout } from '../args.js';
-import { checkBytes } from '../basic/validate.js';
-import {
-  ALLGATHER_ALGORITHMS,
-  ALLGATHERV_ALGORITHMS,
-  type AllgatherAlgorithm,
-  type AllgatherArgs,
-  type AllgatherOptions,
-  type AllgathervAlgorithm,
-  type AllgathervArgs,
-  type AllgathervInput,
-  type AllgathervOptions,
-} from './types.js';
+import { checkBytes } from '../bytes.js';
+import type { AllgatherArgs, AllgatherOptions, AllgathervArgs, AllgathervInput, AllgathervOptions } from './types.js';
+import { ALLGATHER_ALGORITHMS, ALLGATHERV_ALGORITHMS, type AllgatherAlgorithm, type AllgathervAlgorithm } from './variants.js';
 
 function fail(rank: number | undefined, field: string, message: string): never {
   throw new InvalidArgumentError(field, message, rank === undefined ? undefined : { rank });

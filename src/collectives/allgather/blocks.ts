@@ -5,7 +5,7 @@
  * the received-length check. Cost: O(blocks) per message besides the bytes.
  */
 import type { Communicator, Status } from '../../comm/communicator.js';
-import { expectBytes } from '../basic/validate.js';
+import { expectBytes } from '../bytes.js';
 import type { AllgathervInput } from './types.js';
 
 const EMPTY = new Uint8Array(0);

@@ -1,8 +1,9 @@
 /**
  * allgather / allgatherv: the public entries (MPI_Allgather / MPI_Allgatherv semantics,
  * types.ts). Validate the arguments once (args.ts), then run the requested algorithm's
- * variant, or the one `auto` picks. Every rank must pass the same algorithm and sizes; every
- * algorithm starts with a handshake that fails the run (typed error, no hang) otherwise.
+ * variant (the table: variants.ts), or the one `auto` picks. Every rank must pass the same
+ * algorithm and sizes; every algorithm starts with a handshake that fails the run (typed error,
+ * no hang) otherwise.
  *
  * `auto` (after Thakur, Rabenseifner and Gropp 2005 §4.1, MPICH's allgather rule; a function
  * of p and the sizes, which the handshake — handshake.ts — checks are the same on every rank):
@@ -17,32 +18,34 @@ import type { Communicator } from '../../comm/communicator.js';
 import { VcollError } from '../../errors.js';
 import { beginCall } from '../call-scope.js';
 import { normalizeAllgather, normalizeAllgatherv } from './args.js';
-import { BRUCK_ALLGATHER } from './bruck.js';
-import { RECURSIVE_DOUBLING_ALLGATHER } from './recursive-doubling.js';
-import { PIPELINED_RING_ALLGATHER } from './pipelined-ring.js';
-import { RING_ALLGATHER } from './ring.js';
-import type {
-  AllgatherAlgorithm,
-  AllgatherArgs,
-  AllgatherOptions,
-  AllgathervAlgorithm,
-  AllgathervArgs,
-  AllgathervInput,
-  AllgathervOptions,
-  AllgathervVariant,
-} from './types.js';
+import type { AllgatherArgs, AllgatherOptions, AllgathervArgs, AllgathervInput, AllgathervOptions, AllgathervVariant } from './types.js';
+import {
+  ALLGATHER_VARIANTS,
+  ALLGATHERV_VARIANTS,
+  allgatherRow,
+  checkAllgatherRestrictions,
+  type AllgatherAlgorithm,
+  type AllgathervAlgorithm,
+} from './variants.js';
 
 export * from './types.js';
+export {
+  ALLGATHER_ALGORITHMS,
+  ALLGATHER_VARIANT_ROWS,
+  ALLGATHER_VARIANTS,
+  ALLGATHERV_ALGORITHMS,
+  ALLGATHERV_VARIANTS,
+  allgatherRow,
+  type AllgatherOp,
+  type AllgatherRestriction,
+  type AllgatherVariantName,
+  type AllgatherVariantRow,
+} from './variants.js';
 export { allgatherInput, normalizeAllgather, normalizeAllgatherv } from './args.js';
 export { ringAllgatherv } from './ring.js';
 export { recursiveDoublingAllgatherv } from './recursive-doubling.js';
 export { bruckAllgatherv } from './bruck.js';
 export { chunkBytes, PIPELINE_CHUNKS_PER_RANK, pipelinedRingAllgatherv } from './pipelined-ring.js';
-
-/** The allgather algorithms (equal blocks). */
-export const ALLGATHER_VARIANTS: readonly AllgathervVariant[] = [RING_ALLGATHER, RECURSIVE_DOUBLING_ALLGATHER, BRUCK_ALLGATHER];
-/** The allgatherv algorithms (any blocks). */
-export const ALLGATHERV_VARIANTS: readonly AllgathervVariant[] = [RING_ALLGATHER, PIPELINED_RING_ALLGATHER, BRUCK_ALLGATHER];
 
 /** Below this total (bytes, all blocks), `auto` takes a logarithmic algorithm (MPICH: 80 KiB). */
 export const AUTO_SHORT_BYTES = 80 * 1024;
@@ -87,9 +90,12 @@ export function chooseAllgatherv(input: AllgathervInput): Exclude<AllgathervAlgo
   return (p - 1) * max - (t - min) > t / AUTO_PIPELINE_WASTE ? 'pipelined-ring' : 'ring';
 }
 
-function variant(table: readonly AllgathervVariant[], name: string): AllgathervVariant {
+/** The variant `name` of `table`, its restrictions checked (every rank, before it runs). */
+function variant(table: readonly AllgathervVariant[], name: string, input: AllgathervInput): AllgathervVariant {
   const v = table.find((x) => x.name === name);
-  if (v === undefined) throw new VcollError('INTERNAL', `no allgather variant ${name}`);
+  const row = allgatherRow(name);
+  if (v === undefined || row === undefined) throw new VcollError('INTERNAL', `no allgather variant ${name}`);
+  checkAllgatherRestrictions(row, input);
   return v;
 }
 
@@ -98,7 +104,7 @@ export async function allgather(comm: Communicator, args: AllgatherArgs, options
   comm = beginCall(comm);
   const { input, algorithm } = normalizeAllgather(comm, args, options);
   const name = algorithm === 'auto' ? chooseAllgather(input) : algorithm;
-  await variant(ALLGATHER_VARIANTS, name).run(input);
+  await variant(ALLGATHER_VARIANTS, name, input).run(input);
 }
 
 /** Every rank's block of counts[rank]·unitBytes bytes into every rank's recv at displs[rank]·unitBytes. */
@@ -106,5 +112,5 @@ export async function allgatherv(comm: Communicator, args: AllgathervArgs, optio
   comm = beginCall(comm);
   const { input, algorithm } = normalizeAllgatherv(comm, args, options);
   const name = algorithm === 'auto' ? chooseAllgatherv(input) : algorithm;
-  await variant(ALLGATHERV_VARIANTS, name).run(input);
+  await variant(ALLGATHERV_VARIANTS, name, input).run(input);
 }

@@ -1,6 +1,7 @@
 /**
  * The public shapes of the intragroup allgather / allgatherv collectives (MPI semantics) and
- * the contract their algorithm files implement (issue 4; seed 003 §3 cites the algorithms).
+ * the contract their algorithm files implement (Kang19 §3 cites the algorithms). The algorithm
+ * names, the lists and the variant arrays are derived from the table in variants.ts.
  *
  * allgather: every rank contributes `send` (m bytes, the same m on every rank); every rank
  * receives all blocks into `recv` (p·m bytes), block i at offset i·m.
@@ -14,12 +15,12 @@
  */
 import type { Communicator } from '../../comm/communicator.js';
 import { namedTags } from '../../comm/tags.js';
+import type { AllgatherAlgorithm, AllgathervAlgorithm, AllgatherVariantName } from './variants.js';
 
-export type AllgatherAlgorithm = 'ring' | 'recursive-doubling' | 'bruck' | 'auto';
-export const ALLGATHER_ALGORITHMS: readonly AllgatherAlgorithm[] = ['ring', 'recursive-doubling', 'bruck', 'auto'];
-
-export type AllgathervAlgorithm = 'ring' | 'pipelined-ring' | 'bruck' | 'auto';
-export const ALLGATHERV_ALGORITHMS: readonly AllgathervAlgorithm[] = ['ring', 'pipelined-ring', 'bruck', 'auto'];
+// The unions are derived from the table (variants.ts, where ALLGATHER_ALGORITHMS and
+// ALLGATHERV_ALGORITHMS are: the algorithm files import ALLGATHER_TAGS from here, so this file
+// imports nothing but types from the table).
+export type { AllgatherAlgorithm, AllgathervAlgorithm } from './variants.js';
 
 export interface AllgatherArgs {
   /** This rank's block: m bytes, the same m on every rank. */
@@ -71,7 +72,7 @@ export interface AllgathervInput {
 
 /** One algorithm: a row of the variant table. */
 export interface AllgathervVariant {
-  readonly name: Exclude<AllgathervAlgorithm, 'auto'> | Exclude<AllgatherAlgorithm, 'auto'>;
+  readonly name: AllgatherVariantName;
   readonly description: string;
   /** Runs the collective (every rank calls it with the same bytes/offsets). */
   run(input: AllgathervInput): Promise<void>;

@@ -2,9 +2,11 @@
  * Argument checks of the building-block collectives: every failure is an InvalidArgumentError
  * naming the field and the rank that saw it.
  */
-import type { Communicator, Status } from '../../comm/communicator.js';
+import type { Communicator } from '../../comm/communicator.js';
 import { InvalidArgumentError } from '../../errors.js';
 import { numericKind, type NumericArray } from './ops.js';
+
+export { checkBytes, expectBytes } from '../bytes.js';
 
 export function checkRoot(comm: Communicator, root: unknown): number {
   if (typeof root !== 'number' || !Number.isInteger(root) || root < 0 || root >= comm.size) {
@@ -13,10 +15,6 @@ export function checkRoot(comm: Communicator, root: unknown): number {
   return root;
 }
 
-export function checkBytes(comm: Pick<Communicator, 'rank'>, field: string, x: unknown): Uint8Array {
-  if (!(x instanceof Uint8Array)) throw new InvalidArgumentError(field, 'must be a Uint8Array', { rank: comm.rank });
-  return x;
-}
 
 export function checkNumeric<T extends NumericArray>(comm: Communicator, field: string, x: unknown): T {
   if (numericKind(x) === undefined) {
@@ -40,16 +38,3 @@ export function checkSameShape<T extends NumericArray>(comm: Communicator, field
   return x as T;
 }
 
-/**
- * A receive got fewer bytes than this rank expects: some rank's buffer differs in length
- * (more bytes than expected fail earlier, as a truncation CommunicationError of the receive).
- */
-export function expectBytes(comm: Communicator, field: string, st: Status, expected: number): void {
-  if (st.bytes !== expected) {
-    throw new InvalidArgumentError(
-      field,
-      `received ${st.bytes} bytes from rank ${st.source} where ${expected} were expected: the ranks' buffers differ in length`,
-      { rank: comm.rank },
-    );
-  }
-}

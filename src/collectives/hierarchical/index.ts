@@ -1,5 +1,5 @@
 /**
- * Hierarchical gather and gatherv (seed 002 §2–§4, §6): the public entries. They validate the
+ * Hierarchical gather and gatherv (TraffRougier14 §2–§4, §6): the public entries. They validate the
  * arguments (gather like basic/gather.ts, gatherv exactly like gatherv: collectives/args.ts),
  * pick the variant (variants.ts) and run the two-level gather (two-level.ts) over the cached
  * node communicator and bridge (cache.ts), or the flat algorithm.
@@ -23,14 +23,8 @@ import { rootLayout, type BlockLayout } from '../placement.js';
 import { bridgeOf, localOf, structureOf } from './cache.js';
 import { type NodeStructure } from './structure.js';
 import { twoLevelGather } from './two-level.js';
-import {
-  HIERARCHICAL_VARIANT_NAMES,
-  type HierarchicalGatherArgs,
-  type HierarchicalGathervArgs,
-  type HierarchicalInfo,
-  type HierarchicalOptions,
-} from './types.js';
-import { HIERARCHICAL_VARIANTS, type HierarchicalVariant } from './variants.js';
+import type { HierarchicalGatherArgs, HierarchicalGathervArgs, HierarchicalInfo, HierarchicalOptions } from './types.js';
+import { HIERARCHICAL_VARIANT_NAMES, HIERARCHICAL_VARIANTS, type HierarchicalVariant } from './variants.js';
 
 function variantOf(comm: Communicator, options: HierarchicalOptions | undefined): HierarchicalVariant {
   if (options !== undefined && (options === null || typeof options !== 'object')) {
@@ -117,10 +111,9 @@ export async function hierarchicalGatherv(
   return info(v, s, 2 * ceilLog2(comm.size));
 }
 
-export { HIERARCHICAL_VARIANTS, type HierarchicalVariant } from './variants.js';
+export { HIERARCHICAL_VARIANT_NAMES, HIERARCHICAL_VARIANTS, type HierarchicalVariant } from './variants.js';
 export {
   HIER_TAG,
-  HIERARCHICAL_VARIANT_NAMES,
   type HierarchicalGatherArgs,
   type HierarchicalGathervArgs,
   type HierarchicalInfo,

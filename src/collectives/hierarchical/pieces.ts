@@ -10,7 +10,7 @@
  * edge is one message of exactly the subtree's data, α + βD, whatever D.
  */
 import type { Communicator } from '../../comm/communicator.js';
-import { expectBytes } from '../basic/validate.js';
+import { expectBytes } from '../bytes.js';
 
 /** A subtree's blocks in order, as segments. */
 export interface Pieces {

@@ -1,20 +1,14 @@
 /**
- * Public shapes of the hierarchical gather and gatherv (seed 002 §2–§4, §6): arguments (MPI
+ * Public shapes of the hierarchical gather and gatherv (TraffRougier14 §2–§4, §6): arguments (MPI
  * semantics, as the flat gather and gatherv), the variant names, the options and what a call
  * reports. Tags: COLLECTIVE_TAG + 0x460 … + 0x46f (HIER_TAG, the 'hierarchical' row of comm/tags.ts).
  */
 import { namedTags } from '../../comm/tags.js';
+import type { HierarchicalVariantName } from './variants.js';
 
-/**
- * - 'zero-copy': the bridge gather receives straight into `recv` through an indexed (gather:
- *   indexed-block) placement of each node's blocks (seed 002 §6, Fig. 6);
- * - 'reorder': the bridge gather lands in a contiguous intermediate buffer in node order and
- *   the root permutes it into `recv` with explicit copies (seed 002 Fig. 1, Fig. 2, §4);
- * - 'flat': the non-hierarchical gather / binomial gatherv, for comparison.
- */
-export type HierarchicalVariantName = 'zero-copy' | 'reorder' | 'flat';
-
-export const HIERARCHICAL_VARIANT_NAMES: readonly HierarchicalVariantName[] = ['zero-copy', 'reorder', 'flat'];
+// The variant names are derived from the table (variants.ts, where HIERARCHICAL_VARIANT_NAMES
+// is: two-level.ts imports HIER_TAG from here, so this file imports nothing but types from the table).
+export type { HierarchicalVariantName } from './variants.js';
 
 export interface HierarchicalOptions {
   /** Default 'zero-copy'. Every rank must pass the same. */

@@ -25,7 +25,7 @@
  * One-ported: the same stages (they are sequential); the broadcasts' exchanges take two transfers.
  */
 import { bcast, gather } from '../basic/index.js';
-import { gatherv } from '../gatherv/index.js';
+import { gatherv } from '../v-collectives.js';
 import type { InterCommunicator } from '../../comm/intercomm.js';
 import { InvalidArgumentError } from '../../errors.js';
 import { fingerprint } from '../allgather/handshake.js';

@@ -1,6 +1,6 @@
 /**
  * The public shapes of the intergroup allgather / allgatherv collectives on an
- * intercommunicator (MPI semantics, seed 003 §2.1 and §4.1). Groups A (this side) and B (the
+ * intercommunicator (MPI semantics, Kang19 §2.1 and §4.1). Groups A (this side) and B (the
  * remote side) are symmetric in the API: every rank passes its own block and receives the
  * REMOTE group's blocks, in remote rank order.
  *
@@ -15,17 +15,19 @@
  *
  * Tags: COLLECTIVE_TAG + 0x420 … + 0x43f (INTER_TAGS, the 'inter' row of comm/tags.ts).
  */
+import type { InterCommunicator } from '../../comm/intercomm.js';
 import { namedTags } from '../../comm/tags.js';
 import type { AllgatherArgs, AllgathervArgs } from '../allgather/types.js';
-import { MPI_NATIVE, type NativeAlgorithm } from '../types.js';
+import type { InterAllgatherAlgorithm } from './variants.js';
 
 /**
- * 'mpi-native': the MPI library's own MPI_Allgather / MPI_Allgatherv on an MPI
+ * The algorithms, derived from the table (variants.ts, where INTER_ALLGATHER_ALGORITHMS is: the
+ * algorithm files import INTER_TAGS from here, so this file imports nothing but types from the
+ * table). 'mpi-native': the MPI library's own MPI_Allgather / MPI_Allgatherv on an MPI
  * intercommunicator (`inter.native`, the MPI transport only; elsewhere UnavailableError on every
  * rank of both groups). Enumerations over the simulator or threads take `portableAlgorithms(…)`.
  */
-export type InterAllgatherAlgorithm = 'root-gathering' | 'segmented' | NativeAlgorithm;
-export const INTER_ALLGATHER_ALGORITHMS: readonly InterAllgatherAlgorithm[] = ['root-gathering', 'segmented', MPI_NATIVE];
+export type { InterAllgatherAlgorithm } from './variants.js';
 
 /** As allgather's arguments; `recv` holds the REMOTE group's blocks (remoteSize·k′ bytes). */
 export type InterAllgatherArgs = AllgatherArgs;
@@ -38,10 +40,33 @@ export type InterAllgathervArgs = AllgathervArgs;
 
 export interface InterOptions {
   /**
-   * 'segmented' (default): seed 003 Algorithm 1 / Algorithm 2; 'root-gathering': what MPICH and
+   * 'segmented' (default): Kang19 Algorithm 1 / Algorithm 2; 'root-gathering': what MPICH and
    * Open MPI ship, written over point-to-point; 'mpi-native': the MPI library's own call (MPI transport only).
    */
   readonly algorithm?: InterAllgatherAlgorithm;
+}
+
+/** interAllgather's checked arguments, as an algorithm (a row of variants.ts) receives them. */
+export interface InterAllgatherInput {
+  readonly inter: InterCommunicator;
+  readonly send: Uint8Array;
+  readonly recv: Uint8Array;
+  /** Bytes of every remote block: recv.length / remoteSize. */
+  readonly k: number;
+}
+
+/** interAllgatherv's checked arguments, as an algorithm (a row of variants.ts) receives them. */
+export interface InterAllgathervInput {
+  readonly inter: InterCommunicator;
+  readonly send: Uint8Array;
+  readonly recv: Uint8Array;
+  /** The remote group's counts and displacements (elements of unitBytes bytes, validated). */
+  readonly counts: readonly number[];
+  readonly displs: readonly number[];
+  readonly unitBytes: number;
+  /** The same in bytes: every remote block's length and its offset in recv. */
+  readonly bytes: readonly number[];
+  readonly offsets: readonly number[];
 }
 
 export const INTER_TAGS = namedTags('inter');

@@ -2,7 +2,7 @@
 import { createWorldCommunicator } from '../../comm/group.js';
 import { badTimeout } from '../../comm/timeout.js';
 import { InvalidArgumentError } from '../../errors.js';
-import { checkSimRanks } from '../../run/limits.js';
+import { checkSimRanks } from '../../util/limits.js';
 import { SimEndpoint } from './endpoint.js';
 import { Simulation } from './sim.js';
 import type { RankProgram, SimOptions, SimResult } from './types.js';

@@ -1,0 +1,73 @@
+/**
+ * gatherv and scatterv: the public entries (the algorithms are in gatherv/, scatterv/ and
+ * adaptive/, listed in the variant table v-variants.ts).
+ *
+ * gatherv validates the arguments once (collectives/args.ts), then plans the requested
+ * algorithm (`gathervInit`, like MPI 4's MPI_Gatherv_init: buffers and arguments bound at init,
+ * `start()` runs the data phase as often as wanted) or plans and runs it once (`gatherv`).
+ * scatterv likewise (`scattervInit`, `scatterv`; a persistent scatter sends the send buffer's
+ * contents at each start). Every rank must pass the same algorithm and options (the tree
+ * algorithms use only the root's model, but adaptive builds its tree on every rank and checks
+ * they agree).
+ */
+import type { Communicator } from '../comm/communicator.js';
+import { normalizeGatherv, normalizeScatterv } from './args.js';
+import { planVariant } from './auto.js';
+import { beginCall, plannedInCall } from './call-scope.js';
+import type { CollectiveInfo, CollectiveOptions, GathervArgs, PersistentCollective, ScattervArgs } from './types.js';
+import type { GathervVariant, ScattervVariant } from './variant.js';
+import { V_VARIANTS } from './v-variants.js';
+
+/**
+ * The gatherv algorithms, in the order of the variant table (collectives/v-variants.ts). 'auto'
+ * chooses among the portable ones (`portableVariants`); `mpi-native` (requires: 'native') runs
+ * only on the MPI transport.
+ */
+export const GATHERV_VARIANTS: readonly GathervVariant[] = V_VARIANTS.map((row) => row.gatherv);
+
+/**
+ * Plans a gatherv (collective): validation, then the algorithm's planning phase, completed
+ * before it resolves (adaptive: the whole construction; its overlap with the data phase
+ * applies to the one-shot `gatherv` only), so `start()` runs the data phase alone.
+ */
+export function gathervInit(comm: Communicator, args: GathervArgs, options?: CollectiveOptions): Promise<PersistentCollective> {
+  return plannedInCall(comm, (scope) => planGatherv(scope, args, options, true));
+}
+
+async function planGatherv(comm: Communicator, args: GathervArgs, options: CollectiveOptions | undefined, persistent: boolean): Promise<PersistentCollective> {
+  const normalized = normalizeGatherv(comm, args, options);
+  const { algorithm } = normalized;
+  const input = persistent ? { ...normalized.input, adaptive: { ...normalized.input.adaptive, overlap: false } } : normalized.input;
+  return planVariant(input, algorithm, GATHERV_VARIANTS, 'gatherv', normalized.auto);
+}
+
+/** Gathers every rank's block to the root (MPI_Gatherv semantics, collectives/types.ts). */
+export async function gatherv(comm: Communicator, args: GathervArgs, options?: CollectiveOptions): Promise<CollectiveInfo> {
+  const p = await planGatherv(beginCall(comm), args, options, false);
+  await p.start();
+  return p.info;
+}
+
+/**
+ * The scatterv algorithms, in the order of the variant table (collectives/v-variants.ts). 'auto'
+ * chooses among the portable ones (`portableVariants`); `mpi-native` (requires: 'native') runs
+ * only on the MPI transport.
+ */
+export const SCATTERV_VARIANTS: readonly ScattervVariant[] = V_VARIANTS.map((row) => row.scatterv);
+
+/** Plans a scatterv (collective): validation, then the algorithm's planning phase. */
+export function scattervInit(comm: Communicator, args: ScattervArgs, options?: CollectiveOptions): Promise<PersistentCollective> {
+  return plannedInCall(comm, (scope) => planScatterv(scope, args, options));
+}
+
+async function planScatterv(comm: Communicator, args: ScattervArgs, options: CollectiveOptions | undefined): Promise<PersistentCollective> {
+  const { input, algorithm, auto } = normalizeScatterv(comm, args, options);
+  return planVariant(input, algorithm, SCATTERV_VARIANTS, 'scatterv', auto);
+}
+
+/** Scatters the root's blocks to every rank (MPI_Scatterv semantics, collectives/types.ts). */
+export async function scatterv(comm: Communicator, args: ScattervArgs, options?: CollectiveOptions): Promise<CollectiveInfo> {
+  const planned = await planScatterv(beginCall(comm), args, options);
+  await planned.start();
+  return planned.info;
+}
