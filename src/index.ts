@@ -94,11 +94,11 @@ export {
 export type { NativeCollectives, NativeInterCollectives, NativeElementType, NativeReduceOp } from './comm/native.js';
 export * from './collectives/index.js';
 
-/** Data layouts (seed 002 §5, §6): constructors, pack/unpack, views for direct placement. */
+/** Data layouts (TraffRougier14 §5, §6): constructors, pack/unpack, views for direct placement. */
 export * as layout from './layout/index.js';
 export type { Layout, LayoutKind, StretchedVector } from './layout/index.js';
 
-/** Cost models as JSON files, and per-pair (Hockney) model estimation by ping-pong (seed 001 §3). */
+/** Cost models as JSON files, and per-pair (Hockney) model estimation by ping-pong (Dichev10 §3). */
 export {
   MODEL_JSON_FORMAT,
   MODEL_JSON_VERSION,
@@ -127,12 +127,12 @@ export {
   type EstimateModelOptions,
 } from './run/estimate-pairwise.js';
 
-/** Model-based trees for heterogeneous networks (seed 001) and the two platforms of its experiments. */
+/** Model-based trees for heterogeneous networks (Dichev10) and the two platforms of its experiments. */
 export { modelBinomialTree, modelBinomialTreeFor, type BinomialMapping, type ModelBinomialOptions } from './trees/model-binomial.js';
 export { traffTree, traffTreeFor, balancedPartition, homogeneousPredictor, type TraffOptions, type TraffPredictor } from './trees/model-traff.js';
 export { hclPlatform, grid5000Platform, proportionalBlocks, type Platform } from './workloads/platforms.js';
 
-/** The benchmark harness (issue 7): seed 000 §5's method, GL1/GL2 verdicts, results files, the HTML report. */
+/** The benchmark harness: Traff18 §5's method, GL1/GL2 verdicts, results files, the HTML report. */
 export { runBench, validateBenchConfig, referenceName, type BenchRunOptions } from './harness/harness.js';
 export { resourceLimits, DEFAULT_MAX_SECONDS, type ResourceLimits } from './util/limits.js';
 export { BENCH_DEFAULTS } from './harness/bench-defaults.js';

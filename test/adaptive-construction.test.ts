@@ -1,5 +1,5 @@
 /**
- * The distributed construction of seed 000 Lemma 3 (src/collectives/adaptive): the tree the
+ * The distributed construction of Traff18 Lemma 3 (src/collectives/adaptive): the tree the
  * ranks build equals the centralised builder's, messages are constant-size, and the longest
  * chain of dependent construction messages is at most 2⌈log₂p⌉.
  */
@@ -141,7 +141,7 @@ describe('adaptive construction: the distributed tree is the builder tree', () =
   });
 
   it('the decision is the builder join: the receiving side gives the smaller exact completion time (Fig. 1 instance)', () => {
-    // seed 000 Fig. 1: p = 11, root 9.
+    // Traff18 Fig. 1: p = 11, root 9.
     const sizes = [3, 0, 5, 2, 0, 0, 7, 1, 4, 2, 6];
     const model = linearModel({ alpha: 10, beta: 1, gamma: 1 });
     const ctx: JoinContext = { model, rule: 'exact', copyAll: false, root: 9 };

@@ -179,7 +179,7 @@ describe('adaptive gatherv: time of the data phase', () => {
   });
 
   it('an MPI root pays at most what the builder says for it (fixed root) and the free root pays the Lemma 1 time', async () => {
-    const sizes = [3, 0, 5, 2, 0, 0, 7, 1, 4, 2, 6]; // seed 000 Fig. 1, root 9
+    const sizes = [3, 0, 5, 2, 0, 0, 7, 1, 4, 2, 6]; // Traff18 Fig. 1, root 9
     const model = linearModel({ alpha: 10, beta: 1, gamma: 1 });
     const { time } = await timedDataPhase({ sizes, root: 9, unitBytes: 1 }, model, { overlap: false });
     expect(time).toBe(adaptiveBinomialTree(sizes, model, { root: 9 }).time);
@@ -301,7 +301,7 @@ describe('adaptive gatherv: overlap, persistence, errors', () => {
   }
 
   it('count errors that cancel within a range (totals agree): InvalidArgumentError on counts at the root, never wrong data', async () => {
-    // seed 000 Lemma 3 reports only range totals; ranks 2 and 3 disagree with the root but their sum is right
+    // Traff18 Lemma 3 reports only range totals; ranks 2 and 3 disagree with the root but their sum is right
     for (const overlap of [true, false]) {
       const { err, rootBuf } = await gatherWithOwnCounts([2, 2, 5, 2], [2, 2, 4, 3], 0, overlap);
       expect(err).toBeInstanceOf(CommunicationError);

@@ -1,6 +1,6 @@
 /**
  * Adaptive gatherv/scatterv on worker threads with ranks whose own counts disagree with the
- * root's counts although every range total agrees (seed 000 Lemma 3 reports only totals): the
+ * root's counts although every range total agrees (Traff18 Lemma 3 reports only totals): the
  * root rejects the run with InvalidArgumentError on 'counts' (the count checksum of
  * adaptive/decide.ts), the other ranks fail with a CommunicationError, nobody hangs.
  */

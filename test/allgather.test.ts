@@ -264,8 +264,8 @@ describe('pipelined ring against ring, uneven blocks (full duplex, β = 1 per by
     return res.time;
   };
   const shapes: [string, number[]][] = [
-    ['seed 003 setting 2, B side (8 × 16000, 6 × 12000)', Array.from({ length: 14 }, (_, i) => (i < 8 ? 16000 : 12000))],
-    ['seed 003 setting 4, A side (segments 4000 / 5334)', Array.from({ length: 50 }, (_, i) => (i < 32 ? 4000 : i % 3 === 2 ? 5332 : 5334))],
+    ['Kang19 setting 2, B side (8 × 16000, 6 × 12000)', Array.from({ length: 14 }, (_, i) => (i < 8 ? 16000 : 12000))],
+    ['Kang19 setting 4, A side (segments 4000 / 5334)', Array.from({ length: 50 }, (_, i) => (i < 32 ? 4000 : i % 3 === 2 ? 5332 : 5334))],
     ['one spike (p = 9)', [100, 100, 100, 9000, 100, 100, 100, 100, 100]],
     ['increasing (p = 12)', Array.from({ length: 12 }, (_, i) => 500 * (i + 1))],
     ['zeros between (p = 10)', [3000, 0, 0, 5000, 0, 1200, 0, 0, 8000, 0]],
@@ -288,7 +288,7 @@ describe('pipelined ring against ring, uneven blocks (full duplex, β = 1 per by
     });
   }
 
-  it('equal blocks and seed 003′s 25/7 shapes, α = 0: exactly β(total − m_min) + 8β (the fingerprint)', async () => {
+  it('equal blocks and Kang19′s 25/7 shapes, α = 0: exactly β(total − m_min) + 8β (the fingerprint)', async () => {
     for (const p of [2, 3, 7, 16]) expect(await vtime(new Array<number>(p).fill(1000), 'pipelined-ring', 0), `p=${p}`).toBe((p - 1) * 1000 + 8);
     for (const [, counts] of shapes.slice(0, 2)) {
       expect(await vtime(counts, 'pipelined-ring', 0)).toBe(counts.reduce((x, y) => x + y, 0) - Math.min(...counts) + 8);

@@ -1,5 +1,5 @@
 /**
- * `vcoll bench` (issue 7): on the simulator the run is deterministic and every measured data
+ * `vcoll bench` (Traff18 §5's method): on the simulator the run is deterministic and every measured data
  * phase equals the model's prediction; references and verdicts are there; bad configuration
  * fails before any work with the field named; a small run on worker threads is verified and
  * calibrated; the CLI writes JSON and CSV, and `vcoll guidelines` reads them back.

@@ -311,12 +311,12 @@ describe('optimalBinaryTree: errors', () => {
 });
 
 // ---------------------------------------------------------------------------------------
-// Seed 004 tables, column "Binary": fixed root 1000 and best root, p = 2000.
+// Traff17 tables, column "Binary": fixed root 1000 and best root, p = 2000.
 
 /** Default run: two distributions with many case-4 nodes and large blocks, plus the cheap two-blocks. */
 const DEFAULT_ROWS = new Set(['increasing', 'skewed', 'two-blocks']);
 
-describe('seed 004 tables, binary column (p = 2000)', () => {
+describe('Traff17 tables, binary column (p = 2000)', () => {
   for (const table of tables) {
     const model = linearModel({ alpha: table.alpha, beta: table.beta, gamma: table.gamma });
     for (const row of table.rows) {

@@ -20,7 +20,7 @@ const ceilLog2 = (p: number): number => roundsFor(p, 1);
 const sum = (a: readonly number[]): number => a.reduce((x, y) => x + y, 0);
 const maxDepth = (t: Tree): number => Math.max(...depths(t));
 
-describe('seed 004 tables: oblivious and adaptive columns (deterministic rows, all six tables)', () => {
+describe('Traff17 tables: oblivious and adaptive columns (deterministic rows, all six tables)', () => {
   for (const t of tables) {
     const model = linearModel({ alpha: t.alpha, beta: t.beta, gamma: t.gamma });
     for (const row of t.rows) {
@@ -95,7 +95,7 @@ describe('obliviousBinomialTree', () => {
   });
 });
 
-describe('adaptiveBinomialTree: seed 000 Lemmas 1, 2, 4', () => {
+describe('adaptiveBinomialTree: Traff18 Lemmas 1, 2, 4', () => {
   it("Lemma 1 (rule 'lemma1', γ = 0, sizes > 0): time = ⌈log₂p⌉α + βΣ_{i≠r} m_i exactly for p = 2^d, at most that otherwise", () => {
     const rnd = rng(1);
     for (let it = 0; it < 300; it++) {
@@ -329,7 +329,7 @@ describe('adaptiveBinomialTree: k-ported (⌈log_{k+1} p⌉ rounds)', () => {
     expect(free2.time).toBeLessThan(free1.time);
   });
 
-  it('seed 004 distributions, p = 2000: k = 2, 3 ports faster than one port (fixed root 1000 and free)', () => {
+  it('Traff17 distributions, p = 2000: k = 2, 3 ports faster than one port (fixed root 1000 and free)', () => {
     for (const d of ['same', 'decreasing', 'increasing', 'alternating', 'skewed', 'two-blocks', 'random', 'spikes'] as const) {
       const s = blockSizes(d, { p: 2000, b: 1000, rho: 5, seed: 1 });
       for (const root of [undefined, 1000]) {

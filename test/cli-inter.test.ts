@@ -1,5 +1,5 @@
 /**
- * `vcoll inter` (issue 4): the JSON contract {setting, p, q, kA, kB, rootGathering, algorithm,
+ * `vcoll inter`: the JSON contract {setting, p, q, kA, kB, rootGathering, algorithm,
  * ratio}, verified data, the settings' group and block sizes, Eq. (5), the table form, and
  * status 2 with the option named on bad input.
  */

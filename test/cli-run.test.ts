@@ -230,7 +230,7 @@ describe('verification', () => {
 });
 
 describe('vcoll run in process (simulator)', () => {
-  it('verifies every algorithm on both operations, every seed 000 distribution, with several roots', async () => {
+  it('verifies every algorithm on both operations, every Traff18 distribution, with several roots', async () => {
     const p = 11;
     for (const op of ['gatherv', 'scatterv'] as const) {
       for (const algorithm of PORTABLE_V_ALGORITHMS) {

@@ -27,7 +27,7 @@ const modelDefaults: ModelCommandOptions = {
 };
 
 describe('vcoll model', () => {
-  it('prints the JSON contract rows for the issue\'s command and reproduces seed 004 Table 1', () => {
+  it('prints the JSON contract rows for the issue\'s command and reproduces Traff17 Table 1', () => {
     const out = sink();
     runModel(modelDefaults, out.stream);
     const rows = JSON.parse(out.text()) as Record<string, unknown>[];

@@ -192,7 +192,7 @@ describe('the data phase on the simulator takes exactly evaluate(tree).time', ()
     },
   );
 
-  it('optimal under a per-pair model (seed 004 Theorem 1 trees)', async () => {
+  it('optimal under a per-pair model (Traff17 Theorem 1 trees)', async () => {
     const rnd = rng(11);
     for (let trial = 0; trial < 6; trial++) {
       const p = int(rnd, 2, 12);
@@ -257,7 +257,7 @@ describe('the data phase on the simulator takes exactly evaluate(tree).time', ()
     }
   });
 
-  it('linear under copyAll (seed 000 Lemma 4): every rank copies, the root serves in rank order, exactly evaluate', async () => {
+  it('linear under copyAll (Traff18 Lemma 4): every rank copies, the root serves in rank order, exactly evaluate', async () => {
     // leaves are ready at γ·m_i: rank 2 before rank 1. The evaluator's star takes them in rank
     // order (21); receives served in arrival order would finish at 20, and scatter sends in
     // rank order at 20 too (the evaluator sends to the last child first, then copies).

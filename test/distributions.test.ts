@@ -6,7 +6,7 @@ import { tables } from './helpers/seed004.js';
 const sum = (a: number[]): number => a.reduce((s, x) => s + x, 0);
 
 describe('distributions', () => {
-  it('deterministic distributions have the problem sizes of seed 004 Table 1 (p = 2000, b = 1000, ρ = 5)', () => {
+  it('deterministic distributions have the problem sizes of Traff17 Table 1 (p = 2000, b = 1000, ρ = 5)', () => {
     for (const row of tables[0].rows) {
       const name = parseDistribution(row.distribution);
       if (!DETERMINISTIC.has(name)) continue;

@@ -1,4 +1,4 @@
-/** Hierarchical gatherv (seed 002 Figs. 1, 6): a block longer than the root's count is reported as `counts`, not as a raw truncation. */
+/** Hierarchical gatherv (TraffRougier14 Figs. 1, 6): a block longer than the root's count is reported as `counts`, not as a raw truncation. */
 import { describe, expect, it } from 'vitest';
 import { hierarchicalGatherv } from '../src/collectives/hierarchical/index.js';
 import type { Communicator } from '../src/comm/communicator.js';

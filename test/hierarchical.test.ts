@@ -1,5 +1,5 @@
 /**
- * Hierarchical gather and gatherv (src/collectives/hierarchical, seed 002): byte-for-byte
+ * Hierarchical gather and gatherv (src/collectives/hierarchical, TraffRougier14): byte-for-byte
  * correctness against a reference for ordered, permuted and unequal placements, random roots,
  * every variant (simulator and worker threads with virtual nodes); the round bound
  * ⌈log₂N⌉ + ⌈log₂n_max⌉ in the α-only model; what is copied (trace.copies) and the exact γ
@@ -412,7 +412,7 @@ describe('hierarchical gather and gatherv on worker threads with virtual nodes',
   }, 60_000);
 });
 
-describe('zero-copy placement: the root receives through a layout (seed 002 §6)', () => {
+describe('zero-copy placement: the root receives through a layout (TraffRougier14 §6)', () => {
   it('a message of equal blocks is an indexed-block layout at the ranks′ displacements, unequal ones indexed; the views cover exactly the blocks', async () => {
     const { messageLayout } = await import('../src/collectives/hierarchical/root-target.js');
     const { runs } = await import('../src/layout/index.js');

@@ -33,7 +33,7 @@ describe('near-equal parts', () => {
 });
 
 describe('Algorithm 1 subgroups', () => {
-  it('seed 003 Fig. 2: p = 8, q = 3 gives {0,1,2}, {3,4,5}, {6,7}', () => {
+  it('Kang19 Fig. 2: p = 8, q = 3 gives {0,1,2}, {3,4,5}, {6,7}', () => {
     expect(subgroupStarts(8, 3)).toEqual([0, 3, 6, 8]);
     expect(subgroupOf(8, 3, 4)).toEqual({ index: 1, offset: 1 });
     expect(subgroupOf(8, 3, 7)).toEqual({ index: 2, offset: 1 });
@@ -129,7 +129,7 @@ describe('Algorithm 1 rank plans', () => {
     );
   });
 
-  it('seed 003 Fig. 2 (p = 8, q = 3): B′s allgatherv counts 3k_A, 3k_A, 2k_A; A′s k_B/3 … k_B/2', () => {
+  it('Kang19 Fig. 2 (p = 8, q = 3): B′s allgatherv counts 3k_A, 3k_A, 2k_A; A′s k_B/3 … k_B/2', () => {
     const b = segmentedRankPlan(3, 8, 6, 4, 2);
     expect(b.isA).toBe(false);
     expect(b.counts).toEqual([12, 12, 8]);

@@ -24,7 +24,7 @@ async function simCase(c: InterCase, alpha = 100, beta = 1): Promise<number> {
 }
 
 const equal = (n: number, k: number): number[] => new Array<number>(n).fill(k);
-/** Seed 003 setting 6's arithmetic sizes: rank i of n gets ⌈2K(i+1)/(n+1)⌉. */
+/** Kang19 setting 6's arithmetic sizes: rank i of n gets ⌈2K(i+1)/(n+1)⌉. */
 const arithmetic = (n: number, k: number): number[] => Array.from({ length: n }, (_, i) => Math.ceil((2 * k * (i + 1)) / (n + 1)));
 const sum = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0);
 
@@ -43,7 +43,7 @@ describe('interAllgather on the simulator', () => {
     });
   }
 
-  it('seed 003 Fig. 1 / Fig. 2 shapes and p = q = 1', async () => {
+  it('Kang19 Fig. 1 / Fig. 2 shapes and p = q = 1', async () => {
     for (const [p, q] of [[6, 2], [2, 6], [8, 3], [3, 8], [1, 1], [1, 7], [7, 1]]) {
       for (const algorithm of PORTABLE) await simCase({ p, q, op: 'allgather', algorithm, sizes: [equal(p, 5), equal(q, 3)] });
     }
@@ -78,7 +78,7 @@ describe('interAllgatherv on the simulator', () => {
   });
 });
 
-describe('seed 003 bounds (α = 0, β = 1, full duplex)', () => {
+describe('Kang19 bounds (α = 0, β = 1, full duplex)', () => {
   it('Theorem 1: Algorithm 1 takes ≤ M + k_B (+ the final stage′s 8-byte handshake) when q divides p (k_B the smaller group′s block)', async () => {
     const rows: string[] = [];
     for (const [p, q] of [[6, 2], [8, 8], [12, 3], [16, 4], [20, 5], [9, 3], [2, 6], [4, 16]]) {
@@ -93,7 +93,7 @@ describe('seed 003 bounds (α = 0, β = 1, full duplex)', () => {
   });
 });
 
-describe('seed 003 Theorem 3 and Eq. 5', () => {
+describe('Kang19 Theorem 3 and Eq. 5', () => {
   it('Theorem 3: Algorithm 2 takes ≤ max(K_A + max k_A, K_B + max k_B) + the small-message terms (α = 0, β = 1)', async () => {
     const cases: [number, number, number[], number[]][] = [
       [6, 2, arithmetic(6, 300), arithmetic(2, 300)],
@@ -152,7 +152,7 @@ describe('seed 003 Theorem 3 and Eq. 5', () => {
   }
 });
 
-describe('seed 003 Theorem 1 when q does not divide p (α = 0, β = 1)', () => {
+describe('Kang19 Theorem 1 when q does not divide p (α = 0, β = 1)', () => {
   // Final-stage totals below AUTO_SHORT_BYTES run bruck (auto), not the pipelined ring: e.g. 25/7 with
   // k = 3000/7001 takes 84000 > M + max k = 82001 (α = 0); the bound is for large messages.
   it('Algorithm 1 takes ≤ M + max(k_A, k_B) + 8 (the final stage′s counts fingerprint); ≤ M + k_B + 8 when k_A ≤ k_B', async () => {

@@ -421,7 +421,7 @@ describe('pack and unpack', () => {
     expect([dv.getUint8(0), dv.getUint8(1), dv.getUint8(2), dv.getUint8(3)]).toEqual([7, 0, 9, 0]);
   });
 
-  it('the hierarchical gather permutation of seed 002 Fig. 2 / Fig. 6: node-order blocks land in rank order', () => {
+  it('the hierarchical gather permutation of TraffRougier14 Fig. 2 / Fig. 6: node-order blocks land in rank order', () => {
     // p = 6 ranks on 2 nodes, permuted: node 0 hosts ranks 4, 0, 5; node 1 hosts 2, 1, 3; m = 2 elements each.
     const nodeSorted = [4, 0, 5, 2, 1, 3];
     const m = 2;

@@ -14,7 +14,7 @@ function randomPairwise(p: number, rnd: () => number, extra: { ports?: number; c
   return pairwiseModel({ alpha: mat(1, 50), beta: mat(1, 4), gamma: Array.from({ length: p }, () => Math.floor(rnd() * 3)), ...extra });
 }
 
-describe('linearTree: seed 004 tables (linear column, deterministic rows)', () => {
+describe('linearTree: Traff17 tables (linear column, deterministic rows)', () => {
   for (const t of tables) {
     const model = linearModel({ alpha: t.alpha, beta: t.beta, gamma: t.gamma });
     for (const row of t.rows) {

@@ -5,7 +5,7 @@ import { SEED000_DISTRIBUTIONS } from '../src/run/spec.js';
 import { sink } from './helpers/cli.js';
 
 describe('main job', () => {
-  it('runs every gatherv/scatterv algorithm on every seed 000 distribution on threads (p = 3, b = 10), all verified', async () => {
+  it('runs every gatherv/scatterv algorithm on every Traff18 distribution on threads (p = 3, b = 10), all verified', async () => {
     const out = sink();
     const result = await runMainJob({ p: 3, b: 10, root: 1, reps: 1, warmup: 0, out: out.stream });
     expect(result.ok).toBe(true);

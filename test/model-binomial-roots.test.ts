@@ -1,5 +1,5 @@
 /**
- * The model-based binomial trees of seed 001 §2 with the root left to the construction try
+ * The model-based binomial trees of Dichev10 §2 with the root left to the construction try
  * every root: the per-parent preference orders are computed once (they do not depend on the
  * root), so the search costs O(p²) model predictions instead of O(p³), with the very trees
  * the per-root scan picks. And the size limits of the tree constructions, as a pure function.
@@ -137,7 +137,7 @@ describe('treeLimit / checkTreeSize', () => {
     expect(() => checkTreeSize('adaptive', 1e7, lin)).not.toThrow();
   });
 
-  it('choosing the root of a seed 001 tree (every root tried) is limited: TooLargeError at once, a fixed root is not', () => {
+  it('choosing the root of a Dichev10 tree (every root tried) is limited: TooLargeError at once, a fixed root is not', () => {
     const cases = [
       ['model-binomial-guarded', MODEL_BINOMIAL_ROOT_SEARCH_MAX_P],
       ['model-binomial-min', MODEL_BINOMIAL_ROOT_SEARCH_MAX_P],

@@ -1,5 +1,5 @@
 /**
- * Seed 001's model-based trees (src/trees/model-binomial.ts, model-traff.ts), the two
+ * Dichev10's model-based trees (src/trees/model-binomial.ts, model-traff.ts), the two
  * platforms of its §3 (src/workloads/platforms.ts) and the gatherv/scatterv variants that run
  * them: valid trees whose time is evaluate's; hand-checked mappings, partitions and Träff
  * trees; byte-exact runs on the simulator at exactly evaluate's time; and the issue's claim
@@ -346,7 +346,7 @@ describe('Träff trees: the balanced cut and hand-checked trees', () => {
   });
 });
 
-describe('platforms (seed 001 §3)', () => {
+describe('platforms (Dichev10 §3)', () => {
   it('HCL-like: 14 nodes, GigE links in range, blocks ∝ CPU speed summing to the total, reproducible', () => {
     const a = hclPlatform({ seed: 3, total: 1 << 20 });
     const b = hclPlatform({ seed: 3, total: 1 << 20 });
@@ -410,7 +410,7 @@ async function runOnSim(op: 'gatherv' | 'scatterv', algorithm: VAlgorithm, platf
   return time;
 }
 
-describe('gatherv and scatterv run the seed 001 trees on the simulator: right bytes, exactly evaluate’s time', () => {
+describe('gatherv and scatterv run the Dichev10 trees on the simulator: right bytes, exactly evaluate’s time', () => {
   const platforms: [string, (total: number) => Platform][] = [
     ['HCL-like', (total) => hclPlatform({ total })],
     ['HCL-like wide', (total) => hclPlatform({ total, spread: 'wide' })],

@@ -76,7 +76,7 @@ function isSpanningTree(t: Tree, p: number): boolean {
   return t.p === p && postOrder(t).length === p && t.parent[t.root] === -1;
 }
 
-describe('exactNonOrderedOptimal (seed 004 Proposition 2)', () => {
+describe('exactNonOrderedOptimal (Traff17 Proposition 2)', () => {
   it('matches a brute force over every tree for p ≤ 4 (and p = 5 on a few instances)', () => {
     const rnd = rng(10);
     for (let it = 0; it < 24; it++) {
@@ -170,7 +170,7 @@ describe('exactNonOrderedOptimal (seed 004 Proposition 2)', () => {
   });
 });
 
-describe('decreasingRerankTree (seed 004 §5.1, heuristic of [19])', () => {
+describe('decreasingRerankTree (Traff17 §5.1, heuristic of [19])', () => {
   it('is a valid spanning tree whose time is evaluate(), fixed and free roots, several models', () => {
     const rnd = rng(12);
     for (let it = 0; it < 60; it++) {
@@ -207,7 +207,7 @@ describe('decreasingRerankTree (seed 004 §5.1, heuristic of [19])', () => {
     expect([f.root, f.time]).toEqual([2, vf.time]);
   });
 
-  it('Increasing and Decreasing become the same problem (p = 2000, seed 004 parameters)', () => {
+  it('Increasing and Decreasing become the same problem (p = 2000, Traff17 parameters)', () => {
     const model = linearModel({ alpha: 100, beta: 1, gamma: 1 });
     const inc = blockSizes('increasing', { p: 2000, b: 1000 });
     const dec = blockSizes('decreasing', { p: 2000, b: 1000 });

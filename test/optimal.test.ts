@@ -1,6 +1,6 @@
 /**
- * Optimal ordered trees (seed 004 Theorem 2) and the exhaustive search they are checked
- * against. The full reproduction of seed 004's six tables (108 DPs at p = 2000, several
+ * Optimal ordered trees (Traff17 Theorem 2) and the exhaustive search they are checked
+ * against. The full reproduction of Traff17's six tables (108 DPs at p = 2000, several
  * minutes) runs with VCOLL_BIG=1; by default the Table 1 γ = 0 Increasing row, where the
  * exact and paper modes differ.
  */
@@ -192,7 +192,7 @@ function selected(t: FixtureTable, row: FixtureRow): boolean {
   return t.table === 1 && t.gamma === 0 && row.distribution === 'increasing';
 }
 
-describe('seed 004 tables: the optimal column, deterministic rows', () => {
+describe('Traff17 tables: the optimal column, deterministic rows', () => {
   for (const t of tables) {
     const model = linearModel({ alpha: t.alpha, beta: t.beta, gamma: t.gamma });
     for (const row of t.rows) {

@@ -1,5 +1,5 @@
 /**
- * Default-run coverage of seed 004's optimal column with the fast (crossing) kernel: every
+ * Default-run coverage of Traff17's optimal column with the fast (crossing) kernel: every
  * deterministic row of all six tables, fixed root and exact best root. The paper-mode best
  * roots of every row are checked under VCOLL_BIG=1 (test/optimal.test.ts), where the slower
  * full-scan paper DP runs.
@@ -15,7 +15,7 @@ import { tables } from './helpers/seed004.js';
 /** The three cells where the true optimum is below the paper's best-root value (docs/MODEL.md). */
 const EXACT_BETTER: Record<string, number> = { '100/0/increasing': 2001999, '1/0/increasing': 2001009, '1000/0/increasing': 2011712 };
 
-describe('seed 004 tables, optimal column (fast kernel)', () => {
+describe('Traff17 tables, optimal column (fast kernel)', () => {
   for (const t of tables) {
     const model = linearModel({ alpha: t.alpha, beta: t.beta, gamma: t.gamma });
     for (const row of t.rows) {

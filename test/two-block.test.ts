@@ -18,7 +18,7 @@ function crossEdges(parent: Int32Array, sizes: readonly number[]): number {
   return n;
 }
 
-describe('twoBlockTree: seed 004 Lemma 2', () => {
+describe('twoBlockTree: Traff17 Lemma 2', () => {
   it('in the regime γl ≥ T_s: time = γl + α + β(p−1)s = the exact non-ordered optimum, < adaptive', () => {
     const rnd = rng(20);
     for (let it = 0; it < 40; it++) {
@@ -94,7 +94,7 @@ describe('twoBlockTree: seed 004 Lemma 2', () => {
     }
   });
 
-  it('seed 004 Spikes and Skewed (p = 500, α = 100, β = 1): against adaptive and optimal ordered trees', () => {
+  it('Traff17 Spikes and Skewed (p = 500, α = 100, β = 1): against adaptive and optimal ordered trees', () => {
     for (const gamma of [1, 0]) {
       const model = linearModel({ alpha: 100, beta: 1, gamma });
       for (const d of ['spikes', 'skewed'] as const) {

@@ -1,5 +1,5 @@
 /**
- * Benchmark of the homogeneous optimal-tree DP (seed 004 Theorem 2): the default kernel
+ * Benchmark of the homogeneous optimal-tree DP (Traff17 Theorem 2): the default kernel
  * (the crossing kernel of src/trees/optimal/crossing-kernel.ts where it applies), the full-scan
  * kernel (optimal/kernel.ts, `kernel: 'scan'`) and a straightforward implementation of the
  * same recurrence (src/trees/optimal/reference.ts), with peak memory, and the opt-in

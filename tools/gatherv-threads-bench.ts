@@ -1,9 +1,9 @@
 /**
  * `npm run bench:gatherv`: gatherv and scatterv on worker threads (p = 8 by default),
- * b = 1, 10, 100, 1000, 10000, the distributions of seed 000's experiments (§5): the adaptive
- * algorithm (seed 000) against linear (what Open MPI and MPICH ship) and the block-size
+ * b = 1, 10, 100, 1000, 10000, the distributions of Traff18's experiments (§5): the adaptive
+ * algorithm (Traff18) against linear (what Open MPI and MPICH ship) and the block-size
  * oblivious binomial tree, measured side by side in one run — for every (op, b, distribution)
- * the algorithms run back to back, each seed 000's way (warm-up, repetitions between
+ * the algorithms run back to back, each Traff18's way (warm-up, repetitions between
  * barriers, slowest rank, minimum) — and printed as times and ratios linear/adaptive and
  * binomial/adaptive (> 1: adaptive is faster), and `auto` beside them: the algorithm it chose
  * with the calibrated model and its time over the fastest of the three (auto/best). Every

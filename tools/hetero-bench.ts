@@ -1,5 +1,5 @@
 /**
- * `npm run bench:hetero`: seed 001's experiment on its two platforms (src/workloads/platforms.ts:
+ * `npm run bench:hetero`: Dichev10's experiment on its two platforms (src/workloads/platforms.ts:
  * the HCL-like single-switch cluster, also with the wider block-size ratio, and the
  * Grid5000-like cluster of clusters, ranks grouped by cluster or shuffled), gatherv and
  * scatterv, several total sizes, every root (or a sample): the exact model times (evaluate)
@@ -149,7 +149,7 @@ async function main(): Promise<void> {
     .option('--no-sim', 'skip the simulator check')
     .parse();
   const o = program.opts<{ totals: number[]; roots: string; seed: number; simRoots: number; simTotal: number; sim: boolean }>();
-  console.log('vcoll bench:hetero — model-based vs model-oblivious gatherv/scatterv trees (seed 001), exact model times in µs and bytes');
+  console.log('vcoll bench:hetero — model-based vs model-oblivious gatherv/scatterv trees (Dichev10), exact model times in µs and bytes');
   const overall = modelTables(o.totals, o.roots, o.seed);
   console.log('\nBest reduction per platform (over sizes, operations and roots) beside the seed (Grid5000: up to 75 % binomial min-first, up to 60 % Träff):');
   const summary = new Table({ head: ['platform', ...PAIRS.map((x) => x.label)], style: { head: [], border: [] } });

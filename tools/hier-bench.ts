@@ -1,9 +1,9 @@
 /**
- * `npm run bench:hier`: the hierarchical gather and gatherv (seed 002) — variants 'zero-copy'
- * (seed 002 §6, Fig. 6), 'reorder' (Fig. 1, §4) and 'flat' (binomial gather / binomial
+ * `npm run bench:hier`: the hierarchical gather and gatherv (TraffRougier14) — variants 'zero-copy'
+ * (TraffRougier14 §6, Fig. 6), 'reorder' (Fig. 1, §4) and 'flat' (binomial gather / binomial
  * gatherv) — measured side by side in one run:
  *
- *   1. on the simulator's hierarchical model with seed 002 §4's machine, 36 nodes × 16 ranks
+ *   1. on the simulator's hierarchical model with TraffRougier14 §4's machine, 36 nodes × 16 ranks
  *      (p = 576), ordered placement (rank r on node ⌊r/16⌋) and a random one (the ordered one
  *      shuffled), block sizes from small to large; exact virtual times of one call with the
  *      caches warm (the first call, which also splits the communicator, is reported apart);
@@ -11,7 +11,7 @@
  *      ordered and random), wall clock: the three variants interleaved call by call, each call
  *      between barriers, the slowest rank's time, minimum and median over the repetitions.
  *
- * The simulator's machine (seed 002 §4: two 8-core 2.3 GHz AMD Opteron 6134 per node, Mellanox
+ * The simulator's machine (TraffRougier14 §4: two 8-core 2.3 GHz AMD Opteron 6134 per node, Mellanox
  * QDR InfiniBand; our choice of parameters, per byte, in µs, one-ported):
  *   inter-node (QDR InfiniBand, MPI latency ~2 µs, ~3.2 GB/s):  α = 2 µs,   β = 1/3200 µs/B;
  *   intra-node (shared memory, ~0.5 µs, ~4 GB/s):               α = 0.5 µs, β = 1/4000 µs/B;
@@ -328,7 +328,7 @@ async function main(): Promise<void> {
     .option('--gamma <x>', 'µs per locally copied byte', parseNumberOption('gamma'), 1 / 5000)
     .action(async (o: BenchOptions) => {
       process.stdout.write(
-        'seed 002: hierarchical gather(v) — zero-copy (indexed-block placement at the root), reorder (intermediate buffer + explicit permutation), flat (binomial); ratio > 1: the second variant is faster\n',
+        'TraffRougier14: hierarchical gather(v) — zero-copy (indexed-block placement at the root), reorder (intermediate buffer + explicit permutation), flat (binomial); ratio > 1: the second variant is faster\n',
       );
       let ok = true;
       if (o.sim) ok = (await simPart(o)) && ok;

@@ -1,5 +1,5 @@
 /**
- * `npm run bench:inter`: seed 003's experiments — intergroup allgather (settings 1–4,
+ * `npm run bench:inter`: Kang19's experiments — intergroup allgather (settings 1–4,
  * Algorithm 1) and allgatherv (settings 5–8, Algorithm 2) against root gathering (what Open MPI's
  * coll/inter and MPICH ship), measured side by side in one run:
  *
@@ -7,7 +7,7 @@
  *      clock: both algorithms of a case run in one worker start-up, interleaved round by round
  *      (warm-ups, then repetitions; the minimum over rounds of the slowest rank's time);
  *   2. on the simulator with the paper's sizes (64 and 256 ranks, 64 KiB … 8 MiB per rank,
- *      full duplex, α = 1000, β = 1 per byte — the model of seed 003 §2), exact virtual times.
+ *      full duplex, α = 1000, β = 1 per byte — the model of Kang19 §2), exact virtual times.
  *
  * Prints, per part and rank count, the improvement ratio root-gathering / new algorithm for every
  * setting and size, beside Eq. (5) for the run's group sizes and the paper's value, and the
@@ -125,7 +125,7 @@ async function bench(o: BenchOptions): Promise<boolean> {
   } finally {
     bar.stop();
   }
-  process.stdout.write('seed 003: intergroup allgather(v), root gathering (Open MPI coll/inter, MPICH) vs Algorithms 1 and 2; ratio > 1: the new algorithm is faster\n');
+  process.stdout.write('Kang19: intergroup allgather(v), root gathering (Open MPI coll/inter, MPICH) vs Algorithms 1 and 2; ratio > 1: the new algorithm is faster\n');
   for (const [transport, ranks, sizes, reports] of results) print(transport, ranks, sizes, reports, o);
   const ok = results.every(([, , , reports]) => reports.every((r) => r.verified));
   process.stdout.write(ok ? '\nevery run verified byte for byte\n' : '\nSOME RUNS DELIVERED WRONG DATA\n');

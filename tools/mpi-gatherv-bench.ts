@@ -1,7 +1,7 @@
 /**
- * `npm run bench:mpi-gatherv`: vcoll's adaptive gatherv / scatterv (seed 000) over MPI against
+ * `npm run bench:mpi-gatherv`: vcoll's adaptive gatherv / scatterv (Traff18) over MPI against
  * the MPI library's own MPI_Gatherv / MPI_Scatterv and against guideline GL2's mock-up, in one
- * mpirun, over seed 000's distributions and b = 1, 10, 100, 1000, 10000 (elements of
+ * mpirun, over Traff18's distributions and b = 1, 10, 100, 1000, 10000 (elements of
  * `--unit-bytes` bytes, default 4: MPI_INT as in the paper), at the largest p the machine
  * holds (default os.availableParallelism(); `--p 8` oversubscribes).
  *
@@ -15,14 +15,14 @@
  *   adaptive   gatherv / scatterv(comm, …, { algorithm: 'adaptive' }): tree construction and
  *              data phase, vcoll over MPI point-to-point
  *   native     comm.native.gatherv / scatterv: the library's MPI_Gatherv / MPI_Scatterv
- *   GL2        the right-hand side of seed 000's guideline GL2: MPI_Allreduce of one int (the
+ *   GL2        the right-hand side of Traff18's guideline GL2: MPI_Allreduce of one int (the
  *              largest count), MPI_Gather (MPI_Scatter) of blocks padded to it, and the root's
  *              copies of the blocks from (to) their displacements — the padded buffers of the
- *              other ranks are organised so that they need no copy (seed 000 §4)
+ *              other ranks are organised so that they need no copy (Traff18 §4)
  *   gather     MPI_Gather (MPI_Scatter) of the padded blocks alone: for `same` it is the
  *              regular operation of guideline GL1
  *
- * Method of seed 000 §5: `--warmup` untimed executions, then `--reps` timed ones; an MPI_Barrier
+ * Method of Traff18 §5: `--warmup` untimed executions, then `--reps` timed ones; an MPI_Barrier
  * before each execution; an execution's time is its slowest rank's (MPI_Wtime on each rank);
  * the report gives the median and the minimum over the repetitions. The variants of a case are
  * interleaved repetition by repetition (their order rotates), so that they share the machine's
@@ -320,14 +320,14 @@ async function main(): Promise<void> {
     .option('--quick', 'b = 1,100,10000, 10 repetitions after 2 warm-ups (a smoke test)', false)
     .option('--p <n>', 'MPI processes (default: os.availableParallelism(); more oversubscribes)', parseIntegerOption('p', 1), availableParallelism())
     .option('--b <list>', 'average block sizes in elements (default 1,10,100,1000,10000)', parseList)
-    .option('--dist <list>', `distributions (default: seed 000's: ${SEED000_DISTRIBUTIONS.join(',')})`, (v: string) =>
+    .option('--dist <list>', `distributions (default: Traff18's: ${SEED000_DISTRIBUTIONS.join(',')})`, (v: string) =>
       v.split(',').map((d) => parseDistribution(d, '--dist')),
     )
     .option('--ops <list>', 'operations', (v: string) => v.split(',').map((o) => parseChoice('ops', V_OPERATIONS)(o.trim())), [...V_OPERATIONS])
-    .option('--reps <n>', 'timed repetitions per variant and case (default 75, as seed 000; quick 10)', parseIntegerOption('reps', 1))
-    .option('--warmup <n>', 'untimed executions first (default 10, as seed 000; quick 2)', parseIntegerOption('warmup', 0))
-    .option('--root <r>', 'the root (default ⌊p/2⌋, as seed 000)', parseIntegerOption('root', 0))
-    .option('--unit-bytes <n>', 'bytes per element (4: MPI_INT, as seed 000)', parseIntegerOption('unit-bytes', 1), 4)
+    .option('--reps <n>', 'timed repetitions per variant and case (default 75, as Traff18; quick 10)', parseIntegerOption('reps', 1))
+    .option('--warmup <n>', 'untimed executions first (default 10, as Traff18; quick 2)', parseIntegerOption('warmup', 0))
+    .option('--root <r>', 'the root (default ⌊p/2⌋, as Traff18)', parseIntegerOption('root', 0))
+    .option('--unit-bytes <n>', 'bytes per element (4: MPI_INT, as Traff18)', parseIntegerOption('unit-bytes', 1), 4)
     .option('--seed <n>', 'seed of the random distributions', parseIntegerOption('seed', 0), 1)
     .option('--rho <n>', 'ρ of spikes', parseIntegerOption('rho', 1), 5)
     .option('--stat <s>', 'statistic of the ratios and verdicts: median or min', parseChoice<Stat>('stat', ['median', 'min']), 'median')

@@ -38,7 +38,7 @@
  * back (the order alternates between rounds and is reversed between runs), a round being
  * `--iterations` round trips of 8 bytes (fewer for longer messages); each figure is the
  * minimum over all rounds of all runs, as in tools/pingpong.ts; "paired" is the median over
- * rounds of the variant's round / the C in-process round timed next to it. The goal of issue 6
+ * rounds of the variant's round / the C in-process round timed next to it. The goal set for it
  * (≤ 1.5x at 8 B) compares the same pattern, MPI_Send / MPI_Recv from Node against the same
  * from C: it is judged on the paired median of "vcoll blocking" (the promise API's ratios are
  * printed beside it). The rank program also measures what the

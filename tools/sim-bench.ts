@@ -1,5 +1,5 @@
 /**
- * `npm run bench:sim`: throughput of the virtual-time simulator (issue 3: goal ≥ 10⁶
+ * `npm run bench:sim`: throughput of the virtual-time simulator (goal: ≥ 10⁶
  * simulated messages per second) and the wall time of an adaptive gatherv at p = 8000.
  *
  *   npm run bench:sim -- [--p 8000 --rounds 20 --fan 4 --bytes 8 --reps 3 --b 100 --seed 1 --sweep 64,1000]
@@ -18,7 +18,7 @@
  * (a') For reference, patterns bound by one macrotask turn per distinct virtual time: a
  *     linear gather (blocking receives in rank order, and all receives posted at once) and a
  *     binomial gather tree, each checked against the evaluator.
- * (b) An adaptive gatherv (seed 000) at p ranks, b = `b`, random distribution, through
+ * (b) An adaptive gatherv (Traff18) at p ranks, b = `b`, random distribution, through
  *     `gatherv(comm, …, { algorithm: 'adaptive' })`: wall time, messages, virtual time, and
  *     whether the root's buffer is right. Skipped, saying so, while collectives/ does not
  *     offer 'adaptive'.

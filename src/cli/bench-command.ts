@@ -1,5 +1,5 @@
 /**
- * `vcoll bench`, `vcoll guidelines` and `vcoll report`: the benchmark harness of issue 7 on the
+ * `vcoll bench`, `vcoll guidelines` and `vcoll report`: the benchmark harness on the
  * command line (src/harness/harness.ts does the work): runs write JSON and CSV, `guidelines`
  * prints the violations of a results file, `report` turns it into a self-contained HTML page.
  */
@@ -48,7 +48,7 @@ export interface BenchCommandOptions {
   interRanks?: number[];
 }
 
-/** Seed 003's sweep on the simulator (64 KiB … 8 MiB per rank); on threads real bytes, so smaller. */
+/** Kang19's sweep on the simulator (64 KiB … 8 MiB per rank); on threads real bytes, so smaller. */
 const INTER_SIZES = { sim: [65536, 262144, 1048576, 4194304, 8388608], threads: [16384, 65536, 262144] } as const;
 const INTER_RANKS = { sim: [64], threads: [8] } as const;
 
@@ -149,7 +149,7 @@ export function resultsTable(r: BenchResults): string {
   return `medians (${unit}) over ${r.config.reps} repetitions after ${r.config.warmup} warm-ups, slowest process; ${r.config.transport}\n${table.toString()}\n`;
 }
 
-/** Seed 003's intergroup cases: both algorithms' times and the improvement beside Eq. (5). */
+/** Kang19's intergroup cases: both algorithms' times and the improvement beside Eq. (5). */
 export function interTable(r: BenchResults): string {
   const table = new Table({
     head: ['setting', 'p + q', 'p', 'q', 'size (B)', 'root gathering', 'Algorithm 1/2', 'improvement', 'Eq. (5)', 'verified'],
@@ -169,7 +169,7 @@ export function interTable(r: BenchResults): string {
       x.verified ? 'yes' : 'NO',
     ]);
   }
-  return `intergroup allgather (settings 1-4, Algorithm 1) and allgatherv (5-8, Algorithm 2) vs root gathering (seed 003), ${r.timeUnit === 'model' ? 'model units' : 'µs'}, minimum over ${r.config.reps} repetitions\n${table.toString()}\n`;
+  return `intergroup allgather (settings 1-4, Algorithm 1) and allgatherv (5-8, Algorithm 2) vs root gathering (Kang19), ${r.timeUnit === 'model' ? 'model units' : 'µs'}, minimum over ${r.config.reps} repetitions\n${table.toString()}\n`;
 }
 
 /** The violations (or every verdict) as a table. */

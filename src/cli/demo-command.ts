@@ -1,12 +1,12 @@
 /**
  * The main job (`vcoll demo`, `npm start`): gatherv and scatterv on worker threads — every algorithm, the
- * distributions of seed 000's experiments (§5), p = 8 and b = 100 by default — each result
+ * distributions of Traff18's experiments (§5), p = 8 and b = 100 by default — each result
  * verified byte for byte on every rank, with the measured time beside the model's prediction.
  *
  * The model is calibrated first on the same threads, all p ranks running (src/run/calibrate.ts:
  * α the cost of a small message already there, a round latency from a token passed around
  * all ranks, β from a ping-pong between ranks 0 and 1, γ from a timed local copy), so the
- * trees are built for, auto chooses in, and the predictions are made in this machine's µs. Each case is timed seed 000's way: warm-up, then
+ * trees are built for, auto chooses in, and the predictions are made in this machine's µs. Each case is timed Traff18's way: warm-up, then
  * repetitions, each between barriers; the slowest rank's time, minimum over the repetitions.
  * "call" times the whole collective (construction / schedule distribution included);
  * "start" times only start() of a persistent plan (*Init), which is what the prediction (the

@@ -1,5 +1,5 @@
 /**
- * `vcoll inter`: seed 003's settings 1–8 on the simulator (or on worker threads) — root gathering against Algorithm 1
+ * `vcoll inter`: Kang19's settings 1–8 on the simulator (or on worker threads) — root gathering against Algorithm 1
  * (allgather, settings 1–4) or Algorithm 2 (allgatherv, 5–8) — over a size sweep (or one size),
  * printing times and improvement ratios beside the paper's Eq. (5). JSON: one object per
  * (setting, size) per line, `{setting, p, q, kA, kB, rootGathering, algorithm, ratio, …}`.
@@ -28,7 +28,7 @@ export interface InterCommandOptions {
 /** The paper's sweep: 64 KiB to 8 MiB per rank, doubling. */
 export const INTER_SWEEP: readonly number[] = Array.from({ length: 8 }, (_, i) => 65536 * 2 ** i);
 
-/** A list of seed 003 settings (`1,3`) or `all`; an entry outside 1…8 is an InvalidArgumentError naming `field`. */
+/** A list of Kang19 settings (`1,3`) or `all`; an entry outside 1…8 is an InvalidArgumentError naming `field`. */
 export function parseSettings(v: string, field = '--setting'): InterSettingNumber[] {
   if (v === 'all') return [...INTER_SETTINGS];
   return v.split(',').map((s) => {
@@ -59,8 +59,8 @@ export async function runInterCommand(opts: InterCommandOptions, out: (line: str
   if (opts.format === 'table') {
     out(
       opts.transport === 'sim'
-        ? `seed 003 settings on the simulator: ${opts.ranks} ranks, full duplex, α = ${opts.alpha}, β = ${opts.beta} per byte; times of the slowest rank (model units)`
-        : `seed 003 settings on ${opts.ranks} worker threads: measured times of the slowest rank (s), minimum of ${reports[0]?.reps ?? '?'} rounds after ${reports[0]?.warmup ?? '?'} warm-ups, both algorithms interleaved`,
+        ? `Kang19 settings on the simulator: ${opts.ranks} ranks, full duplex, α = ${opts.alpha}, β = ${opts.beta} per byte; times of the slowest rank (model units)`
+        : `Kang19 settings on ${opts.ranks} worker threads: measured times of the slowest rank (s), minimum of ${reports[0]?.reps ?? '?'} rounds after ${reports[0]?.warmup ?? '?'} warm-ups, both algorithms interleaved`,
     );
     out(table.toString());
   }

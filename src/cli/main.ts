@@ -44,7 +44,7 @@ export function buildProgram(): Command {
 
   program
     .command('model')
-    .description('compare linear, binary, oblivious, adaptive and optimal trees in the linear cost model (seed 004 Table 1)')
+    .description('compare linear, binary, oblivious, adaptive and optimal trees in the linear cost model (Traff17 Table 1)')
     .option('--p <n>', 'number of processors', parseIntegerOption('p', 1), 2000)
     .option('--b <n>', 'average block size (elements)', parseIntegerOption('b', 1), 1000)
     .option('--alpha <x>', 'start-up latency per message', parseNumberOption('alpha'), 100)
@@ -57,7 +57,7 @@ export function buildProgram(): Command {
     .option('--fixed-root <r>', 'the fixed root (default ⌊p/2⌋)', parseIntegerOption('fixed-root', 0))
     .option('--algorithms <list>', `comma-separated subset of ${COMPARED_ALGORITHMS.join(',')}`, (v: string) => parseComparedAlgorithms(v, '--algorithms'), [...COMPARED_ALGORITHMS])
     .addOption(
-      new Option('--optimal-mode <mode>', 'exact: the true optimum; paper: seed 004 best-root convention').choices(['exact', 'paper']).default('exact'),
+      new Option('--optimal-mode <mode>', 'exact: the true optimum; paper: Traff17 best-root convention').choices(['exact', 'paper']).default('exact'),
     )
     .addOption(new Option('--format <fmt>', 'output format').choices(['table', 'csv', 'json']).default('table'))
     .option('--progress', 'show a progress bar on stderr (default: when stderr is a terminal)')
@@ -81,7 +81,7 @@ export function buildProgram(): Command {
     .option('--beta <x>', 'time per element', parseNumberOption('beta'), 1)
     .option('--gamma <x>', 'local copy time per element', parseNumberOption('gamma'), 1)
     .option('--ports <k>', 'communication ports per processor', parseIntegerOption('ports', 1), 1)
-    .option('--copy-all', 'every processor copies its block (seed 000 Lemma 4)', false)
+    .option('--copy-all', 'every processor copies its block (Traff18 Lemma 4)', false)
     .option('--operation <op>', 'gather | scatter', parseChoice('operation', ['gather', 'scatter'] as const), 'gather')
     .addOption(new Option('--format <fmt>', 'what to print').choices(['text', 'svg', 'json']).default('text'))
     .option('--svg <file>', 'also write the drawing as SVG to this file')
@@ -124,7 +124,7 @@ export function buildProgram(): Command {
 
   program
     .command('inter')
-    .description("seed 003's intergroup allgather/allgatherv settings 1–8: root gathering vs Algorithms 1 and 2, with improvement ratios")
+    .description("Kang19's intergroup allgather/allgatherv settings 1–8: root gathering vs Algorithms 1 and 2, with improvement ratios")
     .option('--transport <t>', 'sim | threads (small groups, real bytes, seconds)', parseChoice('transport', ['sim', 'threads'] as const), 'sim')
     .option('--setting <s>', 'setting 1…8, a comma list, or all', 'all')
     .option('--ranks <n>', 'p + q', parseIntegerOption('ranks', 2), 64)
@@ -143,7 +143,7 @@ export function buildProgram(): Command {
 
   program
     .command('estimate')
-    .description('measure per-pair α, β by ping-pong (Hockney fit per link, seed 001 §3) and write the pairwise model as JSON')
+    .description('measure per-pair α, β by ping-pong (Hockney fit per link, Dichev10 §3) and write the pairwise model as JSON')
     .option('--transport <t>', 'sim | threads | mpi', parseChoice('transport', TRANSPORTS), 'sim')
     .option('--p <n>', "number of ranks (default: the --truth model's size, else 4)", parseIntegerOption('p', 1))
     .option('--truth <file>', 'sim: the model to measure, a model JSON file (default: linear α = 100, β = 1 per element)')
@@ -161,7 +161,7 @@ export function buildProgram(): Command {
 
   program
     .command('bench')
-    .description("benchmark gatherv/scatterv algorithms by seed 000's method (warm-ups, repetitions, barrier, slowest process) with GL1/GL2 verdicts; JSON, CSV, HTML report")
+    .description("benchmark gatherv/scatterv algorithms by Traff18's method (warm-ups, repetitions, barrier, slowest process) with GL1/GL2 verdicts; JSON, CSV, HTML report")
     .option('--transport <t>', 'sim | threads | mpi', parseChoice('transport', TRANSPORTS), BENCH_DEFAULTS.transport)
     .option('--ops <list>', "comma-separated: gatherv, scatterv ('none': only --inter-settings)", BENCH_DEFAULTS.ops.join(','))
     .option('--algorithms <list>', `comma-separated: ${V_ALGORITHMS.join(', ')}`, BENCH_DEFAULTS.algorithms.join(','))
@@ -172,7 +172,7 @@ export function buildProgram(): Command {
     .option('--warmup <n>', `untimed executions first (default ${BENCH_DEFAULTS.warmup}; --quick 2)`, parseIntegerOption('warmup', 0))
     .option('--quick', 'fewer repetitions and warm-ups (10 and 2): a first look', false)
     .option('--root <r>', 'the root rank', parseIntegerOption('root', 0), BENCH_DEFAULTS.root)
-    .option('--unit-bytes <n>', 'bytes per element (4: MPI_INT, as seed 000)', parseIntegerOption('unit-bytes', 0), BENCH_DEFAULTS.unitBytes)
+    .option('--unit-bytes <n>', 'bytes per element (4: MPI_INT, as Traff18)', parseIntegerOption('unit-bytes', 0), BENCH_DEFAULTS.unitBytes)
     .option('--rho <n>', 'ρ of the spikes and skewed distributions', parseIntegerOption('rho', 0), BENCH_DEFAULTS.rho)
     .option('--seed <n>', 'seed of the random distributions', parseIntegerOption('seed', 0), BENCH_DEFAULTS.seed)
     .option('--alpha <x>', 'model: start-up latency per message (sim; trees without --calibrate)', parseNumberOption('alpha'), BENCH_DEFAULTS.model.alpha)
@@ -182,7 +182,7 @@ export function buildProgram(): Command {
     .option('--persistent', 'plan once (gathervInit/scattervInit) and time the data phase only', false)
     .addOption(new Option('--references <which>', "the guideline references' regular collectives").choices(['vcoll', 'mpi-native', 'none']).default('vcoll'))
     .option('--significance <a>', 'level of the guideline tests', parseNumberOption('significance'), BENCH_DEFAULTS.alpha)
-    .option('--inter-settings <list>', "seed 003's intergroup allgather(v) settings 1…8 too (a list, or all): root gathering vs Algorithms 1 and 2 (sim, threads)")
+    .option('--inter-settings <list>', "Kang19's intergroup allgather(v) settings 1…8 too (a list, or all): root gathering vs Algorithms 1 and 2 (sim, threads)")
     .option('--inter-sizes <list>', 'bytes per rank of the larger block (default: sim 64 KiB … 8 MiB, threads 16 KiB … 256 KiB)', parseIntegerListOption('inter-sizes', 0))
     .option('--inter-ranks <list>', 'p + q of the intergroup runs (default: sim 64, threads 8)', parseIntegerListOption('inter-ranks', 0))
     .option('--json <file>', 'write the results (configuration included) as JSON')
@@ -215,7 +215,7 @@ export function buildProgram(): Command {
 
   program
     .command('report')
-    .description('write a self-contained HTML report (SVG plots as seed 000 Figs. 3-10 and seed 003 Figs. 4-6) of a `vcoll bench --json` results file')
+    .description('write a self-contained HTML report (SVG plots as Traff18 Figs. 3-10 and Kang19 Figs. 4-6) of a `vcoll bench --json` results file')
     .argument('<results>', 'a results file of vcoll bench --json')
     .requiredOption('--out <file>', 'the HTML file to write')
     .exitOverride()

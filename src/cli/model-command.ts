@@ -1,4 +1,4 @@
-/** `vcoll model`: the seed 004 Table 1 comparison for any p, b, α, β, γ and distributions. */
+/** `vcoll model`: the Traff17 Table 1 comparison for any p, b, α, β, γ and distributions. */
 import Table from 'cli-table3';
 import cliProgress from 'cli-progress';
 import { DISTRIBUTIONS, DISTRIBUTION_LABELS, blockSizes, parseDistribution, type DistributionName } from '../workloads/distributions.js';
@@ -155,8 +155,8 @@ export function formatModel(opts: ModelCommandOptions, result: ModelResult): str
     }
   }
   const title =
-    `Completion times in the linear model (seed 004 Table 1 layout): p=${opts.p} b=${opts.b} ` +
+    `Completion times in the linear model (Traff17 Table 1 layout): p=${opts.p} b=${opts.b} ` +
     `α=${opts.alpha} β=${opts.beta} γ=${opts.gamma} ρ=${opts.rho}; best roots in brackets; optimal = ${opts.optimalMode} DP\n`;
-  const foot = notes.length ? `\nWhere the two optimal conventions differ (exact = true optimum, paper = seed 004's tables):\n  ${notes.join('\n  ')}\n` : '';
+  const foot = notes.length ? `\nWhere the two optimal conventions differ (exact = true optimum, paper = Traff17's tables):\n  ${notes.join('\n  ')}\n` : '';
   return title + table.toString() + '\n' + foot;
 }

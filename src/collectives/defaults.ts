@@ -3,11 +3,11 @@
  *
  * DEFAULT_MODEL: the model trees are built for when the caller gives none,
  * linearModel({ alpha: 100, beta: 1, gamma: 0 }), per element. α = 100β is the start-up to
- * per-element ratio of seed 004's Table 1 (the papers' main setting: a start-up costs as
+ * per-element ratio of Traff17's Table 1 (the papers' main setting: a start-up costs as
  * much as sending 100 elements), which is the regime where the choice of tree matters.
  * γ = 0 because a local copy (memcpy) is much cheaper than moving the same bytes through
- * the network, and seed 000's Lemma 1 analysis leaves it out; pass a model with γ > 0 to
- * account for it (seed 000 Lemma 4).
+ * the network, and Traff18's Lemma 1 analysis leaves it out; pass a model with γ > 0 to
+ * account for it (Traff18 Lemma 4).
  *
  * V_TAGS: the tags gatherv/scatterv use, inside the range reserved for collectives
  * (COLLECTIVE_TAG … COLLECTIVE_TAG + 2²⁰ − 1). Each message kind has its own tag so a

@@ -32,12 +32,12 @@ export {
   type AllgatherVariantName,
   type AllgatherVariantRow,
 } from './allgather/variants.js';
-// Intergroup allgather/allgatherv on intercommunicators (seed 003).
+// Intergroup allgather/allgatherv on intercommunicators (Kang19).
 export { interAllgather, interAllgatherv } from './inter/index.js';
 export { type InterAllgatherArgs, type InterAllgathervArgs, type InterOptions } from './inter/types.js';
 export { INTER_ALLGATHER_ALGORITHMS, INTER_ALLGATHER_VARIANTS, type InterAllgatherAlgorithm, type InterAllgatherVariantRow } from './inter/variants.js';
 
-// Hierarchical gather / gatherv (seed 002).
+// Hierarchical gather / gatherv (TraffRougier14).
 export {
   hierarchicalGather,
   hierarchicalGatherv,

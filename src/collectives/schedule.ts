@@ -2,7 +2,7 @@
  * Per-rank schedules of the tree-based gatherv/scatterv and how they reach the ranks.
  *
  * A `NodeSchedule` is what one rank needs to play its part in a gather/scatter tree
- * (seed 004 Definition 2, the Tree of src/trees/tree.ts): its parent, its children in gather
+ * (Traff17 Definition 2, the Tree of src/trees/tree.ts): its parent, its children in gather
  * receive order with the size of each child's subtree, where its local copy goes among
  * those receives (`copyAt`), and the layout of its packed buffer. A packed buffer holds
  * the blocks of the rank's subtree back to back; its pieces (the rank's own block and each
@@ -15,7 +15,7 @@
  * Distribution. The root, which knows the counts, builds the tree and encodes one record
  * per rank: a fixed part of SCHEDULE_WIDTH Int32 (count, parent, number of children k,
  * copyAt, own offset, packed total, tree height) and a variable part of 3k Int32 (child,
- * subtree size, offset). Both are scattered down the ordered binomial tree of seed 000
+ * subtree size, offset). Both are scattered down the ordered binomial tree of Traff18
  * (rooted at the fixed root, `binomialNode`): first the fixed parts (every rank knows the
  * size of its binomial subtree, so it knows how much to receive), then the variable parts
  * (whose lengths the fixed parts told). Cost: 2⌈log₂p⌉ rounds; the root sends
@@ -62,7 +62,7 @@ function rangeRoot(lo: number, hi: number, r: number): number {
 }
 
 /**
- * Rank v's parent, subtree range and children in `obliviousTreeFor(p, root)` (seed 000 §2,
+ * Rank v's parent, subtree range and children in `obliviousTreeFor(p, root)` (Traff18 §2,
  * Lemma 2: level h = 1, 2, 4, … joins [lo..lo+h−1] and [lo+h..lo+2h−1]; the range holding
  * the root receives, otherwise the upper range's root, its last rank, receives). O(log p).
  */

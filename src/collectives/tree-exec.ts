@@ -6,17 +6,17 @@
  * Plan (init), every rank: take the plan's data tag (schedule.ts, nextDataTag), get its
  * NodeSchedule, check its own count against the root's entry, and wrap the executor's data
  * phase in a persistent plan.
- * - `binomial`: the root scatters its counts down the ordered binomial tree (seed 000 §2,
+ * - `binomial`: the root scatters its counts down the ordered binomial tree (Traff18 §2,
  *   Lemma 2), one Int32 per rank: ⌈log₂p⌉ rounds, about ⌈log₂p⌉·α + 4(p − 1)·β per byte;
  *   each rank derives its schedule locally (schedule.ts, binomialSchedule).
- * - `optimal`, `binary`, `two-block` (seed 004 Theorems 1–3, §5.2): the root builds the tree
+ * - `optimal`, `binary`, `two-block` (Traff17 Theorems 1–3, §5.2): the root builds the tree
  *   for its counts under options.model (O(p³) for optimal and binary) and scatters every
  *   rank's schedule: 2⌈log₂p⌉ rounds, about 2⌈log₂p⌉·α + 40p·β per byte (schedule.ts).
  * A persistent plan pays this once.
  *
  * Buffers (no communication, O(children) views): a non-root rank's packed buffer with views
  * of its own block and of each child's message, where a leaf that does not copy (no
- * model.copyAll, seed 000 Lemma 4) uses its user block directly; the root's placement of
+ * model.copyAll, Traff18 Lemma 4) uses its user block directly; the root's placement of
  * each child's message in the user's buffer (collectives/placement.ts: the blocks' views at
  * their displacements, a vectored buffer when they are not contiguous — no staging).
  */

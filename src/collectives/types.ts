@@ -1,5 +1,5 @@
 /**
- * The public shapes of vcoll's irregular collectives (MPI semantics, seed 000 §3).
+ * The public shapes of vcoll's irregular collectives (MPI semantics, Traff18 §3).
  *
  * gatherv: every rank contributes `send` (its block: count = send.length / unitBytes
  * elements); the root receives all blocks into `recv` at `displs[i] * unitBytes`, block i
@@ -78,13 +78,13 @@ export interface ScattervArgs {
 }
 
 export interface AdaptiveVariantOptions {
-  /** Seed 000 Lemma 4: every rank copies its block into the communication buffer (default false). */
+  /** Traff18 Lemma 4: every rank copies its block into the communication buffer (default false). */
   readonly lemma4?: boolean;
-  /** Gather only: overlap the construction with the data phase (seed 000 §3; default true). */
+  /** Gather only: overlap the construction with the data phase (Traff18 §3; default true). */
   readonly overlap?: boolean;
   /**
    * How a join whose two ranges both lack the root picks its receiver (default 'exact'):
-   * 'exact' = the direction that completes first in `model`; 'lemma1' = seed 000 Lemma 1 as
+   * 'exact' = the direction that completes first in `model`; 'lemma1' = Traff18 Lemma 1 as
    * written (the tree with the larger completion time receives). See trees/adaptive.ts.
    */
   readonly rule?: 'exact' | 'lemma1';
@@ -106,7 +106,7 @@ export interface CollectiveOptions {
   /** Default 'auto' (which never picks 'mpi-native': that one runs only when asked for, on the MPI transport). */
   readonly algorithm?: VAlgorithm;
   /**
-   * The cost model trees are built for (optimal, binary, two-block, the seed 001 trees, auto); per element.
+   * The cost model trees are built for (optimal, binary, two-block, the Dichev10 trees, auto); per element.
    * Default: linearModel({ alpha: 100, beta: 1, gamma: 0 }) … see collectives/defaults.ts.
    */
   readonly model?: CostModel;

@@ -2,7 +2,7 @@
 import { SEED000_DISTRIBUTIONS } from '../run/spec.js';
 import type { BenchConfig } from './results.js';
 
-/** What `vcoll bench` does without options (seed 000 §5; p: a small machine's worth). */
+/** What `vcoll bench` does without options (Traff18 §5; p: a small machine's worth). */
 export const BENCH_DEFAULTS: BenchConfig = {
   transport: 'threads',
   ops: ['gatherv', 'scatterv'],

@@ -1,5 +1,5 @@
 /**
- * Verdicts on the performance guidelines of irregular collectives (seed 000 §4) from the
+ * Verdicts on the performance guidelines of irregular collectives (Traff18 §4) from the
  * rows of a bench run (src/harness/results.ts):
  *
  *   GL1  gather(m) ≤ gatherv(m)                      (scatter(m) ≤ scatterv(m)), on `same` blocks

@@ -1,6 +1,6 @@
 /**
- * `vcoll bench` (issue 7): operations × algorithms × distributions × block sizes × process
- * counts on one transport, by seed 000 §5's method (10 warm-ups, 75 repetitions, a barrier
+ * `vcoll bench` (Traff18 §5's method): operations × algorithms × distributions × block sizes × process
+ * counts on one transport, by Traff18 §5's method (10 warm-ups, 75 repetitions, a barrier
  * before each execution, time = the slowest process), with GL1/GL2's references measured
  * beside every case and the guidelines judged on the samples (src/harness/guidelines.ts).
  *

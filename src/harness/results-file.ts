@@ -219,7 +219,7 @@ export function resultsCsv(results: BenchResults): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** The CSV columns of the intergroup cases (seed 003), in order. */
+/** The CSV columns of the intergroup cases (Kang19), in order. */
 export const INTER_CSV_COLUMNS = ['transport', 'setting', 'ranks', 'p', 'q', 'size', 'k_a', 'k_b', 'time_unit', 'warmup', 'reps', 'root_gathering', 'algorithm', 'ratio', 'expected', 'verified'] as const;
 
 /** The intergroup cases as CSV (`vcoll bench --csv FILE` writes them to FILE with `.inter` before the extension). */

@@ -1,9 +1,9 @@
 /**
- * The data of `vcoll bench` (issue 7): what a run measured, as the JSON file it writes and
+ * The data of `vcoll bench` (Traff18 §5's method): what a run measured, as the JSON file it writes and
  * `vcoll guidelines` / `vcoll report` read back. Plain data (no classes), versioned by
  * `schema`; every field is a contract for scripts.
  *
- * Method (seed 000 §5): `warmup` untimed executions, then `reps` timed ones, the processes
+ * Method (Traff18 §5): `warmup` untimed executions, then `reps` timed ones, the processes
  * synchronised by a barrier before each; an execution's time is its slowest process's.
  */
 import type { DistributionName } from '../workloads/distributions.js';
@@ -31,7 +31,7 @@ export interface SampleStats {
 
 /**
  * What a row measured: one of the irregular operation's algorithms, or one of the two
- * guideline references (seed 000 §4) for the same case:
+ * guideline references (Traff18 §4) for the same case:
  *   'gl1'  the regular operation of the case's largest block, gather(m) / scatter(m) — on
  *          `same` blocks this is GL1's left side;
  *   'gl2'  GL2's mock-up: allreduce of one number (the largest block) and the regular
@@ -86,7 +86,7 @@ export interface BenchRow {
 export type Guideline = 'GL1' | 'GL2';
 
 /**
- * A guideline evaluated on one case (seed 000 §4, checked as PGChecker does): the left side
+ * A guideline evaluated on one case (Traff18 §4, checked as PGChecker does): the left side
  * should not be slower than the right side. It is violated when a one-sided Wilcoxon rank-sum
  * (Mann–Whitney U) test finds the left side's times significantly larger than the right
  * side's at level `alpha`.
@@ -143,7 +143,7 @@ export interface BenchConfig {
   readonly references: 'vcoll' | 'mpi-native' | 'none';
   /** Significance level of the guideline tests. */
   readonly alpha: number;
-  /** Seed 003's intergroup settings (1–8) run besides, with their sizes and rank counts (empty: none). */
+  /** Kang19's intergroup settings (1–8) run besides, with their sizes and rank counts (empty: none). */
   readonly interSettings: readonly number[];
   /** Bytes per rank of the larger block, for the intergroup settings. */
   readonly interSizes: readonly number[];
@@ -152,7 +152,7 @@ export interface BenchConfig {
 }
 
 /**
- * One intergroup case of seed 003 (src/run/inter-settings.ts): root gathering against the
+ * One intergroup case of Kang19 (src/run/inter-settings.ts): root gathering against the
  * paper's Algorithm 1 (allgather, settings 1–4) or Algorithm 2 (allgatherv, 5–8), as in its
  * Figs. 4–6: the fields of `vcoll inter`'s report (src/run/inter.ts: size = bytes per rank of
  * the larger block, ratio = rootGathering / algorithm, expected = Eq. (5)). Times are each
@@ -195,7 +195,7 @@ export interface BenchResults {
   readonly verdicts: readonly GuidelineVerdict[];
   /** Algorithms left out of a case because they cannot run its block sizes (two-block: at most two sizes). */
   readonly skipped: readonly { readonly op: VOperation; readonly algorithm: string; readonly dist: DistributionName; readonly b: number; readonly p: number; readonly reason: string }[];
-  /** Seed 003's intergroup cases, when the run had any. */
+  /** Kang19's intergroup cases, when the run had any. */
   readonly inter: readonly InterRow[];
   /** Seconds the run took. */
   readonly seconds: number;

@@ -1,9 +1,9 @@
 /**
- * Statistics of benchmark samples (issue 7): the summary of one sample of run times
+ * Statistics of benchmark samples (Traff18 §5's method): the summary of one sample of run times
  * (`SampleStats` of src/harness/results.ts) and the one-sided Wilcoxon rank-sum /
  * Mann–Whitney U test the guideline checks use (src/harness/guidelines.ts).
  *
- * Method (seed 000 §5; checked as PGChecker does): Hunold & Carpen-Amarie's PGChecker judges
+ * Method (Traff18 §5; checked as PGChecker does): Hunold & Carpen-Amarie's PGChecker judges
  * a performance guideline "left ≤ right" violated when a Wilcoxon rank-sum test on the two
  * run-time distributions finds the left side significantly slower. The test here is the
  * large-sample form of that test (as R's `wilcox.test(x, y, alternative = "greater",

@@ -1,5 +1,5 @@
 /**
- * Regular layouts (seed 002 §5; MPI contiguous, vector, indexed-block and resized types):
+ * Regular layouts (TraffRougier14 §5; MPI contiguous, vector, indexed-block and resized types):
  * - `contiguous(n)`: elements 0 … n − 1; extent n. The signature of any layout (§5, "signature
  *   type") is `contiguous(size)`: `signature(L)`.
  * - `vector(count, blocklength, stride)`: block t holds elements t·stride … t·stride +
@@ -43,7 +43,7 @@ export function contiguous(n: number): Layout {
 }
 
 /**
- * The signature layout of `layout` (seed 002 §5): its elements packed contiguously, size =
+ * The signature layout of `layout` (TraffRougier14 §5): its elements packed contiguously, size =
  * extent = layout.size. Packing k elements of L gives exactly k elements of signature(L).
  */
 export function signature(layout: Layout): Layout {

@@ -1,6 +1,6 @@
 /**
- * Bounded and circular vectors (seed 002 §5, Fig. 4; the logarithmic-round all-to-all of Bruck
- * et al. as made zero-copy by Träff, Rougier and Hunold 2014, seed 002 ref. [13]). Fig. 4 is lost
+ * Bounded and circular vectors (TraffRougier14 §5, Fig. 4; the logarithmic-round all-to-all of Bruck
+ * et al. as made zero-copy by Träff, Rougier and Hunold 2014, TraffRougier14 ref. [13]). Fig. 4 is lost
  * from the text; our reading, from the text and the Bruck use:
  *
  * - `boundedVector(count, blocklength, stride, bound, start = 0)`: the vector whose block t

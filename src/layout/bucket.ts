@@ -1,5 +1,5 @@
 /**
- * Bucket layout (seed 002 §5, Fig. 4; Träff, Rougier, Hunold 2014 [13]): p buckets of
+ * Bucket layout (TraffRougier14 §5, Fig. 4; Träff, Rougier, Hunold 2014 [13]): p buckets of
  * `bucketSize` elements, bucket i at i·bucketSize holding its first counts[i] ≤ bucketSize
  * elements. The complement of indexed-block: fixed displacements, variable lengths. One array
  * only (prefix sums of the counts, p + 1 numbers): the displacements are implicit.

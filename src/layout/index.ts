@@ -1,4 +1,4 @@
-/** Data layouts (seed 002 §5, §6): constructors, pack/unpack, direct placement. See docs/layouts.md. */
+/** Data layouts (TraffRougier14 §5, §6): constructors, pack/unpack, direct placement. See docs/layouts.md. */
 export {
   elementOffset,
   forEachRun,

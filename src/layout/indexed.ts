@@ -1,9 +1,9 @@
 /**
- * Indexed layouts (seed 002 §5, §6; MPI indexed type and gatherv's counts/displacements):
+ * Indexed layouts (TraffRougier14 §5, §6; MPI indexed type and gatherv's counts/displacements):
  * - `indexed(blocklengths, displs)`: block j of blocklengths[j] elements at displs[j];
  * - `withDisplacements(counts, displs)`: the same map read as gatherv's receive side: rank i's
  *   counts[i] elements at displs[i]; "counts[i] elements starting at element Σ_{j<i} counts[j]"
- *   is exactly rank i's block (seed 002 §6: the displacements live in the layout).
+ *   is exactly rank i's block (TraffRougier14 §6: the displacements live in the layout).
  * Extent: the end of the farthest non-empty block. Blocks may come in any order.
  * Cost: two arrays (prefix sums of the lengths and the displacements, 2n + 1 numbers); locating
  * element f is a binary search, O(log n); walking is O(blocks touched).

@@ -1,5 +1,5 @@
 /**
- * Data layouts (seed 002 §5, §6): where the elements of a message live in a buffer.
+ * Data layouts (TraffRougier14 §5, §6): where the elements of a message live in a buffer.
  *
  * A `Layout` is the type map of ONE repetition over a base element (of `unitBytes` bytes, chosen
  * by the operation, not by the layout): its `size` elements in order, as runs
@@ -7,7 +7,7 @@
  * (the lower bound is always 0, so offsets are never negative). Runs may be out of order
  * (permutations) and, for reading, may overlap.
  *
- * Element-count semantics (seed 002 §6, "re-interpreting the collective interfaces"): "k
+ * Element-count semantics (TraffRougier14 §6, "re-interpreting the collective interfaces"): "k
  * elements from layout L starting at element f" are elements f … f + k − 1 of the contiguous
  * repetition of L, repetition r starting at r·extent. Element e is element e mod size of
  * repetition ⌊e / size⌋, at offset ⌊e / size⌋·extent + offset of that element in L. A single

@@ -1,5 +1,5 @@
 /**
- * Normalisation (seed 002 §5; Träff 2014, "optimal MPI datatype normalization", seed 002 ref.
+ * Normalisation (TraffRougier14 §5; Träff 2014, "optimal MPI datatype normalization", TraffRougier14 ref.
  * [11]): one repetition of any layout rewritten in the simplest equivalent constructor — same
  * elements in the same order, same size and extent: contiguous if it is one run at 0, a vector
  * if its merged runs have one length at a constant stride from 0, indexed-block if they have

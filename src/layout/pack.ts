@@ -1,5 +1,5 @@
 /**
- * Pack, unpack and direct placement through a layout (seed 002 §4 MPI_Pack/MPI_Unpack, §6
+ * Pack, unpack and direct placement through a layout (TraffRougier14 §4 MPI_Pack/MPI_Unpack, §6
  * element-count semantics):
  * - `pack(layout, src, first, count, dst)`: elements first … first + count − 1 of the
  *   repetition of `layout` over `src` → the start of the contiguous `dst`;
@@ -8,7 +8,7 @@
  * - `views(layout, buf, first, count)`: the elements' places in `buf` as byte views in
  *   element order (adjacent runs merged, empty ones dropped): one view, or an array of views
  *   that a vectored send reads or a vectored receive fills segment by segment — the message
- *   goes straight through the layout, nothing staged (seed 002 §6, Fig. 6).
+ *   goes straight through the layout, nothing staged (TraffRougier14 §6, Fig. 6).
  * Offsets and counts are in elements of `unitBytes` bytes (default: the layout-side buffer's
  * BYTES_PER_ELEMENT, 1 for a DataView). Buffers may be any typed array or DataView.
  * Cost: O(runs + log blocks) besides the bytes; unpack and write views also check overlap

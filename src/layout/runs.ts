@@ -1,5 +1,5 @@
 /**
- * Explicit runs of a range of elements (seed 002 §5, "type normalization"): the
+ * Explicit runs of a range of elements (TraffRougier14 §5, "type normalization"): the
  * (offset, length) runs of elements first … first + count − 1 of a layout's repetition, in
  * element order, adjacent runs merged (a run starting where the previous one ends extends
  * it) and empty runs dropped; overlap detection for anything that writes through a layout.

@@ -1,5 +1,5 @@
 /**
- * Stretched vector (seed 002 §5, Fig. 5; the hierarchical all-to-all of seed 002 ref. [12]):
+ * Stretched vector (TraffRougier14 §5, Fig. 5; the hierarchical all-to-all of TraffRougier14 ref. [12]):
  * p indexed types described by ONE array b of n block sizes. Type i (0 ≤ i < p) has n blocks,
  * block j of b[j] elements at offset i·b[j] + p·Σ_{k<j} b[k]: the buffer is n super-blocks,
  * super-block j holding the p types' j-th blocks side by side. Extent of every type: p·Σ b
@@ -74,7 +74,7 @@ class StretchedFamily implements StretchedVector {
   }
 }
 
-/** The p stretched types of block sizes b (seed 002 Fig. 5). */
+/** The p stretched types of block sizes b (TraffRougier14 Fig. 5). */
 export function stretchedVector(b: ArrayLike<number>, p: number): StretchedVector {
   const prefix = lengthPrefix(numberArray(b, 'b'), 'b');
   return new StretchedFamily(prefix, nonNegativeInt(p, 'p'));

@@ -1,5 +1,5 @@
 /**
- * Cost models of point-to-point communication (see docs/MODEL.md and seed 004 §2.1).
+ * Cost models of point-to-point communication (see docs/MODEL.md and Traff17 §2.1).
  *
  * - `linear`: homogeneous α + β·m per message, γ·m per locally copied element.
  * - `pairwise`: non-homogeneous Hockney model, α_ij + β_ij·m from rank i to rank j.
@@ -7,7 +7,7 @@
  *
  * A transfer of 0 units costs nothing and sends no message, in every model.
  * `ports` is the number of transfers a processor can take part in at once (k-ported);
- * `copyAll` is seed 000 Lemma 4's convention where every processor, leaves included,
+ * `copyAll` is Traff18 Lemma 4's convention where every processor, leaves included,
  * copies its own block into a communication buffer before it communicates.
  */
 import { InvalidArgumentError } from '../errors.js';
@@ -25,7 +25,7 @@ export interface CostModel {
   readonly kind: CostModelKind;
   /** Number of communication ports per processor (k >= 1). */
   readonly ports: number;
-  /** Lemma 4 of seed 000: every processor copies its block, leaves included. */
+  /** Lemma 4 of Traff18: every processor copies its block, leaves included. */
   readonly copyAll: boolean;
   /** Number of ranks the model is defined for, or undefined when it fits any p. */
   readonly size: number | undefined;

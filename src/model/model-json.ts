@@ -29,7 +29,7 @@ export const MODEL_JSON_VERSION = 1;
 interface SpecCommon {
   /** Communication ports per processor (>= 1). */
   readonly ports: number;
-  /** Seed 000 Lemma 4: every processor copies its block. */
+  /** Traff18 Lemma 4: every processor copies its block. */
   readonly copyAll: boolean;
 }
 

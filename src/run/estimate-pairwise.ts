@@ -1,5 +1,5 @@
 /**
- * Per-pair Hockney model estimation by ping-pong (seed 001 §3: "we used the Hockney model for
+ * Per-pair Hockney model estimation by ping-pong (Dichev10 §3: "we used the Hockney model for
  * our predictions", t(i, j, m) = α_ij + β_ij·m per link), collective over all ranks, on any
  * transport.
  *

@@ -1,5 +1,5 @@
 /**
- * The eight parameter settings of seed 003 §5 and the improvement ratio its Eq. (5) predicts.
+ * The eight parameter settings of Kang19 §5 and the improvement ratio its Eq. (5) predicts.
  *
  * Groups A (p ranks) and B (q ranks), `ranks` = p + q; `size` = bytes per rank of the larger
  * block (the papers' "maximum message size per node"):

@@ -1,10 +1,10 @@
 /**
- * `vcoll inter`: seed 003's intergroup allgather / allgatherv settings (src/run/inter-settings.ts)
+ * `vcoll inter`: Kang19's intergroup allgather / allgatherv settings (src/run/inter-settings.ts)
  * on the simulator (or for real on worker threads, small groups, seconds): root gathering (what MPICH and Open MPI ship) against the paper's
  * Algorithm 1 (allgather) or Algorithm 2 (allgatherv), both verified byte for byte on every rank,
  * timed as the slowest rank between two ideal barriers.
  *
- * Model: homogeneous, full duplex (one send and one receive at a time, seed 003 §2): α = t_s per
+ * Model: homogeneous, full duplex (one send and one receive at a time, Kang19 §2): α = t_s per
  * message, β = t_w per byte. Scale: the simulator moves real bytes, and p·q·8 MiB does not fit in
  * memory; every block is simulated with ⌈bytes/scale⌉ real bytes and β·scale per real byte, so
  * the transfer terms keep their logical size (α terms are unchanged). `scale` is the smallest
@@ -40,7 +40,7 @@ export interface InterRunOptions {
   readonly reps?: number;
 }
 
-/** The JSON contract of `vcoll inter --format json` (issue 4), plus context fields. */
+/** The JSON contract of `vcoll inter --format json` (a contract: scripts read it), plus context fields. */
 export interface InterReport {
   readonly setting: InterSettingNumber;
   readonly p: number;
@@ -53,7 +53,7 @@ export interface InterReport {
   readonly algorithm: number;
   /** rootGathering / algorithm. */
   readonly ratio: number;
-  /** Seed 003 Eq. (5) for these block sizes. */
+  /** Kang19 Eq. (5) for these block sizes. */
   readonly expected: number;
   readonly verified: boolean;
   readonly size: number;
@@ -74,7 +74,7 @@ function sum(xs: readonly number[]): number {
 
 /**
  * Every algorithm of `args` in one job, interleaved round by round; per algorithm the minimum
- * over the timed rounds of the slowest rank's time (seed 000 §5's method), and whether every
+ * over the timed rounds of the slowest rank's time (Traff18 §5's method), and whether every
  * rank's data was right in every round.
  */
 async function measure(transport: InterTransport, args: InterRankArgs, alpha: number, beta: number): Promise<{ time: number; verified: boolean }[]> {

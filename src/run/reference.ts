@@ -1,5 +1,5 @@
 /**
- * The guideline references of seed 000 §4 as executions a benchmark times beside the
+ * The guideline references of Traff18 §4 as executions a benchmark times beside the
  * irregular operation (same blocks, same root, same data check):
  *
  *   gl1  the regular operation over blocks padded to the case's largest block m = max m_i:
@@ -9,7 +9,7 @@
  *        blocks padded to it, and the root's copies of the blocks to their displacements;
  *        of scatterv: the allreduce, the root's copies of the blocks into padded slots, the
  *        regular scatter. The other processes' buffers have room for the padded block (the
- *        block at its start), so they need no copy, as seed 000 §4 arranges. Right side of GL2,
+ *        block at its start), so they need no copy, as Traff18 §4 arranges. Right side of GL2,
  *        gatherv(m) ≤ allreduce(1) + gather(p·max m_i).
  *
  * The regular collectives are vcoll's (binomial gather/scatter, recursive-doubling allreduce)

@@ -20,7 +20,7 @@ export const TRANSPORTS: readonly TransportName[] = ['sim', 'threads', 'mpi'];
 /** How tables name the transports. */
 export const TRANSPORT_LABEL: Readonly<Record<TransportName, string>> = { sim: 'the simulator', threads: 'worker threads', mpi: 'MPI processes' };
 
-/** The distributions of seed 000's experiments (§5), used by the main job and the benchmark. */
+/** The distributions of Traff18's experiments (§5), used by the main job and the benchmark. */
 export const SEED000_DISTRIBUTIONS: readonly DistributionName[] = [
   'same',
   'random',

@@ -1,22 +1,22 @@
 /**
  * Adaptive ("data distribution aware") binomial gather/scatter trees over the ordered
- * hypercube (seed 000 §2: Lemma 1 free root, Lemma 2 fixed root, Lemma 4 every processor
- * copies; Theorem 1's k-ported remark; seed 004 Proposition 1; docs/MODEL.md).
+ * hypercube (Traff18 §2: Lemma 1 free root, Lemma 2 fixed root, Lemma 4 every processor
+ * copies; Theorem 1's k-ported remark; Traff17 Proposition 1; docs/MODEL.md).
  *
  * Round t = 0, 1, … joins groups of up to k+1 adjacent ranges of (k+1)^t ranks
  * ([a·(k+1)^{t+1} .. (a+1)·(k+1)^{t+1} − 1], cut at p): one range root receives the whole
  * data of the other ranges from their roots, with k ports concurrently. One-ported (k = 1)
- * this is the binomial tree of seed 000 with ⌈log₂ p⌉ rounds; k-ported ⌈log_{k+1} p⌉.
+ * this is the binomial tree of Traff18 with ⌈log₂ p⌉ rounds; k-ported ⌈log_{k+1} p⌉.
  *
  * Which range root receives:
  * - fixed root r (Lemma 2): the range that contains r, always;
- * - rule 'exact' (default; seed 004 Prop. 1, MODEL.md): the candidate whose join completes
+ * - rule 'exact' (default; Traff17 Prop. 1, MODEL.md): the candidate whose join completes
  *   first, computed exactly in the model (copy convention, ports, per-pair costs), ties to
  *   the uppermost range. One-ported and homogeneous this is "the range with less data
  *   sends" for every join whose receiver already received, and at h = 1 the comparison
  *   t_L + comm(m_L) + γ·m_U against max(γ·m_L, t_U) + comm(m_U). For a non-homogeneous
  *   model the exact completion times of the candidate joins decide.
- * - rule 'lemma1' (seed 000 Lemma 1 as written): the range root with the larger completion
+ * - rule 'lemma1' (Traff18 Lemma 1 as written): the range root with the larger completion
  *   time receives (the faster one sends, so nobody waits), ties to the range with more data,
  *   then to the uppermost range. With γ = 0, sizes > 0 and p a power of two this gives
  *   exactly ⌈log₂p⌉α + β·Σ_{i≠r} m_i; one-ported, the default 'exact' rule is never slower
@@ -26,7 +26,7 @@
  * otherwise the ordered copy convention applies (copy overlapping when the first child is
  * to the right, after the first receive when it is to the left).
  *
- * Best root (root omitted) = the root the free-root construction ends at (seed 004's tables).
+ * Best root (root omitted) = the root the free-root construction ends at (Traff17's tables).
  * Cost: O(p·(k+1)·k) time, O(p·k) space. The per-round joins are returned by
  * `adaptiveRounds` for a distributed implementation (each join needs only constant-size
  * information per range: root, completion time, data size, root block size).
@@ -225,7 +225,7 @@ export function adaptiveRounds(sizes: ArrayLike<number>, model: CostModel, opts?
 }
 
 /**
- * Adaptive binomial tree (seed 000 Lemmas 1, 2, 4; k-ported with `model.ports` = k).
+ * Adaptive binomial tree (Traff18 Lemmas 1, 2, 4; k-ported with `model.ports` = k).
  * `opts.root` given: Lemma 2's fixed-root construction; omitted: the root the free
  * construction ends at. `opts.rule`: 'exact' (default) or 'lemma1'.
  */

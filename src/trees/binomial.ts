@@ -1,5 +1,5 @@
 /**
- * Binomial gather/scatter trees over the ordered hypercube (seed 000 §2, seed 004 §5.1
+ * Binomial gather/scatter trees over the ordered hypercube (Traff18 §2, Traff17 §5.1
  * "Oblivious"/"Adaptive", docs/MODEL.md "Binomial trees over the ordered hypercube").
  *
  * Oblivious (this file): the standard rank-ordered binomial tree. Level h = 1, 2, 4, …
@@ -7,10 +7,10 @@
  * receives, otherwise the upper range's root receives (range roots not containing r are the
  * last ranks of their ranges). The tree depends only on p and r, never on the block sizes.
  * Receives come in level order; the ordered copy convention places the local copy
- * (under `model.copyAll`, seed 000 Lemma 4, every rank copies first).
+ * (under `model.copyAll`, Traff18 Lemma 4, every rank copies first).
  * Cost: O(p) time and space for a fixed root.
  *
- * Best root (root omitted): seed 004's tables search only the natural roots
+ * Best root (root omitted): Traff17's tables search only the natural roots
  * {0, 1, 3, 7, …, 2^j − 1 < p, p − 1} (default, reproduces the tables; O(p log p));
  * `searchAllRoots: true` tries every root (O(p²)) and may find lower times. Ties go to the
  * lowest rank.

@@ -1,5 +1,5 @@
 /**
- * Optimal ordered broadcast and reduction trees (seed 004 §3.3, Theorem 4).
+ * Optimal ordered broadcast and reduction trees (Traff17 §3.3, Theorem 4).
  *
  * Every edge carries the same full message of m units (not a subtree size) and there is no
  * local copy. Ordered: every subtree spans a consecutive range of ranks and each node's

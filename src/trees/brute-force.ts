@@ -1,7 +1,7 @@
 /**
  * Exhaustive search over all ordered gather/scatter trees for small p: the ground truth the
- * dynamic programs (seed 004 §3, Theorems 1–2) are tested against. Trees are enumerated as
- * structures, by the definition of an ordered tree (seed 004 Definition 3 in the growing
+ * dynamic programs (Traff17 §3, Theorems 1–2) are tested against. Trees are enumerated as
+ * structures, by the definition of an ordered tree (Traff17 Definition 3 in the growing
  * form of `isOrdered`): a root starts with its own segment [r..r] and grows it, one receive at
  * a time, by an adjacent range on its left or right whose ranks form an ordered subtree with
  * any root. Each tree is built with `TreeBuilder` (ordered copy convention) and timed with

@@ -1,5 +1,5 @@
 /**
- * The seed 004 Table 1 comparison: completion times of the linear, binary, oblivious,
+ * The Traff17 Table 1 comparison: completion times of the linear, binary, oblivious,
  * adaptive and optimal trees for one problem, with the root fixed (MPI's externally given
  * root, ⌊p/2⌋ by default as in the paper) and with the best root each construction finds.
  */
@@ -108,7 +108,7 @@ export function compareTrees(sizes: ArrayLike<number>, model: CostModel, options
 /**
  * True when some node receives two or more subtrees from its left before any from its right:
  * while it is the last rank of its growing range it then takes several messages, the one shape
- * seed 004's best-root DP (paper mode) does not allow. Trees without it are paper-mode trees.
+ * Traff17's best-root DP (paper mode) does not allow. Trees without it are paper-mode trees.
  */
 export function outsidePaperConvention(tree: Tree): boolean {
   for (let v = 0; v < tree.p; v++) {

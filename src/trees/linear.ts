@@ -1,6 +1,6 @@
 /**
  * Linear (star) gather/scatter tree: every non-root rank sends its block straight to the
- * root, which receives them in rank order after copying its own block (seed 004 §5.1,
+ * root, which receives them in rank order after copying its own block (Traff17 §5.1,
  * "Linear"; what Open MPI and MPICH ship for MPI_Gatherv).
  *
  * Cost: O(p) time and space for a fixed root. Best root (root omitted): the cheapest root,

@@ -1,5 +1,5 @@
 /**
- * Model-based binomial gather/scatter trees (seed 001 §2, "Model-based binomial tree
+ * Model-based binomial gather/scatter trees (Dichev10 §2, "Model-based binomial tree
  * scatterv/gatherv"): the shape of the binomial tree, with the processes mapped to its
  * nodes by the point-to-point prediction t(i, j, m) of a (heterogeneous) cost model.
  *
@@ -224,7 +224,7 @@ function fill(shape: Tree, prefs: Preferences, r: number): Tree {
 }
 
 /**
- * Model-based binomial tree (seed 001 §2) for blocks `sizes` under `model`: min-first or
+ * Model-based binomial tree (Dichev10 §2) for blocks `sizes` under `model`: min-first or
  * max-first mapping (or the faster of both, and of the rank-ordered tree with `guard`), for
  * a gather or a scatter. `opts.root` given: that root; omitted: the fastest root (ties to
  * the lowest rank).

@@ -1,5 +1,5 @@
 /**
- * Träff's irregular gather/scatter tree and its model-based modification (seed 001 §2,
+ * Träff's irregular gather/scatter tree and its model-based modification (Dichev10 §2,
  * "Model-based Träff algorithm for scatterv/gatherv", Fig. 1; the original is Träff,
  * "Hierarchical gather/scatter algorithms with graceful degradation", IPDPS 2004, the
  * seed's ref. [2]).
@@ -63,7 +63,7 @@ import { linkTime, readFlag, readOperation } from './model-binomial.js';
 import { TreeBuilder, depths, type Tree } from './tree.js';
 import type { BuiltTree, RootOption } from './types.js';
 
-/** 'model': the model's per-pair predictions (seed 001); 'oblivious': Träff's original, identical links. */
+/** 'model': the model's per-pair predictions (Dichev10); 'oblivious': Träff's original, identical links. */
 export type TraffPredictor = 'model' | 'oblivious';
 
 export interface TraffOptions extends RootOption {
@@ -255,7 +255,7 @@ function orderByReadyTime(kids: number[][], parent: Int32Array, r: number, m: Ar
 export const TRAFF_ROOT_SEARCH_MAX_P = 512;
 
 /**
- * Träff's irregular gather/scatter tree: model-based (seed 001 §2, default) or the original
+ * Träff's irregular gather/scatter tree: model-based (Dichev10 §2, default) or the original
  * with identical links (`predictor: 'oblivious'`), for a gather or a scatter (`op`).
  * `opts.root` given: that root; omitted: the fastest root (ties to the lowest rank).
  */

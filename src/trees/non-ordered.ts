@@ -1,7 +1,7 @@
 /**
- * Non-ordered gather/scatter trees (seed 004 §4, §5.1).
+ * Non-ordered gather/scatter trees (Traff17 §4, §5.1).
  *
- * (a) `decreasingRerankTree`: the heuristic of seed 004's reference [19] discussed in §5.1:
+ * (a) `decreasingRerankTree`: the heuristic of Traff17's reference [19] discussed in §5.1:
  *     virtually re-rank the processors so that the blocks are in decreasing order of size
  *     (a fixed root first, then the others by decreasing size, ties by rank), build a tree over
  *     the virtual ranks (adaptive binomial by default, or any builder passed in, e.g. the
@@ -9,7 +9,7 @@
  *     tree: blocks arrive at the root in virtual order and must be permuted. Cost: O(p log p)
  *     plus the builder's cost.
  * (b) `exactNonOrderedOptimal`: the exact optimal non-ordered tree, one-ported, by dynamic
- *     programming over subsets and roots (seed 004 Proposition 2): for a set V and root r ∈ V
+ *     programming over subsets and roots (Traff17 Proposition 2): for a set V and root r ∈ V
  *     the last subtree B (root r' ∈ B) is received after the rest A = V∖B (root r):
  *       C(V, r) = min_{B ⊆ V∖{r}, B ≠ ∅, r' ∈ B} max(C(A, r), C(B, r')) + comm(r' → r, S(B)),
  *     where C(A, r) for A = {r} is the root's copy γ·m_r, overlapped with B's completion
@@ -65,7 +65,7 @@ export function mapTree(virtual: Tree, ranks: ArrayLike<number>, p: number, into
 }
 
 /**
- * Seed 004 §5.1 / [19]: build over ranks re-numbered by decreasing block size, map back.
+ * Traff17 §5.1 / [19]: build over ranks re-numbered by decreasing block size, map back.
  * `opts.root` given: it becomes virtual rank 0 and the builder is asked for a tree rooted
  * there; omitted: all ranks by decreasing size, the builder chooses the root.
  */
@@ -90,7 +90,7 @@ export function decreasingRerankTree(
 }
 
 /**
- * Exact optimal non-ordered gather/scatter tree for p ≤ 10 (seed 004 Proposition 2),
+ * Exact optimal non-ordered gather/scatter tree for p ≤ 10 (Traff17 Proposition 2),
  * one-ported. `opts.root` given: the best tree with that root; omitted: the best root,
  * ties to the lowest rank. Every non-leaf copies its block first (copyAt 0).
  */

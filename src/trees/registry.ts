@@ -24,7 +24,7 @@ export interface BuildOptions {
   readonly onProgress?: (done: number, total: number) => void;
   /**
    * The operation the tree is for (default 'gather'). Only the model-based constructions of
-   * seed 001 depend on it (they predict child → parent for a gather, parent → child for a
+   * Dichev10 depend on it (they predict child → parent for a gather, parent → child for a
    * scatter); every other tree serves both.
    */
   readonly op?: Operation;
@@ -51,36 +51,36 @@ export const TREE_ALGORITHMS: readonly TreeAlgorithm[] = [
   {
     name: 'linear',
     description: 'star: every rank sends its block straight to the root (what Open MPI and MPICH ship)',
-    source: 'seed 004 §5.1',
+    source: 'Traff17 §5.1',
     ordered: true,
     build: (s, m, o) => linearTree(s, m, { root: o?.root }),
   },
   {
     name: 'oblivious',
     description: 'rank-ordered binomial tree, independent of the block sizes',
-    source: 'seed 004 §5.1',
+    source: 'Traff17 §5.1',
     ordered: true,
     build: (s, m, o) => obliviousBinomialTree(s, m, { root: o?.root }),
   },
   {
     name: 'adaptive',
     description: 'data-aware binomial tree: the range with less data sends (Träff 2018)',
-    source: 'seed 000 Lemmas 1, 2, 4; seed 004 Proposition 1',
+    source: 'Traff18 Lemmas 1, 2, 4; Traff17 Proposition 1',
     ordered: true,
     build: (s, m, o) => adaptiveBinomialTree(s, m, { root: o?.root }),
   },
   {
     name: 'optimal',
     description: 'optimal ordered variable-degree tree by dynamic programming, O(p³)',
-    source: 'seed 004 Theorem 2',
+    source: 'Traff17 Theorem 2',
     ordered: true,
     build: (s, m, o) => optimalTree(s, m, { root: o?.root, mode: 'exact', onProgress: o?.onProgress }),
     limit: optimalLimit,
   },
   {
     name: 'optimal-paper',
-    description: "optimal ordered tree with the paper's best-root convention (reproduces seed 004's tables)",
-    source: 'seed 004 Theorem 2, Table 1',
+    description: "optimal ordered tree with the paper's best-root convention (reproduces Traff17's tables)",
+    source: 'Traff17 Theorem 2, Table 1',
     ordered: true,
     build: (s, m, o) => optimalTree(s, m, { root: o?.root, mode: 'paper', onProgress: o?.onProgress }),
     limit: optimalLimit,
@@ -88,7 +88,7 @@ export const TREE_ALGORITHMS: readonly TreeAlgorithm[] = [
   {
     name: 'binary',
     description: 'optimal ordered binary tree by dynamic programming',
-    source: 'seed 004 Theorem 3',
+    source: 'Traff17 Theorem 3',
     ordered: true,
     build: (s, m, o) => optimalBinaryTree(s, m, { root: o?.root, onProgress: o?.onProgress }),
     limit: (m) => (m.linear !== undefined ? MAX_BINARY_P : MAX_PAIRWISE_BINARY_P),
@@ -96,7 +96,7 @@ export const TREE_ALGORITHMS: readonly TreeAlgorithm[] = [
   {
     name: 'optimal-pairwise',
     description: 'optimal ordered tree under per-pair (non-homogeneous) costs, O(p³) space',
-    source: 'seed 004 Theorem 1',
+    source: 'Traff17 Theorem 1',
     ordered: true,
     build: (s, m, o) => optimalPairwiseTree(s, m, { root: o?.root }),
     limit: () => MAX_PAIRWISE_P,
@@ -104,21 +104,21 @@ export const TREE_ALGORITHMS: readonly TreeAlgorithm[] = [
   {
     name: 'two-block',
     description: 'two concurrent regular gathers (small and large blocks) and one transfer (TWO_Gatherv)',
-    source: 'seed 004 Lemma 2, §5.2',
+    source: 'Traff17 Lemma 2, §5.2',
     ordered: false,
     build: (s, m, o) => twoBlockTree(s, m, { root: o?.root }),
   },
   {
     name: 'rerank',
     description: 'adaptive binomial tree over ranks re-ordered by decreasing block size (non-ordered)',
-    source: 'seed 004 §5.1, heuristic of its ref. [19]',
+    source: 'Traff17 §5.1, heuristic of its ref. [19]',
     ordered: false,
     build: (s, m, o) => decreasingRerankTree(s, m, { root: o?.root }),
   },
   {
     name: 'non-ordered-exact',
     description: 'exact optimal non-ordered tree by search over subsets (p ≤ 10)',
-    source: 'seed 004 Proposition 2, §4',
+    source: 'Traff17 Proposition 2, §4',
     ordered: false,
     build: (s, m, o) => exactNonOrderedOptimal(s, m, { root: o?.root }),
     limit: () => EXACT_NON_ORDERED_MAX_P,
@@ -126,7 +126,7 @@ export const TREE_ALGORITHMS: readonly TreeAlgorithm[] = [
   {
     name: 'model-binomial-min',
     description: 'binomial tree mapped depth-first, each node taking the free process with the least predicted time to its parent (min-first)',
-    source: 'seed 001 §2',
+    source: 'Dichev10 §2',
     ordered: false,
     build: (s, m, o) => modelBinomialTree(s, m, { root: o?.root, op: o?.op, mapping: 'min-first' }),
     bestRootLimit: modelBinomialRootSearchLimit,
@@ -134,7 +134,7 @@ export const TREE_ALGORITHMS: readonly TreeAlgorithm[] = [
   {
     name: 'model-binomial-max',
     description: 'binomial tree mapped depth-first, each node taking the free process with the largest predicted time to its parent (max-first)',
-    source: 'seed 001 §2',
+    source: 'Dichev10 §2',
     ordered: false,
     build: (s, m, o) => modelBinomialTree(s, m, { root: o?.root, op: o?.op, mapping: 'max-first' }),
     bestRootLimit: modelBinomialRootSearchLimit,
@@ -142,7 +142,7 @@ export const TREE_ALGORITHMS: readonly TreeAlgorithm[] = [
   {
     name: 'model-binomial-guarded',
     description: 'the fastest (by the model) of the min-first, max-first and rank-ordered binomial trees: never slower than the oblivious binomial tree',
-    source: 'seed 001 §2, with an explicit guard',
+    source: 'Dichev10 §2, with an explicit guard',
     ordered: false,
     build: (s, m, o) => modelBinomialTree(s, m, { root: o?.root, op: o?.op, mapping: 'best', guard: true }),
     bestRootLimit: modelBinomialRootSearchLimit,
@@ -150,7 +150,7 @@ export const TREE_ALGORITHMS: readonly TreeAlgorithm[] = [
   {
     name: 'traff',
     description: "Träff's irregular gather/scatter tree with identical links (the model's mean α, β): sort by block, cost-balanced subsets, one representative each",
-    source: 'seed 001 §2 (Träff 2004, its ref. [2]), model-oblivious',
+    source: 'Dichev10 §2 (Träff 2004, its ref. [2]), model-oblivious',
     ordered: false,
     build: (s, m, o) => traffTree(s, m, { root: o?.root, op: o?.op, predictor: 'oblivious' }),
     bestRootLimit: () => TRAFF_ROOT_SEARCH_MAX_P,
@@ -158,7 +158,7 @@ export const TREE_ALGORITHMS: readonly TreeAlgorithm[] = [
   {
     name: 'model-traff',
     description: "model-based Träff tree: subsets balanced in predicted cost to the parent, representative = least predicted time to move its subset's data",
-    source: 'seed 001 §2, Fig. 1',
+    source: 'Dichev10 §2, Fig. 1',
     ordered: false,
     build: (s, m, o) => traffTree(s, m, { root: o?.root, op: o?.op, predictor: 'model' }),
     bestRootLimit: () => TRAFF_ROOT_SEARCH_MAX_P,
@@ -166,7 +166,7 @@ export const TREE_ALGORITHMS: readonly TreeAlgorithm[] = [
   {
     name: 'model-traff-guarded',
     description: 'the faster (by the model) of the model-based and the original Träff trees: never slower than the original',
-    source: 'seed 001 §2, with an explicit guard',
+    source: 'Dichev10 §2, with an explicit guard',
     ordered: false,
     build: (s, m, o) => traffTree(s, m, { root: o?.root, op: o?.op, predictor: 'model', guard: true }),
     bestRootLimit: () => TRAFF_ROOT_SEARCH_MAX_P,
@@ -185,8 +185,8 @@ export interface TreeLimitOptions {
 /**
  * The largest p the named tree construction accepts under `model`, or undefined (no limit,
  * or no such construction); with `bestRoot` the limit of choosing the root too (lower for the
- * seed 001 trees, which try every root). Under a non-homogeneous model `optimal` and
- * `optimal-paper` give the per-pair DP's limit (seed 004 Theorem 1), the tree the collectives
+ * Dichev10 trees, which try every root). Under a non-homogeneous model `optimal` and
+ * `optimal-paper` give the per-pair DP's limit (Traff17 Theorem 1), the tree the collectives
  * build for `optimal` there. Pure and O(1): a caller checks before any work.
  */
 export function treeLimit(algorithm: string, model: CostModel, options?: TreeLimitOptions): number | undefined {

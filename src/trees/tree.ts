@@ -1,7 +1,7 @@
 /**
  * The gather/scatter tree: each node's children in the order it receives from them
  * (gather; a scatter sends in the reverse order) and the position of its local copy
- * among those operations (seed 004 Definition 2, where the copy is the singleton subtree).
+ * among those operations (Traff17 Definition 2, where the copy is the singleton subtree).
  *
  * `copyAt[v] = k` means v copies its own block after its first k receives: 0 lets the copy
  * overlap the wait for the first child; in an ordered tree a node whose first child lies to
@@ -117,7 +117,7 @@ export function treeHeight(tree: Tree): number {
 }
 
 /**
- * True when the tree is ordered (seed 004 Definition 3 in the growing form the DPs build):
+ * True when the tree is ordered (Traff17 Definition 3 in the growing form the DPs build):
  * every subtree spans a consecutive range of ranks, and each node's segment grows by
  * adjacent ranges, so blocks arrive already in rank order and are never permuted.
  */

@@ -1,5 +1,5 @@
 /**
- * Two-block-size gather/scatter trees (seed 004 §5.2, Lemma 2, TWO_Gatherv/TWO_Scatterv).
+ * Two-block-size gather/scatter trees (Traff17 §5.2, Lemma 2, TWO_Gatherv/TWO_Scatterv).
  *
  * For problems with at most two distinct block sizes s < l, the ranks split into the domain
  * of small blocks and the domain of large blocks. Each domain runs a regular gather: a
@@ -118,7 +118,7 @@ function join(p: number, m: Float64Array, model: CostModel, main: DomainTree, ot
 
 /**
  * Two concurrent regular (binomial) gathers over the small-block and large-block domains
- * and one transfer between their roots (seed 004 Lemma 2, TWO_Gatherv). Throws
+ * and one transfer between their roots (Traff17 Lemma 2, TWO_Gatherv). Throws
  * InvalidArgumentError('sizes') when the blocks have more than two distinct sizes.
  */
 export function twoBlockTree(sizes: ArrayLike<number>, model: CostModel, opts?: RootOption): BuiltTree {

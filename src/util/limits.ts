@@ -154,7 +154,7 @@ export function checkTreeWork(field: string, p: number, algorithms: readonly str
 }
 
 /**
- * A simulated per-pair ping-pong estimate (seed 001 §3): every ordered pair, `sizes` message
+ * A simulated per-pair ping-pong estimate (Dichev10 §3): every ordered pair, `sizes` message
  * sizes, `rounds` round trips each (warm-up and timed): O(p²) records, O(p³) time.
  */
 export function checkPairwiseEstimate(field: string, p: number, sizes: number, rounds: number): void {

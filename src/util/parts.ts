@@ -1,6 +1,6 @@
 /**
  * Near-equal cuts: `total` units cut into `n` consecutive parts whose sizes differ by at most
- * one (the first total mod n parts get the extra unit). Seed 003's segments (inter/plan.ts) and
+ * one (the first total mod n parts get the extra unit). Kang19's segments (inter/plan.ts) and
  * the pipelined ring's chunks (allgather/pipelined-ring.ts) use them. O(1) each.
  */
 

@@ -1,5 +1,5 @@
 /**
- * Block-size distributions of the papers' experiments (seed 000 §5, seed 004 §5.1), for
+ * Block-size distributions of the papers' experiments (Traff18 §5, Traff17 §5.1), for
  * p processors with average block size b. Random ones draw from a seeded xoroshiro128+
  * generator (pure-rand), so every instance is reproducible from (name, p, b, ρ, seed).
  *
@@ -15,8 +15,8 @@
  * | decreasing        | ⌊2b(p−i)/p⌋ + 1                                                 |
  * | alternating       | b + ⌊b/2⌋ for even i, b − ⌊b/2⌋ for odd i                       |
  * | skewed            | ⌊p·b/ρ⌋ for the first ρ ranks (all ranks if p ≤ ρ), else 1     |
- * | two-blocks        | m_0 = m_{p−1} = ⌊p·b/2⌋, others 0 (seed 004); p = 1: ⌊p·b/2⌋   |
- * | two-blocks-small  | m_0 = m_{p−1} = b, others 0 (seed 000's variant)               |
+ * | two-blocks        | m_0 = m_{p−1} = ⌊p·b/2⌋, others 0 (Traff17); p = 1: ⌊p·b/2⌋   |
+ * | two-blocks-small  | m_0 = m_{p−1} = b, others 0 (Traff18's variant)               |
  */
 import prand from 'pure-rand';
 import { InvalidArgumentError } from '../errors.js';

@@ -1,5 +1,5 @@
 /**
- * The two heterogeneous platforms of seed 001 §3 as pure, seeded generators: a per-pair
+ * The two heterogeneous platforms of Dichev10 §3 as pure, seeded generators: a per-pair
  * Hockney model (pairwiseModel: α_ij + β_ij·m), CPU speeds and block sizes proportional to
  * them ("a setup which assigns each node a message size based on its CPU speed").
  *

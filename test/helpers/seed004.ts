@@ -1,4 +1,4 @@
-/** The six tables of seed 004 (Table 1: α = 100; appendix Tables 2 and 3: α = 1, 1000; each with γ = 1 and 0). */
+/** The six tables of Traff17 (Table 1: α = 100; appendix Tables 2 and 3: α = 1, 1000; each with γ = 1 and 0). */
 import { readFileSync } from 'node:fs';
 
 export interface FixtureRow {

@@ -1,5 +1,5 @@
 /**
- * `vcoll bench --transport mpi` (issue 7): one mpirun per group of cases, the MPI library's own
+ * `vcoll bench --transport mpi` (Traff18 §5's method): one mpirun per group of cases, the MPI library's own
  * collectives as an algorithm (mpi-native) and as the guideline references, the model fitted
  * to MPI (predictions in seconds), every execution verified.
  */

@@ -31,7 +31,7 @@ export const INTRA_OPS = [
   'scatter',
   'barrier',
 ] as const;
-/** Intergroup operations (seed 003), on an intercommunicator made by splitIntercomm. */
+/** Intergroup operations (Kang19), on an intercommunicator made by splitIntercomm. */
 export const INTER_OPS = ['inter-allgather', 'inter-allgatherv'] as const;
 export type OpName = (typeof INTRA_OPS)[number] | (typeof INTER_OPS)[number];
 

@@ -97,7 +97,7 @@ export function placement(s: OpSpec, counts: readonly number[], seed: number): {
   const pos = new Array<number>(n).fill(0);
   let at = 0;
   if (s.layout === 'strided') {
-    // a vector layout: block i at i·stride (seed 002 §5)
+    // a vector layout: block i at i·stride (TraffRougier14 §5)
     const stride = Math.max(0, ...counts) + r(0, 2);
     for (let i = 0; i < n; i++) pos[i] = i * stride;
   } else {

@@ -1,5 +1,5 @@
 /**
- * The intermediate buffer of a gather root (seed 000 §3): its range's blocks in rank order,
+ * The intermediate buffer of a gather root (Traff18 §3): its range's blocks in rank order,
  * its own block at its offset, ranges received from lower ranks put before it and ranges from
  * higher ranks after it. Nothing is ever reordered.
  *

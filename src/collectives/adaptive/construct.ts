@@ -1,5 +1,5 @@
 /**
- * Distributed construction of the adaptive gather/scatter tree: seed 000 Lemma 3 (Fig. 2),
+ * Distributed construction of the adaptive gather/scatter tree: Traff18 Lemma 3 (Fig. 2),
  * with Lemma 2's fixed MPI root and Lemma 4's copy convention (see decide.ts).
  *
  * Invariant for every range of the ordered hypercube at level d: its fixed root (last rank,
@@ -22,7 +22,7 @@
  * The result is this rank's role in the tree: the joins it receives, in order (its children),
  * and the join where it sends its whole range (its parent); the MPI root only receives.
  * `onEvent` reports each join the moment this rank learns it, which lets the gather data
- * phase start before the construction has finished (seed 000 §3).
+ * phase start before the construction has finished (Traff18 §3).
  */
 import type { Communicator } from '../../comm/communicator.js';
 import { handled, type Request } from '../../comm/request.js';

@@ -1,5 +1,5 @@
 /**
- * The constant-size information of seed 000 Lemma 3 and the join decision both fixed roots
+ * The constant-size information of Traff18 Lemma 3 and the join decision both fixed roots
  * of a round compute from it (identically, so they agree without further communication).
  *
  * A range's record: its gather root, its total data, the gather root's completion-time

@@ -1,5 +1,5 @@
 /**
- * Geometry of the ordered (incomplete) hypercube of seed 000 §2: at level d the ranks are cut
+ * Geometry of the ordered (incomplete) hypercube of Traff18 §2: at level d the ranks are cut
  * into the ranges [a·2^d .. (a+1)·2^d − 1] (the last one cut at p − 1); round d joins the
  * ranges 2b and 2b + 1 of level d into range b of level d + 1. Every range has a fixed root
  * anyone can compute without communication (Lemma 3 and the remarks after it): its last rank,

@@ -1,4 +1,4 @@
-/** The distributed adaptive construction of seed 000 (Lemmas 1–4) shared by gatherv and scatterv. */
+/** The distributed adaptive construction of Traff18 (Lemmas 1–4) shared by gatherv and scatterv. */
 export { constructAdaptive, constructionRounds, NOTIFY_BYTES, type AdaptiveRole, type ConstructionInput, type RoleEvent } from './construct.js';
 export { decideJoin, joinTime, leafRecord, RECORD_BYTES, type JoinContext, type JoinDecision, type RangeRecord } from './decide.js';
 export { contains, fixedRootOf, hypercubeRounds, partnerOf, rangeAt, rangeOf, type HyperRange } from './hypercube.js';

@@ -23,7 +23,7 @@ export const ADAPTIVE_ONE_PORTED = onePorted('adaptive gatherv/scatterv build on
  * per-pair, hierarchical): the decisions need only model.comm / model.copy between the two
  * gather roots, whose ranks the records carry. A k-ported model (k > 1) is rejected: its
  * adaptive tree joins k + 1 ranges per round, which this construction does not do.
- * `lemma4` (or a model with copyAll) selects seed 000 Lemma 4's every-rank-copies convention.
+ * `lemma4` (or a model with copyAll) selects Traff18 Lemma 4's every-rank-copies convention.
  */
 export function adaptiveContext(
   comm: Communicator,

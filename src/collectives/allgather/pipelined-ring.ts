@@ -1,7 +1,7 @@
 /**
  * Pipelined ring allgatherv for large irregular blocks (Träff, Ripke, Siebert, Balaji, Thakur
  * and Gropp 2010, "A pipelined algorithm for large, irregular all-gather problems"; cited by
- * seed 003 §3 as ref [16] for the final intragroup allgatherv of Algorithm 1 when q ∤ p).
+ * Kang19 §3 as ref [16] for the final intragroup allgatherv of Algorithm 1 when q ∤ p).
  *
  * Every block i of m_i bytes is cut into c_i = ⌈m_i/S⌉ near-equal chunks (chunkBytes below:
  * S = max(1, ⌈total/(PIPELINE_CHUNKS_PER_RANK·p)⌉), a function of the counts only, the same on
@@ -12,7 +12,7 @@
  * receive stream posts one irecv at a time, in order; the send stream posts one isend at a
  * time, each as soon as its chunk is there (own, or received) — so a link is never held up by
  * a slower neighbour's step, and chunks of slightly different sizes cost their own size, not
- * the largest in flight (a lock-step version measured up to 1.7 % slower for seed 003 setting
+ * the largest in flight (a lock-step version measured up to 1.7 % slower for Kang19 setting
  * 4). In place in recv (the own chunks go out of `send` while the own block is copied into
  * recv), no reordering. No deadlock: every rank always has its next receive posted, and a chunk
  * not yet delivered is always available to send at some rank. The streams start with the
@@ -24,7 +24,7 @@
  * one step per empty block on the way — full duplex ≈ β·Σ_{i≠r} m_i + O(pβS) + (total/S + p)α,
  * i.e. bandwidth-optimal for irregular blocks (the plain ring pays β·max_i m_i every step,
  * (p−1)·β·max m), latency ~ (PIPELINE_CHUNKS_PER_RANK + 1)·p·α instead of (p−1)α. Measured on
- * the simulator (α = 0, full duplex) the streams reach β·Σ_{i≠r} m_i exactly for seed 003's
+ * the simulator (α = 0, full duplex) the streams reach β·Σ_{i≠r} m_i exactly for Kang19's
  * 25/7 blocks with 2, 4, 8 or 32 chunks per rank (the fill overlaps); more chunks only add
  * start-ups, hence 4 (the rule S = ⌈total/(4p)⌉). One-ported: each chunk is a send and a
  * receive on the one port: for equal blocks cut into equal chunks exactly the ring's time

@@ -4,7 +4,7 @@
  * over the allgather algorithms of collectives/allgather/ (one implementation each), on its
  * own tag BASIC_TAG.allgather:
  * - p a power of two: recursive doubling (Thakur, Rabenseifner and Gropp 2005; Chan et al.
- *   2007 as cited by seed 000 §1), in place in `recv` (allgather/recursive-doubling.ts).
+ *   2007 as cited by Traff18 §1), in place in `recv` (allgather/recursive-doubling.ts).
  * - otherwise: Bruck et al. (1997), ⌈log₂p⌉ rounds and one final rotation copy
  *   (allgather/bruck.ts).
  * Cost (full duplex): ⌈log₂p⌉α + β(p−1)m, plus γ(p−1)m for Bruck's rotation (the own block's

@@ -1,7 +1,7 @@
 /**
  * allreduce: x₀ ⊕ x₁ ⊕ … ⊕ x_{p−1} (rank order) into every rank's `recv`, by recursive
  * doubling with the non-power-of-two fold (Thakur, Rabenseifner and Gropp 2005; Chan et al.
- * 2007 as cited by seed 000 §1). With p' the largest power of two ≤ p and q = p − p': ranks
+ * 2007 as cited by Traff18 §1). With p' the largest power of two ≤ p and q = p − p': ranks
  * 0 … 2q−1 pair up, the even rank handing its vector to the odd one (which becomes new rank
  * r/2), the others become new rank r − q — new ranks keep the rank order; then log₂p' rounds
  * of pairwise exchanges with new rank ⊕ 2^k; finally every odd rank of the fold sends the

@@ -4,7 +4,7 @@
  * CommunicationError on the receiver.
  *
  * - 'binomial' (default): the ordered binomial tree of tree.ts (Chan et al. 2007 as cited by
- *   seed 000 §1). Every rank receives the whole buffer once from its parent, then sends it to
+ *   Traff18 §1). Every rank receives the whole buffer once from its parent, then sends it to
  *   its children, largest subtree first. Cost (one-ported, m bytes): ⌈log₂p⌉(α + βm);
  *   exactly k(α + βm) for p = 2^k.
  * - 'scatter-allgather' (long messages; van de Geijn, as surveyed by Chan et al. 2007): the

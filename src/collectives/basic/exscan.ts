@@ -1,7 +1,7 @@
 /**
  * exscan: exclusive prefix reduction, rank r > 0 gets x₀ ⊕ … ⊕ x_{r−1} in `recv`; rank 0's
  * `recv` is left untouched (undefined per MPI). Recursive doubling in ⌈log₂p⌉ rounds (the
- * MPICH algorithm; Chan et al. 2007 as cited by seed 000 §1): in round k a rank exchanges its
+ * MPICH algorithm; Chan et al. 2007 as cited by Traff18 §1): in round k a rank exchanges its
  * partial reduction over its aligned group of 2^k ranks with rank ⊕ 2^k (if that rank exists);
  * a rank whose partner is lower folds the partner's value into both its partial reduction
  * and its prefix. The lower range is always the left operand: non-commutative operators are

@@ -1,7 +1,7 @@
 /**
  * gather (regular): every rank's block of m bytes (all ranks the same m) lands in the root's
  * `recv` at offset rank·m. Binomial tree (ordered binomial tree of tree.ts; Chan et al. 2007 as
- * cited by seed 000 §1): every subtree is a contiguous range of ranks, so an intermediate rank
+ * cited by Traff18 §1): every subtree is a contiguous range of ranks, so an intermediate rank
  * gathers its range in one buffer (its own block copied in, children's ranges received in
  * place) and sends it on as one message; the root receives straight into `recv` — blocks are
  * in rank order with no reordering copy, whatever the root. Leaves send from `send` itself.

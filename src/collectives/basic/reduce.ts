@@ -1,6 +1,6 @@
 /**
  * reduce: x₀ ⊕ x₁ ⊕ … ⊕ x_{p−1} (rank order) into the root's `recv`, over the ordered binomial
- * tree of tree.ts (Chan et al. 2007 as cited by seed 000 §1). Every subtree is a contiguous
+ * tree of tree.ts (Chan et al. 2007 as cited by Traff18 §1). Every subtree is a contiguous
  * range of ranks; a rank combines its children's partial results with its own in the reverse
  * order of a broadcast, each time a range adjacent to what it holds, lower range as the left
  * operand — so non-commutative operators are correct for every root, with no extra message.

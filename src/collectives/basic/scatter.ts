@@ -1,7 +1,7 @@
 /**
  * scatter (regular): the root's `send` holds p blocks of m bytes in rank order; block i lands
  * in rank i's `recv` (m bytes, the same m on every rank). Binomial tree (ordered binomial tree
- * of tree.ts; Chan et al. 2007 as cited by seed 000 §1): the root sends every child its
+ * of tree.ts; Chan et al. 2007 as cited by Traff18 §1): the root sends every child its
  * subtree's contiguous range straight out of `send`; an intermediate rank receives its range
  * in one buffer, forwards sub-ranges, largest first, and copies its own block out; a leaf
  * receives straight into `recv`.

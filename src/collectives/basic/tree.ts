@@ -10,7 +10,7 @@
  * - reduce combines adjacent ranges only, in rank order, so non-commutative operators are
  *   correct for every root.
  * Depth ⌈log₂p⌉ (each split at most halves a range rounding up); for root 0 and p = 2^k it is
- * the classic binomial tree (Chan et al. 2007, as cited by seed 000 §1). O(log p) per rank.
+ * the classic binomial tree (Chan et al. 2007, as cited by Traff18 §1). O(log p) per rank.
  */
 
 /** A child's subtree: the child rank and the range of ranks under it. */

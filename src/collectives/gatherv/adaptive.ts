@@ -1,5 +1,5 @@
 /**
- * Adaptive gatherv (seed 000: TUW_Gatherv, Lemmas 1–4, Theorem 1, §3).
+ * Adaptive gatherv (Traff18: TUW_Gatherv, Lemmas 1–4, Theorem 1, §3).
  *
  * Construction: the distributed, constant-size-message construction of Lemma 3
  * (adaptive/construct.ts) with the MPI root fixed (Lemma 2); the tree equals
@@ -189,6 +189,6 @@ async function initAdaptiveGatherv(input: GathervPlanInput): Promise<PersistentC
 
 export const ADAPTIVE_GATHERV: GathervVariant = {
   name: 'adaptive',
-  description: 'seed 000: distributed adaptive binomial tree (Lemma 3, constant-size messages), fixed root (Lemma 2), construction overlapped with the data',
+  description: 'Traff18: distributed adaptive binomial tree (Lemma 3, constant-size messages), fixed root (Lemma 2), construction overlapped with the data',
   init: initAdaptiveGatherv,
 };

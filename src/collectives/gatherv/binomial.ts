@@ -1,6 +1,6 @@
 /**
  * Binomial gatherv: the block-size oblivious, rank-ordered binomial tree with the fixed root
- * (seed 000 §2 and Lemma 2: level h = 1, 2, 4, … joins adjacent ranges, the range holding the
+ * (Traff18 §2 and Lemma 2: level h = 1, 2, 4, … joins adjacent ranges, the range holding the
  * root receives; `obliviousTreeFor` of src/trees/binomial.ts). Every subtree is a consecutive
  * range of ranks, so blocks arrive in rank order and nothing is reordered; the root receives
  * straight into recv when the displacements keep each child's range contiguous.
@@ -16,7 +16,7 @@
  *
  * Plan: collectives/tree-exec.ts (binomialPlan). Data phase: the generic tree executor
  * (gatherv/tree.ts) on this tree. Cost: evaluate(obliviousTreeFor(p, root), counts,
- * model).time on the simulator, at worst ⌈log₂p⌉(α + β·Σ_{i≠r} m_i) (seed 000 §1).
+ * model).time on the simulator, at worst ⌈log₂p⌉(α + β·Σ_{i≠r} m_i) (Traff18 §1).
  */
 import { BINOMIAL_DESCRIPTION, treeVariant } from '../tree-exec.js';
 import type { GathervVariant } from '../variant.js';

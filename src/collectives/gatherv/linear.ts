@@ -1,10 +1,10 @@
 /**
- * Linear gatherv: what Open MPI and MPICH ship (seed 000 §1, seed 004 §5.1 "Linear"). The
+ * Linear gatherv: what Open MPI and MPICH ship (Traff18 §1, Traff17 §5.1 "Linear"). The
  * root copies its own block, then posts one receive per rank, in rank order, straight into
  * that rank's place in recv, and waits for all; every other rank sends its block to the
  * root. No planning, no construction rounds.
  *
- * Under model.copyAll (seed 000 Lemma 4: every processor copies its block into a
+ * Under model.copyAll (Traff18 Lemma 4: every processor copies its block into a
  * communication buffer before it communicates) every other rank first copies its block
  * (γ·m_i) and sends the copy, and the root receives in rank order with at most model.ports
  * receives outstanding, as the evaluator runs the star (`linearTree`): with ranks ready at

@@ -1,7 +1,7 @@
 /**
  * The generic gather-tree executor and the gatherv variants that run the tree layer's
- * trees: `optimal` (seed 004 Theorem 2, fixed root; the per-pair DP of Theorem 1 under a
- * non-homogeneous model), `binary` (seed 004 Theorem 3) and `two-block` (seed 004 §5.2,
+ * trees: `optimal` (Traff17 Theorem 2, fixed root; the per-pair DP of Theorem 1 under a
+ * non-homogeneous model), `binary` (Traff17 Theorem 3) and `two-block` (Traff17 §5.2,
  * TWO_Gatherv).
  *
  * Plan (init, collectives/tree-exec.ts): the root builds the tree for its counts under
@@ -12,7 +12,7 @@
  * Data phase (start): exactly the tree as `evaluate` models it. One-ported, a rank receives
  * from its children one at a time in their order, makes its local copy after `copyAt`
  * receives (a rank with children copies its block into its packed buffer; a leaf sends
- * straight from its send buffer, or copies first under model.copyAll, seed 000 Lemma 4),
+ * straight from its send buffer, or copies first under model.copyAll, Traff18 Lemma 4),
  * then sends its packed buffer to its parent. Empty subtrees send nothing. The root
  * receives each child's message straight into recv: one view when its blocks are
  * contiguous there, else the blocks' views as one vectored receive (two-block trees, gaps,
@@ -21,7 +21,7 @@
  * copy as a message to itself (collectives/ports.ts). Cost on the simulator: exactly
  * evaluate(tree, counts, model).time, whatever the displacements and k.
  *
- * The trees of seed 001 §2 for heterogeneous networks (`model-binomial-min`, `-max`,
+ * The trees of Dichev10 §2 for heterogeneous networks (`model-binomial-min`, `-max`,
  * `-guarded`, `traff`, `model-traff`, `model-traff-guarded`; src/trees/model-binomial.ts,
  * model-traff.ts) run the same way through `treeVariant`: the root builds the tree of
  * that name from the tree registry for its counts under options.model — for the operation

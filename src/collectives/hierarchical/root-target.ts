@@ -2,20 +2,20 @@
  * Where the root of the hierarchical gathers receives what its node's local children and its
  * bridge children send. Every such message holds the blocks of a sequence of ranks (a range
  * of the root's node in local order, or the nodes of a bridge range node by node, each in
- * local order: the node-sorted order π of seed 002 Fig. 2).
+ * local order: the node-sorted order π of TraffRougier14 Fig. 2).
  *
- * - zero-copy (seed 002 §6, Fig. 6): the message is received straight into `recv` through a
+ * - zero-copy (TraffRougier14 §6, Fig. 6): the message is received straight into `recv` through a
  *   layout (src/layout/) under the element-count semantics: the message's elements are the
  *   first `count` elements of an indexed-block layout whose block j sits at the displacement
  *   of the message's j-th rank (gather, and any message whose blocks are equal), or of an
  *   indexed layout (gatherv); `views` turns it into the vectored receive (adjacent blocks
  *   merged, one view when they are contiguous). The root copies exactly one thing: its own
  *   block, from `send` to its place in `recv` (γ·m_root), overlapped with the first receives.
- * - reorder (seed 002 Fig. 1, Fig. 2, §4: what MPI allows): the messages land back to back
+ * - reorder (TraffRougier14 Fig. 1, Fig. 2, §4: what MPI allows): the messages land back to back
  *   in a contiguous intermediate buffer in node order (the root's own block left out); after
  *   the last receive the root copies every other rank's block from there to its place in
  *   `recv`, one explicit copy per non-empty block — γ·Σ_{i≠root} m_i more than zero-copy, the
- *   MPI_Unpack step of seed 002 §4 — plus the same copy of its own block.
+ *   MPI_Unpack step of TraffRougier14 §4 — plus the same copy of its own block.
  *
  * Cost of building a target: O(p) per call (the offsets depend on counts).
  */

@@ -4,7 +4,7 @@
  *
  * Nodes are numbered in the order of their lowest rank (bridge index 0 holds rank 0); a node's
  * members are its ranks in ascending order, which is also the order of the node communicator
- * `splitByNode` returns (local rank = index in `members`). Seed 002 §2 notes that in MPI the
+ * `splitByNode` returns (local rank = index in `members`). TraffRougier14 §2 notes that in MPI the
  * local roots cannot learn the bridge rank of the root's node without a split per root; here
  * every rank knows every rank's node, so the bridge is a list of ranks of the caller's
  * communicator (the leaders: the root on the root's node, else the node's lowest rank) and

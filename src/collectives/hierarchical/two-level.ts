@@ -1,5 +1,5 @@
 /**
- * The two-level gather of seed 002 Fig. 1 (and Fig. 6 for the zero-copy root): a gather on
+ * The two-level gather of TraffRougier14 Fig. 1 (and Fig. 6 for the zero-copy root): a gather on
  * every node to its local root — the root itself on the root's node, else the node's lowest
  * rank — then a gather over the local roots (the bridge) to the root. Both levels are the
  * ordered binomial tree of basic/tree.ts (any root; every subtree a consecutive range, of
@@ -15,7 +15,7 @@
  *
  * Cost, one-ported, α per message (p ranks, N nodes, n_k ranks on node k, n_max the largest):
  * the node gather takes ⌈log₂n_k⌉ rounds, the bridge ⌈log₂N⌉, so the root completes after at
- * most ⌈log₂N⌉ + ⌈log₂n_max⌉ rounds (seed 002 §2: ≤ ⌈log₂p⌉ + 1 for equal nodes).
+ * most ⌈log₂N⌉ + ⌈log₂n_max⌉ rounds (TraffRougier14 §2: ≤ ⌈log₂p⌉ + 1 for equal nodes).
  * Bytes: the root receives Σ_{i≠root} m_i (β_intra for its node's, β_inter for the rest); as
  * in any binomial gather, a block crosses one edge per tree level between its rank and the
  * root. Every edge is one message of exactly its subtree's data (gatherv below the root, where
@@ -110,7 +110,7 @@ export async function twoLevelGather(input: TwoLevelInput): Promise<void> {
           return { at: c.lo, pieces: NO_PIECES, check: NO_BLOCKS };
         },
         (e: unknown) => {
-          // longer than the root's counts allow: the message would overrun the target (seed 002 §6)
+          // longer than the root's counts allow: the message would overrun the target (TraffRougier14 §6)
           if (e instanceof TruncationError) {
             throw new InvalidArgumentError(
               input.field,

@@ -1,6 +1,6 @@
 /**
  * Do the ranks of one group agree on the arrays they passed (interAllgatherv's `counts`)?
- * Folded into a sum-allreduce the algorithm does anyway (seed 003 Algorithm 2's allreduce of
+ * Folded into a sum-allreduce the algorithm does anyway (Kang19 Algorithm 2's allreduce of
  * the block sizes), at 8 numbers more and no extra message: each rank contributes the four
  * bytes h_i of a 32-bit fingerprint of its array and their squares. With S_i = Σ h_i and
  * Q_i = Σ h_i² over the n ranks, n·Q_i = S_i² holds exactly when all ranks' h_i are equal

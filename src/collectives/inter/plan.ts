@@ -1,16 +1,16 @@
 /**
- * The communication plans of seed 003's intergroup allgather algorithms, pure and synchronous
+ * The communication plans of Kang19's intergroup allgather algorithms, pure and synchronous
  * (no communication): who sends which bytes to whom, in which order, and the counts of the
  * final intragroup allgatherv. segmented.ts and segmented-v.ts execute them.
  *
- * - Algorithm 1 (seed 003 §4, interAllgather): with q ≤ p (the larger group plays A; with
+ * - Algorithm 1 (Kang19 §4, interAllgather): with q ≤ p (the larger group plays A; with
  *   p = q both views coincide), A is cut into q subgroups s_i of consecutive ranks
  *   (r = p mod q; |s_i| = ⌈p/q⌉ for i < r, ⌊p/q⌋ after). Every a_j of s_i sends its whole block
  *   to b_i; b_i cuts its block into |s_i| near-equal segments and sends segment t to the t-th
  *   rank of s_i. A's ranks then hold B's segments in rank order, B's ranks A's blocks in rank
  *   order: one allgatherv per group, without reordering, completes the operation.
  *   Exchange cost (full duplex): ⌈p/q⌉ rounds of α + β·max(k_A, ⌈k_B/|s_i|⌉).
- * - Algorithm 2 (seed 003 §4.1, interAllgatherv): every byte of a group's data gets its global
+ * - Algorithm 2 (Kang19 §4.1, interAllgatherv): every byte of a group's data gets its global
  *   index (rank order); the index range [0, K) is cut into n near-equal segments, n the size
  *   of the REMOTE group (⌈K/n⌉ for the first K mod n receivers, ⌊K/n⌋ after); a sender sends
  *   the intersection of its block with every segment to that segment's receiver, in receiver

@@ -1,6 +1,6 @@
 /**
  * interAllgather / interAllgatherv by root gathering, what MPICH, MVAPICH and Open MPI ship
- * (seed 003 §3.1, Eq. 2): (1) each group gathers its blocks at local rank 0 (binomial gather;
+ * (Kang19 §3.1, Eq. 2): (1) each group gathers its blocks at local rank 0 (binomial gather;
  * allgatherv: the root first gathers the block sizes, then a linear gatherv, as MPICH's
  * MPIR_Gatherv — with each size goes an 8-byte fingerprint of the remote sizes the rank
  * expects, so the root fails a group whose ranks passed different counts instead of

@@ -1,5 +1,5 @@
 /**
- * interAllgatherv by seed 003 Algorithm 2 (§4.1). (0) A size check: local rank r sends its
+ * interAllgatherv by Kang19 Algorithm 2 (§4.1). (0) A size check: local rank r sends its
  * block size to remote rank r mod q' and compares the sizes it receives with `counts` (so
  * disagreeing counts are reported as an InvalidArgumentError, never a hang); (1) an allreduce
  * of [size, mismatch, agreement terms] gives the group's byte total K and the verdicts (the

@@ -1,5 +1,5 @@
 /**
- * interAllgather by seed 003 Algorithm 1 (§4, "Full-duplex intergroup all-to-all broadcast
+ * interAllgather by Kang19 Algorithm 1 (§4, "Full-duplex intergroup all-to-all broadcast
  * with message segmentation"). With q ≤ p (the larger group plays A), A is cut into q
  * subgroups s_i of consecutive ranks; every a_j of s_i sends its block to b_i, and b_i sends
  * the t-th of |s_i| near-equal segments of its block to the t-th rank of s_i, one pair per
@@ -19,7 +19,7 @@
  * (measured on the simulator, α = 0; M + k_B + 8β when k_A ≤ k_B): the B ranks of the smaller
  * subgroups idle through the last exchange round of k_A and the allgather cannot start before
  * it — Theorem 3's bound for these blocks. Below AUTO_SHORT_BYTES in all the final stage is
- * Bruck, whose uneven rounds exceed that transfer bound (it saves start-ups instead). Seed 003
+ * Bruck, whose uneven rounds exceed that transfer bound (it saves start-ups instead). Kang19
  * settings 2–4 within 5 % of Eq. 5 at 128 ranks and more (test/inter.test.ts). One-ported:
  * every exchange round and every ring step takes two transfers.
  */
@@ -55,7 +55,7 @@ export async function segmentedAllgather(inter: InterCommunicator, send: Uint8Ar
 /**
  * The final intragroup allgatherv's algorithm (Algorithms 1 and 2), from the counts only (the
  * same on every rank of the group): uneven blocks (beyond the ±1 byte of a near-equal cut) of
- * AUTO_SHORT_BYTES or more in total → 'pipelined-ring' (Träff et al. 2010, seed 003 ref [16]):
+ * AUTO_SHORT_BYTES or more in total → 'pipelined-ring' (Träff et al. 2010, Kang19 ref [16]):
  * it costs β·Σ_{i≠r} m_i where the ring pays (p−1)·β·max m; otherwise 'auto' (bruck for short,
  * ring for long equal blocks, where the pipeline only adds start-ups: +0.2 % measured at
  * p = 14, 14 000-byte blocks, α = β = 1).

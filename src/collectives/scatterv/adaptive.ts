@@ -1,5 +1,5 @@
 /**
- * Adaptive scatterv (seed 000: TUW_Scatterv, Lemmas 1–4, Theorem 1, §3).
+ * Adaptive scatterv (Traff18: TUW_Scatterv, Lemmas 1–4, Theorem 1, §3).
  *
  * Construction first (adaptive/construct.ts, Lemma 3 with the MPI root fixed as in Lemma 2):
  * the tree equals `adaptiveBinomialTree(sizes, model, { root, rule })`, the gather tree run
@@ -87,6 +87,6 @@ async function initAdaptiveScatterv(input: ScattervPlanInput): Promise<Persisten
 
 export const ADAPTIVE_SCATTERV: ScattervVariant = {
   name: 'adaptive',
-  description: 'seed 000: distributed adaptive binomial tree (Lemma 3, constant-size messages), fixed root (Lemma 2), data top-down after the construction',
+  description: 'Traff18: distributed adaptive binomial tree (Lemma 3, constant-size messages), fixed root (Lemma 2), data top-down after the construction',
   init: initAdaptiveScatterv,
 };

@@ -1,6 +1,6 @@
 /**
  * Binomial scatterv: the block-size oblivious, rank-ordered binomial tree with the fixed root
- * (seed 000 §2, Lemma 2; `obliviousTreeFor` of src/trees/binomial.ts), run as a scatter: every
+ * (Traff18 §2, Lemma 2; `obliviousTreeFor` of src/trees/binomial.ts), run as a scatter: every
  * rank receives its subtree's blocks in one message from its parent and sends each child its
  * range, largest first. The root first scatters its counts down the same tree (⌈log₂p⌉
  * rounds, about ⌈log₂p⌉·α + 4(p − 1)·β per byte; see gatherv/binomial.ts and

@@ -4,7 +4,7 @@
  * cannot overlap the root's communication in the model), and waits for all; every other rank
  * receives its block from the root. No planning.
  *
- * Under model.copyAll (seed 000 Lemma 4) every other rank receives into a communication
+ * Under model.copyAll (Traff18 Lemma 4) every other rank receives into a communication
  * buffer and copies its block out (γ·m_i), and the root runs the star exactly as the
  * evaluator runs a scatter (the gather sequence reversed): sends in reverse rank order with
  * at most model.ports outstanding, its own copy last.

@@ -1,8 +1,8 @@
 /**
  * The generic scatter-tree executor and the scatterv variants that run the tree layer's
- * trees: `optimal` (seed 004 Theorem 2; Theorem 1 under per-pair models), `binary`
- * (Theorem 3) and `two-block` (seed 004 §5.2, TWO_Scatterv). Scatter trees are gather trees
- * run backwards and have the same completion times one-ported (seed 004 §5), so the root
+ * trees: `optimal` (Traff17 Theorem 2; Theorem 1 under per-pair models), `binary`
+ * (Theorem 3) and `two-block` (Traff17 §5.2, TWO_Scatterv). Scatter trees are gather trees
+ * run backwards and have the same completion times one-ported (Traff17 §5), so the root
  * builds the same trees as for gatherv.
  *
  * Plan (init, collectives/tree-exec.ts): as gatherv/tree.ts — the root builds the tree and
@@ -20,7 +20,7 @@
  * outstanding and the copy as a message to itself (collectives/ports.ts). Cost on the
  * simulator: exactly evaluate(tree, counts, model, 'scatter').time, for any k.
  *
- * The trees of seed 001 §2 (`model-binomial-min`, `-max`, `-guarded`, `traff`,
+ * The trees of Dichev10 §2 (`model-binomial-min`, `-max`, `-guarded`, `traff`,
  * `model-traff`, `model-traff-guarded`) run the same way (gatherv/tree.ts,
  * treeVariant): the root builds them for the scatter — the model-based ones predict
  * parent → child here — and scatters the schedules in 2⌈log₂p⌉ rounds.

@@ -1,7 +1,7 @@
 /**
  * The virtual-time simulator: p rank programs (ordinary async code written against
  * `Communicator`) run in one process under a deterministic discrete-event simulation of a
- * cost model (docs/MODEL.md "The simulator"; seed 004 §2.1, seed 000 §1 and seed 003 §2 for
+ * cost model (docs/MODEL.md "The simulator"; Traff17 §2.1, Traff18 §1 and Kang19 §2 for
  * the port models). Cost of the simulation itself: O(log E) per event (E events pending; a
  * FIFO lane makes events of one time O(1)), O(1) matching per operation (matching.ts), O(1)
  * arbitration per transfer, no allocation per operation (pooled), and one macrotask turn per

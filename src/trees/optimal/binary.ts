@@ -1,5 +1,5 @@
 /**
- * Optimal ordered binary gather/scatter trees (seed 004 §3.3, Theorem 3; docs/MODEL.md
+ * Optimal ordered binary gather/scatter trees (Traff17 §3.3, Theorem 3; docs/MODEL.md
  * "Optimal ordered binary trees").
  *
  * A node has at most two children, each spanning a consecutive range of ranks, and it works
@@ -17,7 +17,7 @@
  *
  * Case 4 receives the farther range [i..k] first (rank order), so such a node is ordered in
  * the sense that every subtree spans consecutive ranks, but not in the growing form of
- * tree.ts `isOrdered`. This is the convention seed 004's tables imply: all 36 deterministic
+ * tree.ts `isOrdered`. This is the convention Traff17's tables imply: all 36 deterministic
  * rows reproduce with it, while receiving [k+1..j−1] first (copy still last) gives lower
  * times that miss the tables (Table 1 Increasing, fixed root: 3910382 instead of 3912715
  * with γ = 0, 3916552 instead of 3917085 with γ = 1).

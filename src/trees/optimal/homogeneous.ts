@@ -1,20 +1,20 @@
 /**
  * Optimal ordered, variable-degree gather/scatter trees under the homogeneous linear cost
- * model (seed 004 §3.2, Theorem 2, Figure 6; recurrences restated in docs/MODEL.md):
+ * model (Traff17 §3.2, Theorem 2, Figure 6; recurrences restated in docs/MODEL.md):
  * dynamic programming over consecutive rank ranges in O(p³) time and O(p²) space.
  *
  * - best root (`root` omitted): Cs over all ranges, the root of Cs[0][p−1];
  * - fixed root r: Cs over the ranges left and right of r plus a table F over the ranges that
- *   contain r, whose last extension step always communicates with r (seed 004 §3.2).
+ *   contain r, whose last extension step always communicates with r (Traff17 §3.2).
  * - mode 'exact' (default): the true optimum over ordered trees (the last rank of a range may
  *   grow leftwards through several children, mirror image of the first rank);
- *   mode 'paper': the best-root numbers of seed 004's tables, where a root that is the last
+ *   mode 'paper': the best-root numbers of Traff17's tables, where a root that is the last
  *   rank of its range takes exactly one message. With a fixed root both modes coincide
  *   (the paper's fixed-root numbers follow the symmetric rule).
- * - `model.copyAll` (seed 000 Lemma 4, leaves copy too) is supported: a single-rank tree then
+ * - `model.copyAll` (Traff18 Lemma 4, leaves copy too) is supported: a single-rank tree then
  *   costs γ·m_i instead of 0, everything else is unchanged.
  * - `pruning: 'monotone'` is an opt-in O(p²) HEURISTIC (Knuth-style split windows, which
- *   seed 004 leaves open and which do not hold in general): optimal/monotone.ts.
+ *   Traff17 leaves open and which do not hold in general): optimal/monotone.ts.
  *
  * Kernels and memory layout: optimal/kernel.ts; derivation, tie order and measurements:
  * docs/optimal-dp.md.
@@ -39,7 +39,7 @@ import type { BuiltTree, RootOption } from '../types.js';
 export type OptimalMode = 'exact' | 'paper';
 
 export interface OptimalOptions extends RootOption {
-  /** 'exact' (default): true optimum over ordered trees; 'paper': seed 004's best-root convention. */
+  /** 'exact' (default): true optimum over ordered trees; 'paper': Traff17's best-root convention. */
   readonly mode?: OptimalMode;
   /** Called every so often with (work done, total work), in inner-loop steps. */
   readonly onProgress?: (done: number, total: number) => void;
@@ -141,7 +141,7 @@ function prepare(m: Float64Array, model: CostModel): DpInput {
   if (model.ports !== 1) {
     throw new InvalidArgumentError(
       'model',
-      `the DP is exact for one-ported models only (seed 004 §3, Proposition 3), got ports = ${model.ports}`,
+      `the DP is exact for one-ported models only (Traff17 §3, Proposition 3), got ports = ${model.ports}`,
     );
   }
   requireModelFits(model, p);

@@ -1,5 +1,5 @@
 /**
- * Table-filling kernels of the homogeneous optimal ordered-tree DP (seed 004 §3.2,
+ * Table-filling kernels of the homogeneous optimal ordered-tree DP (Traff17 §3.2,
  * Theorem 2): O(p³) time, O(p²) space, over flat typed arrays. `optimal/homogeneous.ts` validates,
  * calls these and rebuilds the tree; docs/optimal-dp.md explains the recurrence and layout.
  *
@@ -34,7 +34,7 @@ export interface DpInput {
   readonly alpha: number;
   readonly beta: number;
   readonly gamma: number;
-  /** Completion time of a single-rank tree: γ·m_i under copyAll (seed 000 Lemma 4), else 0. */
+  /** Completion time of a single-rank tree: γ·m_i under copyAll (Traff18 Lemma 4), else 0. */
   readonly leaf: Float64Array;
   /** nz[i] = the first rank t ≥ i with m_t > 0, or p (length p + 1). */
   readonly nz: Int32Array;

@@ -1,6 +1,6 @@
 /**
- * HEURISTIC variant of the homogeneous optimal-tree DP (seed 004 Theorem 2): Knuth-style
- * pruning by monotonicity of the best split, the open question of seed 004 §7. The split
+ * HEURISTIC variant of the homogeneous optimal-tree DP (Traff17 Theorem 2): Knuth-style
+ * pruning by monotonicity of the best split, the open question of Traff17 §7. The split
  * of a range [i..j] — the boundary k between the root's last child and the rest — is
  * searched only in the window [K(i, j−1) .. K(i+1, j)] of the neighbouring ranges' splits
  * (plus the two one-child cases), which makes the table O(p²) amortized instead of O(p³).

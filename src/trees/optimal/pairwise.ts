@@ -1,6 +1,6 @@
 /**
  * Optimal ordered variable-degree gather/scatter trees under a non-homogeneous (per-pair)
- * cost model (seed 004 §3.2, Theorem 1; docs/MODEL.md).
+ * cost model (Traff17 §3.2, Theorem 1; docs/MODEL.md).
  *
  * Because comm depends on the (child root, parent) pair, the table needs the root as a third
  * index: C[i][j][r] = the best ordered tree over the ranks [i..j] rooted at r. An ordered tree
@@ -16,7 +16,7 @@
  *
  * Cost: O(p³) space (Float64 tables C and K and an Int32 table of sorted roots: 20·p³ bytes,
  * 82 MB at p = 160) and O(p⁵) time in the worst case: every (i, j, r, k) may try every child
- * root w (seed 004's bound for Theorem 1 was lost in extraction; the coupling
+ * root w (Traff17's bound for Theorem 1 was lost in extraction; the coupling
  * max(C[i][k][r], C[k+1][j][w]) prevents separating the minima over k and w exactly). In practice the child roots of a range
  * are tried in increasing order of completion time, with K[range][r] (the cheapest transfer
  * from the range to r, precomputed in O(p⁴)) as a lower bound on the transfer, so a split whose

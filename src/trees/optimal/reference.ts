@@ -1,6 +1,6 @@
 /**
  * A straightforward implementation of the homogeneous optimal-tree recurrences of
- * docs/MODEL.md (seed 004 Theorem 2), written for clarity, not speed: nested arrays, one
+ * docs/MODEL.md (Traff17 Theorem 2), written for clarity, not speed: nested arrays, one
  * candidate at a time, ranges by increasing length. The reference the optimized kernels
  * (src/trees/optimal/kernel.ts) are tested and benchmarked against (test/optimal*.test.ts,
  * tools/dp.ts). O(p³) time, O(p²) space.
