@@ -1,6 +1,7 @@
 /**
- * What the tree-run gatherv/scatterv variants (`binomial`, `optimal`, `binary`, `two-block`)
- * share: the plan phase and a rank's buffers. The data phases themselves are the gather
+ * What the tree-run gatherv/scatterv variants (`binomial` and every root-built tree of the
+ * variant table: `optimal`, `binary`, `two-block`, the Dichev10 trees) share: the plan phase
+ * and a rank's buffers. The data phases themselves are the gather
  * executor (gatherv/tree.ts) and the scatter executor (scatterv/tree.ts).
  *
  * Plan (init), every rank: take the plan's data tag (schedule.ts, nextDataTag), get its

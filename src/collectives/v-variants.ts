@@ -2,10 +2,10 @@
  * THE table of the gatherv/scatterv variants: one row per algorithm, everything vcoll knows
  * about it in one place (in the manner of SimGrid's one-line-per-variant collective lists and
  * UCC's per-component algorithm tables). What is derived from it:
- * - the names: `VAlgorithm`, `V_ALGORITHMS`, `PORTABLE_V_ALGORITHMS`, `MODEL_TREE_ALGORITHMS`
- *   (collectives/types.ts), `TreeVariantName`, `AUTO_ORDER` (collectives/auto.ts);
- * - `GATHERV_VARIANTS` / `SCATTERV_VARIANTS` (their `init`), and the descriptions of the
- *   tree-run variants;
+ * - the names: `VVariantName`, `V_ALGORITHMS`, `PORTABLE_V_ALGORITHMS`, `MODEL_TREE_ALGORITHMS`,
+ *   `TreeVariantName` (here), `VAlgorithm` (collectives/types.ts), `AUTO_ORDER` (collectives/auto.ts);
+ * - `GATHERV_VARIANTS` / `SCATTERV_VARIANTS` (collectives/v-collectives.ts), and the
+ *   descriptions of the root-built tree variants;
  * - `auto`'s candidates and their set-up estimates (collectives/auto.ts);
  * - the data-phase tree a prediction evaluates (src/run/predict.ts) and the tree construction
  *   the root runs (its p limit: src/run/case-limits.ts);

@@ -1,7 +1,8 @@
 /**
  * The tree constructions as data: one entry per algorithm, with its paper reference and a
  * uniform `build(sizes, model, options)` call. The CLI, the comparison and the tests
- * enumerate this table; the runtime's generic tree executor will run any of these trees.
+ * enumerate this table; the trees a row of the gatherv/scatterv variant table names
+ * (collectives/v-variants.ts) run as collectives, through the generic tree executor.
  */
 import { TooLargeError } from '../errors.js';
 import type { CostModel } from '../model/cost-model.js';
@@ -57,7 +58,7 @@ export const TREE_ALGORITHMS: readonly TreeAlgorithm[] = [
   },
   {
     name: 'oblivious',
-    description: 'rank-ordered binomial tree, independent of the block sizes',
+    description: 'rank-ordered binomial tree, independent of the block sizes (the tree of the gatherv/scatterv variant `binomial`)',
     source: 'Traff17 §5.1',
     ordered: true,
     build: (s, m, o) => obliviousBinomialTree(s, m, { root: o?.root }),

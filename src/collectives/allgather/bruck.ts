@@ -1,6 +1,6 @@
 /**
  * Bruck allgather / allgatherv (Bruck, Ho, Kipnis, Upfal and Weathersby 1997 §3; Thakur et
- * al. 2005 §4.1 for MPI; Kang19 §2, ref [14]), any p, ⌈log₂p⌉ rounds. Rank r keeps the
+ * al. 2005 §4.1 for MPI; Kang19 §3, ref [14]), any p, ⌈log₂p⌉ rounds. Rank r keeps the
  * blocks of ranks r, r+1, … (mod p) packed back to back in a temporary buffer, in that order
  * (its own block stays in `send` and goes first in every message as a segment). In round
  * k with d = 2^k it sends its first n = min(d, p−d) blocks to r−d and receives n blocks,

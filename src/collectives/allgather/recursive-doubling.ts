@@ -1,5 +1,5 @@
 /**
- * Recursive-doubling allgather (Thakur, Rabenseifner and Gropp 2005 §4.1; Kang19 §2, ref
+ * Recursive-doubling allgather (Thakur, Rabenseifner and Gropp 2005 §4.1; Kang19 §3, ref
  * [15]), in place in recv, any block sizes. Let q = 2^⌊log₂p⌋ and e = p − q.
  * - p = q: in round k = 0 … log₂p − 1 rank r exchanges, with partner r ⊕ 2^k, all blocks of
  *   its aligned group of 2^k ranks (one vectored message each way).

@@ -1,6 +1,6 @@
 /**
  * Ring allgather / allgatherv (Chan et al. 2007 §5; Träff, Ripke, Siebert, Balaji, Thakur and
- * Gropp 2010, the irregular case: Kang19 §2, refs [12], [16]). In step s = 0 … p−2 rank r
+ * Gropp 2010, the irregular case: Kang19 §3, refs [12], [16]). In step s = 0 … p−2 rank r
  * sends block (r+s) mod p to r−1 and receives block (r+s+1) mod p from r+1, in place in recv
  * (isend + irecv + waitAll); the own block goes out of `send` in step 0 while it is copied
  * into recv, so the copy overlaps the first transfer. Step 0 is the handshake (handshake.ts):
