@@ -6,7 +6,8 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { BenchResults } from '../src/harness/results.js';
-import { chartSpecs, displayTime, logTicks, postProcessSvg, renderCharts } from '../src/report/charts.js';
+import { UnavailableError } from '../src/errors.js';
+import { PLOTTING_HINT, chartSpecs, displayTime, loadPlotting, logTicks, plottingImportError, postProcessSvg, renderCharts } from '../src/report/charts.js';
 import { escapeHtml, formatNumber, formatTime, renderReport } from '../src/report/html.js';
 import { FIXTURE_CHART_IDS, GL2_GATHER_NAME, fixtureResults } from './fixtures/bench-results.js';
 
@@ -198,5 +199,34 @@ describe('charts', () => {
     expect(out).toContain('url(#c1-clip1)');
     expect(out).toContain('<path d="M0" aria-label="a &lt; b" role="graphics-symbol" aria-roledescription="point"><title>a &lt; b</title></path>');
     expect(out).toContain('<path d="M1" aria-label="line" role="graphics-symbol" aria-roledescription="line mark"/>');
+  });
+});
+
+describe('the plotting libraries (optional peer dependencies)', () => {
+  it('load on first use, once', async () => {
+    const first = loadPlotting();
+    expect(loadPlotting()).toBe(first);
+    const { vega, vl } = await first;
+    expect(typeof vega.View).toBe('function');
+    expect(typeof vl.compile).toBe('function');
+  });
+
+  it('missing, turn into an UnavailableError that says how to install them', () => {
+    // What Node's ESM loader throws when `import('vega')` finds no package (and require's code).
+    for (const code of ['ERR_MODULE_NOT_FOUND', 'MODULE_NOT_FOUND']) {
+      const notFound = Object.assign(new Error("Cannot find package 'vega' imported from /app/node_modules/vcoll/dist/report/charts.js"), { code });
+      const e = plottingImportError(notFound);
+      expect(e).toBeInstanceOf(UnavailableError);
+      const u = e as UnavailableError;
+      expect(u.code).toBe('UNAVAILABLE');
+      expect(u.what).toBe('vega');
+      expect(u.message).toContain(`run \`${PLOTTING_HINT}\``);
+      expect(PLOTTING_HINT).toBe('npm install vega vega-lite');
+      expect(u.message).toContain("Cannot find package 'vega'");
+      expect(u.cause).toBe(notFound);
+    }
+    // Any other failure of the import stays what it was.
+    const other = new SyntaxError('Unexpected token');
+    expect(plottingImportError(other)).toBe(other);
   });
 });

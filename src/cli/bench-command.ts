@@ -217,6 +217,11 @@ export async function runBenchCommand(o: BenchCommandOptions, out: NodeJS.Writab
   }
   if (o.report !== undefined) checkOutputPath('--report', o.report);
   const config = benchConfigOf(o);
+  if (o.report !== undefined) {
+    // vega and vega-lite are optional: when they are missing, say so now, not after the whole run
+    const { loadPlotting } = await import('../report/charts.js');
+    await loadPlotting();
+  }
   const bar = progressBar(o.progress ?? Boolean(process.stderr.isTTY), o.progress === true);
   let started = false;
   let results: BenchResults;

@@ -1,29 +1,31 @@
 /**
  * The charts of `vcoll report`: Vega-Lite specs built from a bench's results (src/harness/results.ts)
  * and rendered to standalone SVG strings in Node with `vega` + `vega-lite` (headless renderer,
- * no canvas, no browser).
+ * no canvas, no browser). Both are optional peer dependencies, imported on the first chart
+ * rendered (`loadPlotting`); without them rendering fails with an UnavailableError('vega').
  *
  * Reproduces:
- *   - seed 000 Figs. 3–10: for each irregular operation and process count p, completion time
+ *   - Traff18 Figs. 3–10: for each irregular operation and process count p, completion time
  *     against the average block size b, one panel per block-size distribution, one line per
  *     algorithm, with the regular operation (GL1's left side, gather(m) / scatter(m)) and GL2's
  *     mock-up allreduce(1) + gather(p·max m_i) (dashed) as references. Besides the paper: the
  *     cost model's prediction per row (thin dotted line, same colour), q1–q3 bars, and red rings
  *     on the points of guideline violations (the left side of a violated GL1 / GL2 verdict).
  *     The paper plots minima over 75 repetitions; we plot medians (the verdicts' statistic).
- *   - seed 003 Figs. 4–5: intergroup allgather (settings 1–4, Algorithm 1) and allgatherv
+ *   - Kang19 Figs. 4–5: intergroup allgather (settings 1–4, Algorithm 1) and allgatherv
  *     (settings 5–8, Algorithm 2) against root gathering, time against the largest block per
  *     rank, one panel per (ranks, setting);
- *   - seed 003 Fig. 6: the improvement T_old / T_new against message size, one line per
+ *   - Kang19 Fig. 6: the improvement T_old / T_new against message size, one line per
  *     setting, with Eq. (5)'s expected ratio of each setting dashed.
  *
  * Times are in the results' unit: measured seconds are shown in µs, the simulator's virtual
  * time in model units. Intergroup rows carry no unit of their own; they are taken to be in the
  * results' `timeUnit` too.
  */
-import * as vega from 'vega';
-import * as vl from 'vega-lite';
+import type * as Vega from 'vega';
+import type * as VegaLite from 'vega-lite';
 import type { TopLevelSpec } from 'vega-lite';
+import { UnavailableError } from '../errors.js';
 import { DISTRIBUTIONS, DISTRIBUTION_LABELS, type DistributionName } from '../workloads/distributions.js';
 import type { BenchResults, BenchRow, GuidelineVerdict, InterRow, TimeUnit } from '../harness/results.js';
 import type { VOperation } from '../run/spec.js';
@@ -295,7 +297,7 @@ function benchSpec(results: BenchResults, op: VOperation, p: number): ChartSpec 
       ? "Thin dotted lines: the cost model's prediction for the line of the same colour — of the data phase alone for an algorithm with a construction or schedule phase, unless the run was persistent (then the data phase is all that was timed). "
       : '') +
     (hasViolations ? 'Red rings: the slower (left) side of a violated guideline, GL1 on the regular operation\'s point, GL2 on the algorithm\'s. ' : 'No guideline was violated. ') +
-    'Both axes logarithmic; as seed 000 Figs. 3–10, which plot minima of 75 repetitions.';
+    'Both axes logarithmic; as Traff18 Figs. 3–10, which plot minima of 75 repetitions.';
   return { id: `bench-${op}-p${p}`, title: `${op}, p = ${p}: time against block size b`, caption, spec };
 }
 
@@ -375,7 +377,7 @@ function interTimeSpec(results: BenchResults, rows: readonly InterRow[], which: 
   const caption =
     `Intergroup ${what}: time (${unitLabel}; each algorithm's minimum over the repetitions of the slowest rank) against the largest block per rank, ` +
     `root gathering against the paper's ${newName}, one panel per number of processes and setting (${settings.join(', ')}). ` +
-    `Both axes logarithmic; as seed 003 Fig. ${which}.`;
+    `Both axes logarithmic; as Kang19 Fig. ${which}.`;
   return { id: `inter-fig${which}`, title: `Intergroup ${what}: time against message size`, caption, spec };
 }
 
@@ -428,7 +430,7 @@ function interRatioSpec(rows: readonly InterRow[]): ChartSpec {
   const caption =
     `Improvement of the new algorithms (Algorithm 1 for allgather, settings 1–4; Algorithm 2 for allgatherv, 5–8) over root gathering, ` +
     `T_old / T_new against the largest block per rank, one line per setting (${settings.join(', ')}), one panel per number of processes; ` +
-    `dashed in the same colour: Eq. (5)'s expected ratio (M + 3ΣA + 3ΣB) / M for the setting's blocks; grey rule: no improvement. As seed 003 Fig. 6.`;
+    `dashed in the same colour: Eq. (5)'s expected ratio (M + 3ΣA + 3ΣB) / M for the setting's blocks; grey rule: no improvement. As Kang19 Fig. 6.`;
   return { id: 'inter-fig6', title: 'Intergroup allgather(v): improvement T_old / T_new against message size', caption, spec };
 }
 
@@ -455,7 +457,49 @@ export interface RenderOptions {
   readonly onWarning?: (message: string) => void;
 }
 
-function quietLogger(onWarning: ((message: string) => void) | undefined): ReturnType<typeof vega.logger> {
+/** The plotting libraries: optional peer dependencies of vcoll, loaded on the first chart. */
+export interface Plotting {
+  readonly vega: typeof Vega;
+  readonly vl: typeof VegaLite;
+}
+
+/** How to get the plotting libraries, for the error that says they are missing. */
+export const PLOTTING_HINT = 'npm install vega vega-lite';
+
+/**
+ * The error for a failed import of the plotting libraries: an UnavailableError('vega') saying
+ * how to install them when a module was not found (vega and vega-lite are optional peer
+ * dependencies: a project that never renders a report does not install them); else `e` itself.
+ */
+export function plottingImportError(e: unknown): unknown {
+  const code = (e as { code?: unknown } | null)?.code;
+  if (code !== 'ERR_MODULE_NOT_FOUND' && code !== 'MODULE_NOT_FOUND') return e;
+  const why = e instanceof Error ? e.message.split('\n')[0] : String(e);
+  return new UnavailableError(
+    'vega',
+    `the report's charts need the packages vega and vega-lite, which are not installed (${why}): run \`${PLOTTING_HINT}\``,
+    { cause: e },
+  );
+}
+
+let plotting: Promise<Plotting> | undefined;
+
+/**
+ * vega and vega-lite, imported on first use (never at vcoll's import): rejects with an
+ * UnavailableError('vega') naming `npm install vega vega-lite` when they are not installed.
+ */
+export function loadPlotting(): Promise<Plotting> {
+  plotting ??= Promise.all([import('vega'), import('vega-lite')]).then(
+    ([vega, vl]) => ({ vega, vl }),
+    (e: unknown) => {
+      plotting = undefined; // installed later in the same process: try again
+      throw plottingImportError(e);
+    },
+  );
+  return plotting;
+}
+
+function quietLogger(vega: typeof Vega, onWarning: ((message: string) => void) | undefined): ReturnType<typeof Vega.logger> {
   return vega.logger(vega.Warn, undefined, (method, _level, input) => {
     const message = input.map((x) => (x instanceof Error ? x.message : String(x))).join(' ');
     if (method === 'error') throw new Error(`vega: ${message}`);
@@ -465,7 +509,8 @@ function quietLogger(onWarning: ((message: string) => void) | undefined): Return
 
 /** Render one Vega-Lite spec to an SVG string; `idPrefix` keeps its element ids unique in a page. */
 export async function renderSvg(spec: TopLevelSpec, idPrefix: string, options: RenderOptions = {}): Promise<string> {
-  const logger = quietLogger(options.onWarning);
+  const { vega, vl } = await loadPlotting();
+  const logger = quietLogger(vega, options.onWarning);
   const compiled = vl.compile(spec, { logger }).spec;
   const view = new vega.View(vega.parse(compiled), { renderer: 'none', logger });
   try {

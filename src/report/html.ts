@@ -4,10 +4,10 @@
  * be mailed, archived or opened offline.
  *
  * Contents: the run's configuration and environment, the calibrated model (when fitted), the
- * guideline verdicts of seed 000 §4 (GL1, GL2: violated / total per guideline and operation,
+ * guideline verdicts of Traff18 §4 (GL1, GL2: violated / total per guideline and operation,
  * and a table of the violations), whether every row was verified, then the charts reproducing
- * seed 000 Figs. 3–10 (time against block size per distribution) and, when the run had
- * intergroup cases, seed 003 Figs. 4–6 (intergroup allgather(v) times and improvement ratios).
+ * Traff18 Figs. 3–10 (time against block size per distribution) and, when the run had
+ * intergroup cases, Kang19 Figs. 4–6 (intergroup allgather(v) times and improvement ratios).
  */
 import type { BenchResults, GuidelineVerdict, TimeUnit } from '../harness/results.js';
 import { DISTRIBUTION_LABELS } from '../workloads/distributions.js';
@@ -130,7 +130,7 @@ function verdictSummary(r: BenchResults): string {
   const explain =
     '<p class="note">A guideline is violated when a one-sided Wilcoxon rank-sum test finds its left side significantly slower than its right side ' +
     `(level α = ${escapeHtml(alphas.join(', '))}). GL1: the regular operation ≤ the irregular one on "same" blocks; ` +
-    'GL2: the irregular operation ≤ allreduce(1) + the regular operation of p·max m<sub>i</sub> (seed 000 §4).</p>';
+    'GL2: the irregular operation ≤ allreduce(1) + the regular operation of p·max m<sub>i</sub> (Traff18 §4).</p>';
   const unit = timeUnitLabel(r.timeUnit);
   const side = (name: string, t: number): { html: string } => ({
     html: `${escapeHtml(formatNumber(displayTime(t, r.timeUnit)))}<br><span class="side">${escapeHtml(name)}</span>`,

@@ -156,7 +156,8 @@ export const DEFAULT_BINDING_PATH = fileURLToPath(new URL('../../../native/build
 /** How to build the binding, for error messages and the README. */
 export const BUILD_HINT =
   'install an MPI library (Debian: apt-get install openmpi-bin libopenmpi-dev) and build the binding with `npm run build:mpi` ' +
-  '(set VCOLL_MPICC to the mpicc of the MPI library to build against, e.g. mpicc.mpich)';
+  'in a vcoll source checkout (set VCOLL_MPICC to the mpicc of the MPI library to build against, e.g. mpicc.mpich); ' +
+  'an installed package (which ships no native code) loads the built vcoll_mpi.node from VCOLL_MPI_BINDING';
 
 let loaded: MpiBinding | undefined;
 
