@@ -29,7 +29,7 @@ import {
   failRun,
   failureWordOf,
   rankWordsOf,
-} from '../src/transports/threads/layout.js';
+} from '../src/transports/threads/shared-layout.js';
 import { runThreads } from '../src/transports/threads/run.js';
 import { SLOT_BYTES, caughtBy, type DeadlockArgs, type DeadlockScenario } from './programs/deadlock-program.js';
 

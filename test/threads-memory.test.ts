@@ -1,11 +1,11 @@
 /**
  * Memory of a worker-threads run: channel memory grows with the pairs of ranks that talk
- * (layout.ts: slots in lazily committed arenas, opened by their sender on its first message),
+ * (shared-layout.ts: slots in lazily committed arenas, opened by their sender on its first message),
  * not with p²; and runThreads refuses at once a p whose workers would not fit in memory.
  */
 import { describe, expect, it } from 'vitest';
 import { TooLargeError } from '../src/errors.js';
-import { channelsInUse } from '../src/transports/threads/layout.js';
+import { channelsInUse } from '../src/transports/threads/shared-layout.js';
 import { threadsWorld, type ThreadsWorld } from './helpers/threads-world.js';
 import { runThreads, threadsMemoryEstimate, threadsMemoryLimit } from '../src/transports/threads/run.js';
 

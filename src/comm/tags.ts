@@ -248,3 +248,8 @@ export function describeTag(tag: number): string {
   if (row === undefined) return `unknown collective tag ${hex(tag)}${slot === undefined ? '' : slotSuffix(slot)}`;
   return describeOffset(row, off) + (slot === undefined ? '' : slotSuffix(slot));
 }
+
+/** The raw tag, and for a collective's tag what it is, e.g. "1073742081 (basic collectives: bcast (call slot 0))": how the transports print a pending operation's tag. */
+export function tagText(tag: number): string {
+  return tag >= COLLECTIVE_TAG ? `${tag} (${describeTag(tag)})` : String(tag);
+}

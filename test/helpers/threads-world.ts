@@ -1,6 +1,6 @@
 /** Endpoints of the threads transport driven in one thread: p ranks over one shared layout. */
 import { ThreadsEndpoint } from '../../src/transports/threads/endpoint.js';
-import { bellOf, channelOf, channelSource, createLayout, failRun, failureWordOf, rankWordsOf, type ThreadsLayout } from '../../src/transports/threads/layout.js';
+import { bellOf, channelOf, channelSource, createLayout, failRun, failureWordOf, rankWordsOf, type ThreadsLayout } from '../../src/transports/threads/shared-layout.js';
 
 export interface ThreadsWorld {
   readonly eps: ThreadsEndpoint[];

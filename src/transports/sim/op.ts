@@ -4,10 +4,10 @@
  * in is intrusive (links on the object), so queueing and removal allocate nothing and take
  * O(1); completed operations go back to a pool (OpPool) and are reused.
  */
-import { ANY_SOURCE, ANY_TAG, COLLECTIVE_TAG } from '../../comm/communicator.js';
+import { ANY_SOURCE, ANY_TAG } from '../../comm/communicator.js';
 import type { OpRequest } from '../../comm/request.js';
 import type { MessageBuffer } from '../../comm/segments.js';
-import { describeTag } from '../../comm/tags.js';
+import { tagText } from '../../comm/tags.js';
 
 export const SEND = 0;
 export const RECV = 1;
@@ -88,7 +88,3 @@ export function describeOp(op: Op): string {
   return `recv from ${src} tag ${tag}${ctx}`;
 }
 
-/** The raw tag, and for a collective's tag what it is (comm/tags.ts), e.g. "1073742081 (basic collectives: bcast (call slot 0))". */
-function tagText(tag: number): string {
-  return tag >= COLLECTIVE_TAG ? `${tag} (${describeTag(tag)})` : String(tag);
-}

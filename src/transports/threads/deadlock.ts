@@ -1,6 +1,6 @@
 /**
  * The deadlock monitor of a threads run (`runThreads` ticks it on the main thread). It reads,
- * for every rank, the words layout.ts describes — state, progress (sleep count), heartbeat,
+ * for every rank, the words shared-layout.ts describes — state, progress (sleep count), heartbeat,
  * idle flag and busy beats, doorbell — and finds the run deadlocked when, for `deadlockMs`:
  * - every rank is RANK_WAITING (its progress loop sleeps with operations pending),
  *   RANK_FINISHED, or blocked outside vcoll — RANK_RUNNING and every beat of its worker found
@@ -49,7 +49,7 @@ import {
   failureWordOf,
   rankWordsOf,
   type ThreadsLayout,
-} from './layout.js';
+} from './shared-layout.js';
 
 /** Default `deadlockMs`: VCOLL_THREADS_DEADLOCK_MS if it is a number > 0 (or Infinity), else 10 s. */
 export const DEFAULT_DEADLOCK_MS = 10_000;

@@ -1,8 +1,8 @@
 /**
  * `runThreads`: runs a rank program on p ranks over worker threads connected by
  * SharedArrayBuffer channels (one SPSC channel per ordered pair of ranks, costing memory only
- * once its sender writes to it: layout.ts). Up to `workers` threads run; with more ranks, each
- * thread runs a block of them. The program is a module that exports
+ * once its sender writes to it: shared-layout.ts). Up to `workers` threads run; with more
+ * ranks, each thread runs a block of them. The program is a module that exports
  * `default async function (comm, args)`; each rank's return value comes back by structured
  * clone. A rank that throws or exits poisons the run, so every other rank's pending operations
  * fail fast with an error naming it, and `runThreads` rejects with a CommunicationError whose
@@ -33,7 +33,7 @@ import { CommunicationError, DeadlockError, InvalidArgumentError, TooLargeError,
 import { badTimeout, timeoutFromEnv } from '../../comm/timeout.js';
 import { DeadlockMonitor, defaultDeadlockMs, heartbeatIntervalMs, monitorIntervalMs } from './deadlock.js';
 import { CHANNEL_CONTROL_BYTES } from './channel.js';
-import { arenaBytes, createLayout, poisonLayout } from './layout.js';
+import { arenaBytes, createLayout, poisonLayout } from './shared-layout.js';
 import { checkArgsCloneable, fromWire } from './wire.js';
 import type { WorkerInit, WorkerReport } from './worker.js';
 

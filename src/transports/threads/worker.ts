@@ -29,7 +29,7 @@ import {
   failureWordOf,
   rankWordsOf,
   type ThreadsLayout,
-} from './layout.js';
+} from './shared-layout.js';
 
 export interface WorkerInit {
   /** The ranks this worker runs (each with its own endpoint and communicator, sharing the thread). */
@@ -111,7 +111,7 @@ async function main(): Promise<void> {
     return { rank, endpoint, comm, words: rankWordsOf(layout, rank, words).index, inProgram: false };
   });
   // The heartbeat: beats while the event loop turns (not while a program's JS computes), and
-  // tells whether each rank is idle outside vcoll (layout.ts IDLE_OFFSET): in its program,
+  // tells whether each rank is idle outside vcoll (shared-layout.ts IDLE_OFFSET): in its program,
   // nothing of vcoll pending, nothing but timers active and the loop mostly idle since the
   // last beat (per thread: a thread-mate's work makes every rank of the thread look busy).
   let loop = performance.eventLoopUtilization();
