@@ -1,14 +1,14 @@
 /**
  * Pictures of gather/scatter trees: a text outline for terminals and a standalone SVG in
- * the style of seed 000 (Träff 2018) Fig. 1 — ranks in a row in rank order labelled with
- * their block sizes m_i, thick arrows for the tree edges that carry data, dotted arrows for
- * zero-size edges (no message), each edge placed at the time its transfer happens.
+ * the style of Traff18 Fig. 1 — ranks in a row in rank order labelled with their block
+ * sizes m_i, thick arrows for the tree edges that carry data, dotted arrows for zero-size
+ * edges (no message), each edge placed at the time its transfer happens.
  *
- * `treeSchedule` computes when every transfer and local copy happens under a cost model
- * (seed 004 Definition 2, the same one-ported / greedy k-ported rules as `evaluate`, so the
- * completion times agree exactly), or, without a model, in unit rounds (every edge one
- * round, one port, copies free). Gather times are absolute from 0; a scatter starts at the
- * root at time 0 and a node starts when its segment has arrived.
+ * `treeSchedule` says when every transfer and local copy happens: the timeline of the tree
+ * (`timeline.ts`, the recurrence `evaluate` runs, so the completion times agree exactly)
+ * under a cost model or, without one, in unit rounds (every edge one round, one port,
+ * copies free). Gather times are absolute from 0; a scatter starts at the root at time 0
+ * and a node starts when its segment has arrived. This file only renders it.
  *
  * Cost: O(p·k) time for the schedule (k ports), O(p) space; the text is O(p) lines of
  * bounded length (indentation is capped, so chains of thousands of ranks are fine), the
@@ -17,7 +17,7 @@
 import { InvalidArgumentError } from '../errors.js';
 import { requireModelFits, type CostModel } from '../model/cost-model.js';
 import { validateSizes } from '../model/validate.js';
-import type { Operation } from './evaluate.js';
+import { rankOperations, timeline, type Operation, type Timeline, type TimedCosts } from './timeline.js';
 import { postOrder, type Tree } from './tree.js';
 
 export interface DrawOptions {
@@ -31,30 +31,14 @@ export interface SvgOptions extends DrawOptions {
   readonly title?: string;
 }
 
-/** When every operation of a gather/scatter tree happens. */
-export interface TreeSchedule {
-  readonly operation: Operation;
+/** When every operation of a gather/scatter tree happens (see `Timeline`). */
+export interface TreeSchedule extends Timeline {
   /** 'time' under a cost model, 'round' in unit rounds (no model). */
   readonly unit: 'time' | 'round';
-  /** Completion time of the whole tree (= evaluate(...).time under a model). */
-  readonly time: number;
-  /** C(v) per rank, exactly as `evaluate` defines it (for scatter: relative to v's start). */
-  readonly completion: Float64Array;
-  /** S(v): sum of the blocks in the subtree of v. */
-  readonly subtreeSize: Float64Array;
-  /** Start / end of the transfer between v and its parent (NaN for the root). */
-  readonly edgeStart: Float64Array;
-  readonly edgeEnd: Float64Array;
-  /** Start / end of v's local copy (NaN when v copies nothing or the copy costs nothing). */
-  readonly copyStart: Float64Array;
-  readonly copyEnd: Float64Array;
-  /** Absolute time at which v starts (scatter: its segment has arrived; gather: 0). */
-  readonly begin: Float64Array;
-  /** Absolute time at which v's last own operation ends. */
-  readonly end: Float64Array;
-  /** Index of v among its parent's children (gather receive order), -1 for the root. */
-  readonly childIndex: Int32Array;
 }
+
+/** Unit rounds: every edge one round (zero-size edges included), one port, copies free. */
+const UNIT_ROUNDS: TimedCosts = { ports: 1, copyAll: false, comm: () => 1, copy: () => 0 };
 
 function checkTree(tree: Tree): void {
   if (tree === null || typeof tree !== 'object') throw new InvalidArgumentError('tree', 'must be a Tree');
@@ -86,7 +70,7 @@ function readOptions(opts: DrawOptions | undefined, p: number): { model: CostMod
 /**
  * The schedule of a tree: when each transfer and each local copy happens. With a model,
  * durations are model.comm / model.copy with the model's ports; without one, every edge
- * takes one round (zero-size edges included, as in seed 000 Fig. 1) on one port.
+ * takes one round (zero-size edges included, as in Traff18 Fig. 1) on one port.
  */
 export function treeSchedule(tree: Tree, sizes: ArrayLike<number>, opts?: DrawOptions): TreeSchedule {
   checkTree(tree);
@@ -94,144 +78,7 @@ export function treeSchedule(tree: Tree, sizes: ArrayLike<number>, opts?: DrawOp
   const p = tree.p;
   if (m.length !== p) throw new InvalidArgumentError('sizes', `has ${m.length} entries, the tree spans ${p} ranks`);
   const { model, operation } = readOptions(opts, p);
-  const order = postOrder(tree);
-  const ports = model ? model.ports : 1;
-  const comm = (from: number, to: number, units: number): number => (model ? model.comm(from, to, units) : 1);
-  // as evaluate: a node that receives copies, and so does the root (even alone), and all under copyAll
-  const copyCost = (v: number, nKids: number): number =>
-    model && (nKids > 0 || model.copyAll || v === tree.root) ? model.copy(v, m[v]) : 0;
-
-  const S = new Float64Array(p);
-  const C = new Float64Array(p);
-  const edgeStart = new Float64Array(p).fill(NaN);
-  const edgeEnd = new Float64Array(p).fill(NaN);
-  const copyStart = new Float64Array(p).fill(NaN);
-  const copyEnd = new Float64Array(p).fill(NaN);
-  const begin = new Float64Array(p);
-  const end = new Float64Array(p);
-  const childIndex = new Int32Array(p).fill(-1);
-  const portFree = new Float64Array(ports);
-  // Runs one operation on the port that frees first (in sequence order), as evaluate does.
-  let opStart = 0;
-  const run = (ready: number, dur: number): number => {
-    let best = 0;
-    for (let q = 1; q < ports; q++) if (portFree[q] < portFree[best]) best = q;
-    opStart = Math.max(portFree[best], ready);
-    const e = opStart + dur;
-    portFree[best] = e;
-    return e;
-  };
-
-  for (const v of order) {
-    const kids = tree.children[v];
-    let s = m[v];
-    for (let j = 0; j < kids.length; j++) {
-      s += S[kids[j]];
-      childIndex[kids[j]] = j;
-    }
-    S[v] = s;
-    const cc = copyCost(v, kids.length);
-    const at = tree.copyAt[v];
-    portFree.fill(0);
-    if (operation === 'gather') {
-      // Absolute times: every subtree starts at 0, a receive is ready at C(child).
-      let last = 0;
-      if (kids.length === 0) {
-        if (cc > 0) {
-          copyStart[v] = 0;
-          copyEnd[v] = cc;
-        }
-        C[v] = cc;
-        continue;
-      }
-      for (let j = 0; j <= kids.length; j++) {
-        if (j === at) {
-          const e = run(0, cc);
-          if (cc > 0) {
-            copyStart[v] = opStart;
-            copyEnd[v] = e;
-          }
-          if (e > last) last = e;
-        }
-        if (j === kids.length) break;
-        const c = kids[j];
-        const e = run(C[c], comm(c, v, S[c]));
-        edgeStart[c] = opStart;
-        edgeEnd[c] = e;
-        if (e > last) last = e;
-      }
-      C[v] = last;
-    } else {
-      // Local times from v's start; made absolute in the top-down pass below.
-      if (kids.length === 0) {
-        if (cc > 0) {
-          copyStart[v] = 0;
-          copyEnd[v] = cc;
-        }
-        C[v] = cc;
-        continue;
-      }
-      let fin = 0;
-      for (let j = kids.length; j >= 0; j--) {
-        if (j < kids.length) {
-          const c = kids[j];
-          const e = run(0, comm(v, c, S[c]));
-          edgeStart[c] = opStart;
-          edgeEnd[c] = e;
-          if (e + C[c] > fin) fin = e + C[c];
-        }
-        if (j === at) {
-          const e = run(0, cc);
-          if (cc > 0) {
-            copyStart[v] = opStart;
-            copyEnd[v] = e;
-          }
-          if (e > fin) fin = e;
-        }
-      }
-      C[v] = fin;
-    }
-  }
-
-  if (operation === 'gather') {
-    for (let v = 0; v < p; v++) {
-      begin[v] = 0;
-      end[v] = v === tree.root ? C[v] : edgeEnd[v];
-    }
-  } else {
-    // Top-down: a child starts when its segment arrived; shift local times to absolute.
-    for (let i = p - 1; i >= 0; i--) {
-      const v = order[i];
-      const b = v === tree.root ? 0 : edgeEnd[v];
-      begin[v] = b;
-      let last = b;
-      if (!Number.isNaN(copyStart[v])) {
-        copyStart[v] += b;
-        copyEnd[v] += b;
-        last = Math.max(last, copyEnd[v]);
-      }
-      for (const c of tree.children[v]) {
-        edgeStart[c] += b;
-        edgeEnd[c] += b;
-        last = Math.max(last, edgeEnd[c]);
-      }
-      end[v] = last;
-    }
-  }
-  return {
-    operation,
-    unit: model ? 'time' : 'round',
-    time: C[tree.root],
-    completion: C,
-    subtreeSize: S,
-    edgeStart,
-    edgeEnd,
-    copyStart,
-    copyEnd,
-    begin,
-    end,
-    childIndex,
-  };
+  return { ...timeline(tree, m, model ?? UNIT_ROUNDS, operation), unit: model ? 'time' : 'round' };
 }
 
 /** Depth of every rank and the height of the tree, iteratively. */
@@ -301,7 +148,6 @@ export function drawTreeText(tree: Tree, sizes: ArrayLike<number>, opts?: DrawOp
     `${operation} tree: p=${tree.p} root=${tree.root} depth=${height} max degree=${maxDegree} ` +
       `messages=${messages}${zero > 0 ? ` zero-size edges=${zero}` : ''} ${total} [${modelLabel(model)}]`,
   ];
-  const recvWord = operation === 'gather' ? 'recv' : 'send';
   const stack: number[] = [tree.root];
   while (stack.length > 0) {
     const v = stack.pop() as number;
@@ -309,19 +155,8 @@ export function drawTreeText(tree: Tree, sizes: ArrayLike<number>, opts?: DrawOp
     const indent = '  '.repeat(Math.min(d, MAX_INDENT)) + (d > MAX_INDENT ? `(depth ${d}) ` : '');
     let line = `${indent}${v}${v === tree.root ? ' (root)' : ''}  m=${num(m[v])}  S=${num(S[v])}`;
     if (sched.unit === 'time') line += `  C=${num(sched.completion[v])}`;
-    const kids = tree.children[v];
-    if (kids.length > 0) {
-      const ops: string[] = [];
-      const at = tree.copyAt[v];
-      for (let j = 0; j <= kids.length; j++) {
-        if (j === at) ops.push('copy');
-        if (j < kids.length) ops.push(`${recvWord} ${kids[j]}`);
-      }
-      if (operation === 'scatter') ops.reverse();
-      line += `  ops: ${ops.join(', ')}`;
-    } else if (!Number.isNaN(sched.copyStart[v])) {
-      line += '  ops: copy';
-    }
+    const ops = rankOperations(tree, sched, v);
+    if (ops.length > 0) line += `  ops: ${ops.map((o) => (o.kind === 'copy' ? 'copy' : `${o.kind} ${o.peer}`)).join(', ')}`;
     if (v !== tree.root) {
       const par = tree.parent[v];
       const nk = tree.children[par].length;
@@ -336,6 +171,7 @@ export function drawTreeText(tree: Tree, sizes: ArrayLike<number>, opts?: DrawOp
       line += `  ${dir} #${pos}/${nk}${what}${when ? ` ${when}` : ''}`;
     }
     lines.push(line);
+    const kids = tree.children[v];
     for (let j = kids.length - 1; j >= 0; j--) stack.push(kids[j]);
   }
   return lines.join('\n') + '\n';
@@ -391,7 +227,7 @@ const COPY = '#e08a1e';
 const ROOT = '#c62828';
 
 /**
- * A standalone SVG picture of the tree in the style of seed 000 Fig. 1. Ranks stand along
+ * A standalone SVG picture of the tree in the style of Traff18 Fig. 1. Ranks stand along
  * the x-axis in rank order, labelled with rank and m_i (labels for p <= 64; larger trees
  * label every few ranks). Time grows upwards on the y-axis (model time, or rounds without
  * a model). Each edge is an arrow drawn from (sender, start of the transfer) to (receiver,

@@ -25,6 +25,7 @@ import { deserialize, serialize } from 'node:v8';
 import { badTimeout } from '../../comm/timeout.js';
 import { CommunicationError, InvalidArgumentError, UnavailableError } from '../../errors.js';
 import { BUILD_HINT, DEFAULT_BINDING_PATH } from './binding.js';
+import { programUrlOf } from '../program-url.js';
 
 export interface RunMpiOptions {
   /** The launcher (default: VCOLL_MPIRUN, else `mpirun` on the PATH). */
@@ -127,12 +128,7 @@ export async function runMpi<R = unknown>(p: number, programModuleUrl: string | 
   const bindingPath = process.env.VCOLL_MPI_BINDING ?? DEFAULT_BINDING_PATH;
   if (!existsSync(bindingPath)) throw new UnavailableError('mpi-binding', `vcoll's MPI binding is not built (no ${bindingPath}): ${BUILD_HINT}`);
   const mpirun = options.mpirun ?? process.env.VCOLL_MPIRUN ?? 'mpirun';
-  const programUrl =
-    programModuleUrl instanceof URL
-      ? programModuleUrl.href
-      : /^[a-z]+:/i.test(programModuleUrl)
-        ? programModuleUrl
-        : new URL(programModuleUrl, `file://${process.cwd()}/`).href;
+  const programUrl = programUrlOf(programModuleUrl);
   const dir = mkdtempSync(join(tmpdir(), 'vcoll-mpi-'));
   try {
     const argsFile = join(dir, 'args.bin');

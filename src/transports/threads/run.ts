@@ -36,6 +36,7 @@ import { CHANNEL_CONTROL_BYTES } from './channel.js';
 import { arenaBytes, createLayout, poisonLayout } from './shared-layout.js';
 import { checkArgsCloneable, fromWire } from './wire.js';
 import type { WorkerInit, WorkerReport } from './worker.js';
+import { programUrlOf } from '../program-url.js';
 
 export interface RunThreadsOptions {
   /** Ring size of every channel in bytes (a power of two; default 64 KiB). */
@@ -177,12 +178,7 @@ export async function runThreads<R = unknown>(
   options: RunThreadsOptions = {},
 ): Promise<R[]> {
   if (!Number.isInteger(p) || p < 1) throw new InvalidArgumentError('p', `must be a positive integer, got ${p}`);
-  const programUrl =
-    programModuleUrl instanceof URL
-      ? programModuleUrl.href
-      : /^[a-z]+:/i.test(programModuleUrl)
-        ? programModuleUrl
-        : new URL(programModuleUrl, `file://${process.cwd()}/`).href;
+  const programUrl = programUrlOf(programModuleUrl);
   const nodes = options.nodes;
   if (nodes !== undefined) {
     if (!Array.isArray(nodes) || nodes.length !== p) {
