@@ -187,8 +187,6 @@ export function blockLayout(
   return { counts, displs };
 }
 
-/** The plan-input fields gatherv and scatterv share (all but count). */
-
 /** Validates gatherv arguments on one rank; returns the plan input and the requested algorithm. */
 export function normalizeGatherv(
   comm: Communicator,
