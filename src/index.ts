@@ -72,6 +72,7 @@ export { OpRequest, mapRequest, waitAll, toPromise, type Request } from './comm/
 export { byteLength, copyBytes, type MessageBuffer } from './comm/segments.js';
 export { GroupCommunicator, createWorldCommunicator } from './comm/group.js';
 export { createIntercomm, splitIntercomm, type InterCommunicator } from './comm/intercomm.js';
+export { describeTag, tagText, TAG_TABLE, type TagRange } from './comm/tags.js';
 export { CommunicationError, DeadlockError, TimeoutError, TruncationError, UnavailableError, type DeadlockedRank } from './errors.js';
 export { runSim, type SimRunOptions, type PortSetting, type RankProgram, type SimOptions, type SimResult, type SimTrace } from './transports/sim/index.js';
 export { runThreads, ThreadsEndpoint, type RunThreadsOptions } from './transports/threads/index.js';
