@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { AUTO_ORDER, chooseAuto, gatherv, gathervInit, linearWinsForAnyCounts, predictAuto, scatterv } from '../src/collectives/index.js';
 import { V_TAGS } from '../src/collectives/defaults.js';
-import { binomialHeight } from '../src/collectives/schedule.js';
+import { binomialHeight } from '../src/collectives/node-schedule.js';
 import { ceilLog2 } from '../src/util/ceil-log.js';
 import type { CollectiveInfo, VAlgorithm } from '../src/collectives/types.js';
 import type { Communicator } from '../src/comm/communicator.js';

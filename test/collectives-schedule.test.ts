@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { prefixSums, rangeElements, rangePlacement, sequencePlacement } from '../src/collectives/placement.js';
 import { byteLength, contiguous, copyBytes } from '../src/comm/segments.js';
-import { binomialHeight, binomialNode, binomialSchedule, encodeSchedules } from '../src/collectives/schedule.js';
+import { binomialHeight, binomialNode, binomialSchedule, encodeSchedules } from '../src/collectives/node-schedule.js';
 import { ceilLog2 } from '../src/util/ceil-log.js';
 import { obliviousTreeFor } from '../src/trees/binomial.js';
 import { depths, isOrdered, postOrder } from '../src/trees/tree.js';

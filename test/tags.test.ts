@@ -42,7 +42,7 @@ import {
   type VAlgorithm,
 } from '../src/collectives/index.js';
 import { INTER_TAGS } from '../src/collectives/inter/types.js';
-import { nextDataTag } from '../src/collectives/schedule.js';
+import { nextDataTag } from '../src/collectives/node-schedule.js';
 import { portableAlgorithms } from '../src/collectives/types.js';
 import { MANAGEMENT_TAG, TAG_BCAST, TAG_LEADER, TAG_SPLIT } from '../src/comm/agree.js';
 import { ANY_TAG, COLLECTIVE_TAG, type Communicator } from '../src/comm/communicator.js';

@@ -28,6 +28,6 @@ export const V_TAGS = Object.freeze({
   schedule: PLANNING.schedule,
   /** Tree executor: the variable-length part (children lists). */
   scheduleChildren: PLANNING.scheduleChildren,
-  /** Data blocks: plan s uses dataFirst + (s mod 128) (schedule.ts, nextDataTag). */
+  /** Data blocks: plan s uses dataFirst + (s mod 128) (node-schedule.ts, nextDataTag). */
   dataFirst: firstTag('v-data'),
 });

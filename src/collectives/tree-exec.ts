@@ -4,15 +4,15 @@
  * and a rank's buffers. The data phases themselves are the gather
  * executor (gatherv/tree.ts) and the scatter executor (scatterv/tree.ts).
  *
- * Plan (init), every rank: take the plan's data tag (schedule.ts, nextDataTag), get its
+ * Plan (init), every rank: take the plan's data tag (node-schedule.ts, nextDataTag), get its
  * NodeSchedule, check its own count against the root's entry, and wrap the executor's data
  * phase in a persistent plan.
  * - `binomial`: the root scatters its counts down the ordered binomial tree (Traff18 §2,
  *   Lemma 2), one Int32 per rank: ⌈log₂p⌉ rounds, about ⌈log₂p⌉·α + 4(p − 1)·β per byte;
- *   each rank derives its schedule locally (schedule.ts, binomialSchedule).
+ *   each rank derives its schedule locally (node-schedule.ts, binomialSchedule).
  * - `optimal`, `binary`, `two-block` (Traff17 Theorems 1–3, §5.2): the root builds the tree
  *   for its counts under options.model (O(p³) for optimal and binary) and scatters every
- *   rank's schedule: 2⌈log₂p⌉ rounds, about 2⌈log₂p⌉·α + 40p·β per byte (schedule.ts).
+ *   rank's schedule: 2⌈log₂p⌉ rounds, about 2⌈log₂p⌉·α + 40p·β per byte (node-schedule.ts).
  * A persistent plan pays this once.
  *
  * Buffers (no communication, O(children) views): a non-root rank's packed buffer with views
@@ -37,7 +37,7 @@ import {
   scatterFixed,
   type EncodedSchedules,
   type NodeSchedule,
-} from './schedule.js';
+} from './node-schedule.js';
 import type { PersistentCollective } from './types.js';
 import type { VVariantName } from './v-variants.js';
 import type { VPlanInput } from './variant.js';

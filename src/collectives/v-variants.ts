@@ -46,7 +46,7 @@ import { BINOMIAL_GATHERV } from './gatherv/binomial.js';
 import { LINEAR_GATHERV } from './gatherv/linear.js';
 import { MPI_NATIVE_GATHERV } from './gatherv/mpi-native.js';
 import { gatherExecutor } from './gatherv/tree.js';
-import { binomialHeight, binomialNode, buildRootTree, SCHEDULE_WIDTH } from './schedule.js';
+import { binomialHeight, binomialNode, buildRootTree, SCHEDULE_WIDTH } from './node-schedule.js';
 import { ADAPTIVE_SCATTERV } from './scatterv/adaptive.js';
 import { BINOMIAL_SCATTERV } from './scatterv/binomial.js';
 import { LINEAR_SCATTERV } from './scatterv/linear.js';

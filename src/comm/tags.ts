@@ -113,7 +113,7 @@ export const TAG_TABLE = [
     first: 0x380,
     last: 0x3ff,
     label: 'gatherv/scatterv data',
-    usedBy: 'data of the linear and tree gatherv/scatterv, 128 plans (schedule.ts nextDataTag, V_TAGS.dataFirst)',
+    usedBy: 'data of the linear and tree gatherv/scatterv, 128 plans (node-schedule.ts nextDataTag, V_TAGS.dataFirst)',
     slotted: true,
     plan: { stride: 1, kinds: { data: 0 } },
   },

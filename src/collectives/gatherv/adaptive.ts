@@ -24,7 +24,7 @@
 import type { Communicator } from '../../comm/communicator.js';
 import { VcollError } from '../../errors.js';
 import { blockView, rangePlacement, rootLayout, type Placement } from '../placement.js';
-import { persistentPlan } from '../schedule.js';
+import { persistentPlan } from '../node-schedule.js';
 import type { PersistentCollective } from '../types.js';
 import type { GathervPlanInput, GathervVariant } from '../variant.js';
 import { EventQueue, RangeBuffer } from '../adaptive/buffer.js';

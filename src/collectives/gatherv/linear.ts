@@ -23,7 +23,7 @@ import type { Communicator } from '../../comm/communicator.js';
 import { mapRequest, type Request } from '../../comm/request.js';
 import { V_TAGS } from '../defaults.js';
 import { blockView, rootLayout } from '../placement.js';
-import { nextDataTag, persistentPlan } from '../schedule.js';
+import { nextDataTag, persistentPlan } from '../node-schedule.js';
 import type { PersistentCollective } from '../types.js';
 import type { GathervPlanInput, GathervVariant } from '../variant.js';
 

@@ -6,7 +6,7 @@
  *
  * Plan (init, collectives/tree-exec.ts): the root builds the tree for its counts under
  * options.model and scatters every rank its schedule down the ordered binomial tree
- * (schedule.ts): 2⌈log₂p⌉ rounds, about 2⌈log₂p⌉·α + 40p·β (bytes), plus the builder's time
+ * (node-schedule.ts): 2⌈log₂p⌉ rounds, about 2⌈log₂p⌉·α + 40p·β (bytes), plus the builder's time
  * at the root (O(p³) for optimal and binary). A persistent plan pays this once.
  *
  * Data phase (start): exactly the tree as `evaluate` models it. One-ported, a rank receives
@@ -31,7 +31,7 @@
  * simulator: exactly evaluate(tree, counts, model, op).time.
  */
 import { inOrder, selfCopy } from '../ports.js';
-import { expectStatus, type NodeSchedule } from '../schedule.js';
+import { expectStatus, type NodeSchedule } from '../node-schedule.js';
 import { packedBuffer, rootPlacements } from '../tree-exec.js';
 import type { GathervPlanInput } from '../variant.js';
 

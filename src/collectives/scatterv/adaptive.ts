@@ -18,7 +18,7 @@
  */
 import type { MessageBuffer } from '../../comm/segments.js';
 import { blockView, rangePlacement, rootLayout } from '../placement.js';
-import { persistentPlan } from '../schedule.js';
+import { persistentPlan } from '../node-schedule.js';
 import type { PersistentCollective } from '../types.js';
 import type { ScattervPlanInput, ScattervVariant } from '../variant.js';
 import { constructAdaptive, type AdaptiveRole } from '../adaptive/construct.js';

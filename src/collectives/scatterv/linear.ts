@@ -19,7 +19,7 @@ import { V_TAGS } from '../defaults.js';
 import { countMismatch } from '../gatherv/linear.js';
 import { inOrder, selfCopy } from '../ports.js';
 import { blockView, rootLayout } from '../placement.js';
-import { nextDataTag, persistentPlan } from '../schedule.js';
+import { nextDataTag, persistentPlan } from '../node-schedule.js';
 import type { PersistentCollective } from '../types.js';
 import type { ScattervPlanInput, ScattervVariant } from '../variant.js';
 

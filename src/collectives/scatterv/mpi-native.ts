@@ -16,7 +16,7 @@
  * UnavailableError('mpi-transport'); `auto` never picks this variant.
  */
 import { nativeByteLayout, nativeBytes, nativeOf } from '../native.js';
-import { persistentPlan } from '../schedule.js';
+import { persistentPlan } from '../node-schedule.js';
 import { MPI_NATIVE, type CollectiveInfo, type PersistentCollective } from '../types.js';
 import type { ScattervPlanInput, ScattervVariant } from '../variant.js';
 

@@ -26,7 +26,7 @@
  * parent → child here — and scatters the schedules in 2⌈log₂p⌉ rounds.
  */
 import { inOrder, selfCopy } from '../ports.js';
-import { expectStatus, type NodeSchedule } from '../schedule.js';
+import { expectStatus, type NodeSchedule } from '../node-schedule.js';
 import { packedBuffer, rootPlacements } from '../tree-exec.js';
 import type { ScattervPlanInput } from '../variant.js';
 

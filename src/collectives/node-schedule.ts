@@ -220,7 +220,7 @@ export interface NodeSchedule {
 }
 
 export const SCHEDULE_WIDTH = 7;
-const CHILD_WIDTH = 3;
+export const CHILD_WIDTH = 3;
 
 /** The encoded schedules of every rank (built by the root). */
 export interface EncodedSchedules {
@@ -320,7 +320,7 @@ function packedRanks(v: number, pieces: readonly (readonly number[])[]): Int32Ar
 }
 
 /** Decodes one non-root rank's record. */
-function decodeSchedule(fixed: Int32Array, f: number, children: Int32Array, c0: number): NodeSchedule {
+export function decodeSchedule(fixed: Int32Array, f: number, children: Int32Array, c0: number): NodeSchedule {
   const k = fixed[f + 2];
   const slots: ChildSlot[] = new Array<ChildSlot>(k);
   for (let j = 0; j < k; j++) {

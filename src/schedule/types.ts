@@ -1,0 +1,84 @@
+/**
+ * Schedules: the data phase of a collective, compiled once it is planned, as data an executor
+ * runs (the idea of libNBC's schedules, MPICH's transport-independent scheduler and
+ * LogGOPSim's GOAL schedules; vcoll's own representation).
+ *
+ * One rank's schedule is a sequence of steps. A step is a list of operations issued in order
+ * with at most `window` of them outstanding (the cost model's k ports: docs/MODEL.md "Ports";
+ * `window` ≥ the number of operations means all at once); the step ends when all of them have
+ * completed, and only then does the next step start. Operations address byte ranges of the
+ * buffers bound when the schedule was compiled (buffer i of `buffers`), so running a schedule
+ * allocates nothing; a message made of several ranges is one vectored message, its ranges in
+ * order.
+ *
+ * Matching is MPI's: a receive takes the earliest send of the same (source, tag) to it, in the
+ * sender's program order (step order, then operation order within a step); a message's length
+ * is the sum of its ranges' lengths and must equal the receive's.
+ */
+
+/** A byte range of a bound buffer. */
+export interface ByteRange {
+  /** Index into the schedule's `buffers`. */
+  readonly buffer: number;
+  readonly offset: number;
+  readonly length: number;
+}
+
+/** The bytes of one message or copy: one range or several, in order. */
+export type Span = readonly ByteRange[];
+
+export interface SendOp {
+  readonly kind: 'send';
+  readonly peer: number;
+  readonly tag: number;
+  readonly data: Span;
+}
+
+export interface RecvOp {
+  readonly kind: 'recv';
+  readonly peer: number;
+  readonly tag: number;
+  readonly data: Span;
+}
+
+/** A local copy (the one-ported model's γ·m); with k > 1 ports compilers use a message to oneself instead. */
+export interface CopyOp {
+  readonly kind: 'copy';
+  readonly from: Span;
+  readonly to: Span;
+}
+
+export type ScheduleOp = SendOp | RecvOp | CopyOp;
+
+export interface ScheduleStep {
+  readonly ops: readonly ScheduleOp[];
+  /** At most this many operations outstanding (≥ 1). */
+  readonly window: number;
+}
+
+/** What a buffer of a schedule is (for printing and checks; the executor binds the bytes). */
+export interface ScheduleBuffer {
+  /** e.g. 'send', 'recv', 'packed' (a rank's packed subtree buffer). */
+  readonly name: string;
+  readonly bytes: number;
+}
+
+export interface RankSchedule {
+  readonly rank: number;
+  readonly buffers: readonly ScheduleBuffer[];
+  readonly steps: readonly ScheduleStep[];
+}
+
+/** Every rank's schedule of one collective (what a compiler produces for checks and printing). */
+export interface WorldSchedule {
+  /** e.g. 'gatherv linear'. */
+  readonly label: string;
+  readonly ranks: readonly RankSchedule[];
+}
+
+/** Bytes of a span. */
+export function spanBytes(span: Span): number {
+  let n = 0;
+  for (const r of span) n += r.length;
+  return n;
+}
