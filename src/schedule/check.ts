@@ -1,0 +1,393 @@
+/**
+ * Static checks of a WorldSchedule (every rank's schedule of one collective), before anything
+ * runs:
+ *
+ * - shape: ranks are 0..p−1 in order, every peer an integer in [0, p), every tag an integer
+ *   ≥ 0, every window an integer ≥ 1, every buffer size an integer ≥ 0;
+ * - range: every ByteRange names an existing buffer and lies within its bytes (offset and
+ *   length non-negative integers);
+ * - matching (MPI's): for each (source, dest, tag) the sends of source to dest with that tag
+ *   in program order (step order, then operation order) and the receives of dest from source
+ *   with that tag in program order pair up one to one, with equal byte lengths; a copy's two
+ *   spans have equal lengths;
+ * - deadlock freedom: the schedules run abstractly with rendezvous semantics (a send and its
+ *   receive complete together once both are posted, a copy once it is posted; operation j of
+ *   a step is posted once fewer than `window` of the step's earlier operations are incomplete;
+ *   a step ends when all its operations have completed). A worklist of ranks runs this to its
+ *   fixed point; a rank that has not finished then is blocked, and is reported with the
+ *   operation it waits on and why its partner has not posted it. Rendezvous is the strictest
+ *   semantics (no send completes before its receive is posted), so a schedule that passes
+ *   runs on any transport, eager or not;
+ * - overlap: two receives of one step (or a receive and a copy's destination) writing
+ *   overlapping bytes of one buffer.
+ *
+ * Matching and the deadlock run are skipped when a shape problem was found (peers and ranks
+ * would not mean anything). Cost: O(N log N) for N operations and ranges (the sort of the
+ * overlap check; matching uses a hash map, the deadlock run posts and completes each
+ * operation once).
+ */
+import { VcollError } from '../errors.js';
+import { type ByteRange, type RankSchedule, type ScheduleOp, type Span, spanBytes, type WorldSchedule } from './types.js';
+
+export type ScheduleProblemKind = 'range' | 'unmatched-send' | 'unmatched-recv' | 'length' | 'deadlock' | 'overlap' | 'shape';
+
+/** One problem of a schedule: where (rank, step and operation index when it is one operation's) and what. */
+export interface ScheduleProblem {
+  readonly kind: ScheduleProblemKind;
+  readonly rank: number;
+  readonly step?: number;
+  readonly op?: number;
+  readonly message: string;
+}
+
+/** How many problems assertSchedule lists. */
+const LISTED = 10;
+
+/** Every problem of `world` (empty: the schedule is well formed, matched and deadlock-free). */
+export function checkSchedule(world: WorldSchedule): ScheduleProblem[] {
+  const problems: ScheduleProblem[] = [];
+  const shapeOk = checkShape(world, problems);
+  checkRanges(world, problems);
+  checkOverlaps(world, problems);
+  if (!shapeOk) return problems;
+  const flat = flatten(world);
+  matchOps(world, flat, problems);
+  runAbstract(world, flat, problems);
+  return problems;
+}
+
+/** Throws a VcollError (code INTERNAL) listing up to 10 problems when `world` has any. */
+export function assertSchedule(world: WorldSchedule): void {
+  const problems = checkSchedule(world);
+  if (problems.length === 0) return;
+  const shown = problems.slice(0, LISTED).map((p) => `  ${p.kind}: ${p.message}`);
+  const more = problems.length > LISTED ? `\n  … and ${problems.length - LISTED} more` : '';
+  throw new VcollError(
+    'INTERNAL',
+    `schedule '${world.label}' has ${problems.length} problem${problems.length === 1 ? '' : 's'}:\n${shown.join('\n')}${more}`,
+  );
+}
+
+const isNonNegInt = (x: number): boolean => Number.isSafeInteger(x) && x >= 0;
+
+function where(rank: number, step: number, op: number): string {
+  return `rank ${rank} step ${step} op ${op}`;
+}
+
+/** Ranks, peers, tags, windows, buffer sizes; returns whether matching can run. */
+function checkShape(world: WorldSchedule, problems: ScheduleProblem[]): boolean {
+  const p = world.ranks.length;
+  let ok = true;
+  const bad = (rank: number, message: string, step?: number, op?: number): void => {
+    ok = false;
+    problems.push({ kind: 'shape', rank, step, op, message });
+  };
+  for (let r = 0; r < p; r++) {
+    const rs = world.ranks[r];
+    if (rs.rank !== r) bad(r, `ranks[${r}] is the schedule of rank ${String(rs.rank)}; ranks must be 0..${p - 1} in order`);
+    rs.buffers.forEach((b, i) => {
+      if (!isNonNegInt(b.bytes)) bad(r, `rank ${r} buffer ${i} (${b.name}) has ${String(b.bytes)} bytes, not an integer ≥ 0`);
+    });
+    rs.steps.forEach((st, s) => {
+      if (!Number.isSafeInteger(st.window) || st.window < 1) bad(r, `rank ${r} step ${s} has window ${String(st.window)}, not an integer ≥ 1`, s);
+      st.ops.forEach((op, j) => {
+        if (op.kind === 'copy') return;
+        if (op.kind !== 'send' && op.kind !== 'recv') {
+          bad(r, `${where(r, s, j)} has unknown kind ${String((op as { kind: unknown }).kind)}`, s, j);
+          return;
+        }
+        if (!Number.isSafeInteger(op.peer) || op.peer < 0 || op.peer >= p) {
+          bad(r, `${where(r, s, j)}: ${op.kind} peer ${String(op.peer)} is not a rank in [0, ${p})`, s, j);
+        }
+        if (!isNonNegInt(op.tag)) bad(r, `${where(r, s, j)}: ${op.kind} tag ${String(op.tag)} is not an integer ≥ 0`, s, j);
+      });
+    });
+  }
+  return ok;
+}
+
+function rangeText(rs: RankSchedule, r: ByteRange): string {
+  const name = rs.buffers[r.buffer]?.name ?? `#${String(r.buffer)}`;
+  return `${name}[${String(r.offset)}..${String(r.offset + r.length)})`;
+}
+
+/** Every ByteRange within its buffer. */
+function checkRanges(world: WorldSchedule, problems: ScheduleProblem[]): void {
+  world.ranks.forEach((rs, rank) => {
+    const check = (span: Span, what: string, s: number, j: number): void => {
+      span.forEach((br, k) => {
+        const at = `${where(rank, s, j)}: ${what} range ${k}`;
+        const buf = Number.isSafeInteger(br.buffer) ? rs.buffers[br.buffer] : undefined;
+        let message: string | undefined;
+        if (buf === undefined) message = `${at} names buffer ${String(br.buffer)}, which rank ${rank} does not have (${rs.buffers.length} buffers)`;
+        else if (!isNonNegInt(br.offset) || !isNonNegInt(br.length)) {
+          message = `${at} has offset ${String(br.offset)} and length ${String(br.length)}, not integers ≥ 0`;
+        } else if (br.offset + br.length > buf.bytes) {
+          message = `${at} ${rangeText(rs, br)} ends beyond buffer ${buf.name} (${buf.bytes} B)`;
+        }
+        if (message !== undefined) problems.push({ kind: 'range', rank, step: s, op: j, message });
+      });
+    };
+    rs.steps.forEach((st, s) => {
+      st.ops.forEach((op, j) => {
+        if (op.kind === 'copy') {
+          check(op.from, 'copy source', s, j);
+          check(op.to, 'copy destination', s, j);
+          const a = spanBytes(op.from);
+          const b = spanBytes(op.to);
+          if (a !== b) problems.push({ kind: 'length', rank, step: s, op: j, message: `${where(rank, s, j)}: copy of ${a} B into ${b} B` });
+        } else if (op.kind === 'send' || op.kind === 'recv') check(op.data, op.kind, s, j);
+      });
+    });
+  });
+}
+
+/** Receives and copy destinations of one step writing overlapping bytes of one buffer. */
+function checkOverlaps(world: WorldSchedule, problems: ScheduleProblem[]): void {
+  interface Write {
+    buffer: number;
+    start: number;
+    end: number;
+    op: number;
+  }
+  world.ranks.forEach((rs, rank) => {
+    rs.steps.forEach((st, s) => {
+      const writes: Write[] = [];
+      st.ops.forEach((op, j) => {
+        const span = op.kind === 'recv' ? op.data : op.kind === 'copy' ? op.to : undefined;
+        if (span === undefined) return;
+        for (const br of span) if (br.length > 0) writes.push({ buffer: br.buffer, start: br.offset, end: br.offset + br.length, op: j });
+      });
+      if (writes.length < 2) return;
+      writes.sort((a, b) => a.buffer - b.buffer || a.start - b.start || a.op - b.op);
+      const seen = new Set<string>();
+      let reach: Write = writes[0];
+      for (let i = 1; i < writes.length; i++) {
+        const w = writes[i];
+        if (w.buffer !== reach.buffer) {
+          reach = w;
+          continue;
+        }
+        if (w.start < reach.end && w.op !== reach.op) {
+          const a = Math.min(w.op, reach.op);
+          const b = Math.max(w.op, reach.op);
+          const key = `${a} ${b}`;
+          if (!seen.has(key)) {
+            seen.add(key);
+            const name = rs.buffers[w.buffer]?.name ?? `#${w.buffer}`;
+            const lo = w.start;
+            const hi = Math.min(w.end, reach.end);
+            problems.push({
+              kind: 'overlap',
+              rank,
+              step: s,
+              op: b,
+              message: `rank ${rank} step ${s}: ops ${a} (${opText(st.ops[a])}) and ${b} (${opText(st.ops[b])}) both write ${name}[${lo}..${hi})`,
+            });
+          }
+        }
+        if (w.end > reach.end) reach = w;
+      }
+    });
+  });
+}
+
+function opText(op: ScheduleOp): string {
+  if (op.kind === 'send') return `send to ${op.peer} tag ${op.tag}`;
+  if (op.kind === 'recv') return `recv from ${op.peer} tag ${op.tag}`;
+  return 'copy';
+}
+
+/** Every operation of the world numbered in rank, step, operation order. */
+interface Flat {
+  readonly ops: ScheduleOp[];
+  readonly rank: Int32Array;
+  readonly step: Int32Array;
+  readonly index: Int32Array;
+  /** The global number of op 0 of step s of rank r: first[r][s]. */
+  readonly first: number[][];
+  /** The matching operation of each send and receive (-1: none, or a copy). */
+  readonly partner: Int32Array;
+}
+
+function flatten(world: WorldSchedule): Flat {
+  let n = 0;
+  for (const rs of world.ranks) for (const st of rs.steps) n += st.ops.length;
+  const flat: Flat = {
+    ops: new Array<ScheduleOp>(n),
+    rank: new Int32Array(n),
+    step: new Int32Array(n),
+    index: new Int32Array(n),
+    first: [],
+    partner: new Int32Array(n).fill(-1),
+  };
+  let g = 0;
+  world.ranks.forEach((rs, r) => {
+    const first: number[] = [];
+    rs.steps.forEach((st, s) => {
+      first.push(g);
+      st.ops.forEach((op, j) => {
+        flat.ops[g] = op;
+        flat.rank[g] = r;
+        flat.step[g] = s;
+        flat.index[g] = j;
+        g++;
+      });
+    });
+    flat.first.push(first);
+  });
+  return flat;
+}
+
+/** Pairs sends and receives per (source, dest, tag) in program order. */
+function matchOps(world: WorldSchedule, flat: Flat, problems: ScheduleProblem[]): void {
+  const channels = new Map<string, { sends: number[]; recvs: number[] }>();
+  const channel = (src: number, dst: number, tag: number): { sends: number[]; recvs: number[] } => {
+    const key = `${src} ${dst} ${tag}`;
+    let c = channels.get(key);
+    if (c === undefined) {
+      c = { sends: [], recvs: [] };
+      channels.set(key, c);
+    }
+    return c;
+  };
+  for (let g = 0; g < flat.ops.length; g++) {
+    const op = flat.ops[g];
+    if (op.kind === 'send') channel(flat.rank[g], op.peer, op.tag).sends.push(g);
+    else if (op.kind === 'recv') channel(op.peer, flat.rank[g], op.tag).recvs.push(g);
+  }
+  const at = (g: number): string => where(flat.rank[g], flat.step[g], flat.index[g]);
+  for (const { sends, recvs } of channels.values()) {
+    const m = Math.min(sends.length, recvs.length);
+    for (let i = 0; i < m; i++) {
+      const s = sends[i];
+      const r = recvs[i];
+      flat.partner[s] = r;
+      flat.partner[r] = s;
+      const sb = spanBytes((flat.ops[s] as { data: Span }).data);
+      const rb = spanBytes((flat.ops[r] as { data: Span }).data);
+      if (sb !== rb) {
+        problems.push({
+          kind: 'length',
+          rank: flat.rank[r],
+          step: flat.step[r],
+          op: flat.index[r],
+          message: `${at(r)}: ${opText(flat.ops[r])} receives ${rb} B, but its send (${at(s)}, ${opText(flat.ops[s])}) has ${sb} B`,
+        });
+      }
+    }
+    for (let i = m; i < sends.length; i++) {
+      const s = sends[i];
+      const op = flat.ops[s] as { peer: number; tag: number };
+      problems.push({
+        kind: 'unmatched-send',
+        rank: flat.rank[s],
+        step: flat.step[s],
+        op: flat.index[s],
+        message: `${at(s)}: ${opText(flat.ops[s])} has no matching receive (${sends.length} sends, ${recvs.length} receive${recvs.length === 1 ? '' : 's'} of rank ${op.peer} from rank ${flat.rank[s]} with tag ${op.tag})`,
+      });
+    }
+    for (let i = m; i < recvs.length; i++) {
+      const r = recvs[i];
+      const op = flat.ops[r] as { peer: number; tag: number };
+      problems.push({
+        kind: 'unmatched-recv',
+        rank: flat.rank[r],
+        step: flat.step[r],
+        op: flat.index[r],
+        message: `${at(r)}: ${opText(flat.ops[r])} has no matching send (${recvs.length} receives, ${sends.length} send${sends.length === 1 ? '' : 's'} of rank ${op.peer} to rank ${flat.rank[r]} with tag ${op.tag})`,
+      });
+    }
+  }
+}
+
+/**
+ * The abstract run with rendezvous semantics to its fixed point; reports every rank that has
+ * not finished then.
+ */
+function runAbstract(world: WorldSchedule, flat: Flat, problems: ScheduleProblem[]): void {
+  const p = world.ranks.length;
+  const n = flat.ops.length;
+  const posted = new Uint8Array(n);
+  const completed = new Uint8Array(n);
+  // per rank: current step, next op to post, posted-but-incomplete ops, completed ops of the step
+  const step = new Int32Array(p);
+  const next = new Int32Array(p);
+  const outstanding = new Int32Array(p);
+  const done = new Int32Array(p);
+  const queued = new Uint8Array(p);
+  const work: number[] = [];
+  const enqueue = (r: number): void => {
+    if (queued[r] === 0) {
+      queued[r] = 1;
+      work.push(r);
+    }
+  };
+  const complete = (g: number): void => {
+    completed[g] = 1;
+    const r = flat.rank[g];
+    outstanding[r]--;
+    done[r]++;
+    enqueue(r);
+  };
+  for (let r = 0; r < p; r++) enqueue(r);
+  // `work` grows while it is walked (at most p + one entry per completion)
+  for (let w = 0; w < work.length; w++) {
+    const r = work[w];
+    queued[r] = 0;
+    const steps = world.ranks[r].steps;
+    while (step[r] < steps.length) {
+      const st = steps[step[r]];
+      const base = flat.first[r][step[r]];
+      while (next[r] < st.ops.length && outstanding[r] < st.window) {
+        const g = base + next[r]++;
+        posted[g] = 1;
+        outstanding[r]++;
+        if (flat.ops[g].kind === 'copy') complete(g);
+        else {
+          const q = flat.partner[g];
+          if (q >= 0 && posted[q] === 1) {
+            complete(g);
+            complete(q);
+          }
+        }
+      }
+      if (done[r] < st.ops.length) break;
+      step[r]++;
+      next[r] = 0;
+      outstanding[r] = 0;
+      done[r] = 0;
+    }
+  }
+
+  const finished = (r: number): boolean => step[r] >= world.ranks[r].steps.length;
+  /** The posted, incomplete operations of blocked rank r's current step, in order. */
+  const waits = (r: number): number[] => {
+    const out: number[] = [];
+    const base = flat.first[r][step[r]];
+    for (let j = 0; j < next[r]; j++) if (completed[base + j] === 0) out.push(base + j);
+    return out;
+  };
+  const waitText = (g: number): string => `rank ${flat.rank[g]} step ${flat.step[g]} waits on op ${flat.index[g]} (${opText(flat.ops[g])})`;
+  // each blocked rank's pending operations, listed once (O(its step) per blocked rank)
+  const pendingOf = new Map<number, number[]>();
+  for (let r = 0; r < p; r++) if (!finished(r)) pendingOf.set(r, waits(r));
+  for (const [r, pending] of pendingOf) {
+    const g = pending[0];
+    const q = flat.partner[g];
+    let why: string;
+    if (q < 0) why = `, which no ${flat.ops[g].kind === 'send' ? 'receive' : 'send'} matches`;
+    else {
+      const rq = flat.rank[q];
+      const theirs = pendingOf.get(rq);
+      const after = theirs === undefined ? '' : `, while ${waitText(theirs[0])}`;
+      if (flat.step[q] > step[rq]) why = `, which rank ${rq} posts only in step ${flat.step[q]} (op ${flat.index[q]})${after}`;
+      else {
+        const w = world.ranks[rq].steps[flat.step[q]].window;
+        why = `, which rank ${rq} posts as op ${flat.index[q]} of its step ${flat.step[q]} only once fewer than ${w} earlier ops are incomplete (window ${w})${after}`;
+      }
+    }
+    const more = pending.length > 1 ? ` (and ${pending.length - 1} more posted op${pending.length > 2 ? 's' : ''})` : '';
+    problems.push({ kind: 'deadlock', rank: r, step: step[r], op: flat.index[g], message: `deadlock: ${waitText(g)}${why}${more}` });
+  }
+}

@@ -1,0 +1,227 @@
+/**
+ * The portable executor of a schedule over the Communicator interface: step by step, each
+ * step's operations issued in order with at most `window` of them outstanding (operation j
+ * starts once fewer than `window` of the step's earlier operations are unfinished: the k-port
+ * rule of collectives/ports.ts `inOrder`, written again here since schedules sit below the
+ * collectives' layer); the step ends when all of them have completed.
+ *
+ * Sends and receives are `isend`/`irecv` of views of the bound buffers: one view for a
+ * one-range span, else the ranges' views as one vectored message (comm/segments.ts), so
+ * nothing is staged. A copy is `comm.copy` range by range (it completes when issued, so it
+ * never holds a window slot). A receive must get exactly its span's bytes (else a
+ * CommunicationError); a longer message is the transport's TruncationError.
+ *
+ * Cost: O(operations + ranges) to bind the views before the first step, then the messages;
+ * a step whose window covers all its operations waits on them with one `waitAll`.
+ */
+import type { Communicator, MessageBuffer, Request, Status } from '../comm/communicator.js';
+import { CommunicationError, InvalidArgumentError } from '../errors.js';
+import type { RankSchedule, RecvOp, SendOp, Span } from './types.js';
+
+const EMPTY = new Uint8Array(0);
+
+/** An operation with its views bound. */
+type Bound =
+  | { readonly kind: 'send'; readonly op: SendOp; readonly buf: MessageBuffer }
+  | { readonly kind: 'recv'; readonly op: RecvOp; readonly buf: MessageBuffer; readonly bytes: number }
+  | { readonly kind: 'copy'; readonly from: MessageBuffer; readonly to: MessageBuffer; readonly bytes: number };
+
+/**
+ * Runs `schedule` (this rank's) on `comm` with `buffers` bound to `schedule.buffers` (same
+ * count, each a Uint8Array of exactly its `bytes`); resolves when the last step has completed.
+ * Rejects with an InvalidArgumentError before anything runs when the buffers, ranks, peers,
+ * windows or ranges do not fit, and with the first failure of an operation otherwise.
+ */
+export async function runSchedule(comm: Communicator, schedule: RankSchedule, buffers: readonly Uint8Array[]): Promise<void> {
+  const steps = bind(comm, schedule, buffers);
+  for (let s = 0; s < steps.length; s++) {
+    const st = schedule.steps[s];
+    const ops = steps[s];
+    if (ops.length === 0) continue;
+    if (st.window >= ops.length) await allAtOnce(comm, s, ops);
+    else await windowed(comm, s, ops, st.window);
+  }
+}
+
+/** Validates everything and binds each operation's views. */
+function bind(comm: Communicator, schedule: RankSchedule, buffers: readonly Uint8Array[]): Bound[][] {
+  const rank = comm.rank;
+  if (schedule.rank !== rank) throw new InvalidArgumentError('schedule', `it is rank ${schedule.rank}'s, and this is rank ${rank}`, { rank });
+  if (!Array.isArray(buffers)) throw new InvalidArgumentError('buffers', 'not an array of Uint8Array', { rank });
+  const want = schedule.buffers;
+  if (buffers.length !== want.length) {
+    throw new InvalidArgumentError('buffers', `${buffers.length} buffers given, the schedule binds ${want.length}`, { rank });
+  }
+  for (let i = 0; i < want.length; i++) {
+    const b: unknown = buffers[i];
+    if (!(b instanceof Uint8Array)) throw new InvalidArgumentError(`buffers[${i}]`, `not a Uint8Array (buffer ${want[i].name})`, { rank });
+    if (b.length !== want[i].bytes) {
+      throw new InvalidArgumentError(`buffers[${i}]`, `has ${b.length} bytes, buffer ${want[i].name} of the schedule has ${want[i].bytes}`, { rank });
+    }
+  }
+  const view = (span: Span, field: string): { buf: MessageBuffer; bytes: number } => {
+    const parts: Uint8Array[] = [];
+    let bytes = 0;
+    span.forEach((r, k) => {
+      const b = Number.isInteger(r.buffer) ? buffers[r.buffer] : undefined;
+      if (
+        b === undefined ||
+        !Number.isSafeInteger(r.offset) ||
+        !Number.isSafeInteger(r.length) ||
+        r.offset < 0 ||
+        r.length < 0 ||
+        r.offset + r.length > b.length
+      ) {
+        throw new InvalidArgumentError(
+          `${field}[${k}]`,
+          `range ${r.offset}+${r.length} of buffer ${r.buffer} is not within the bound buffers`,
+          { rank },
+        );
+      }
+      parts.push(b.subarray(r.offset, r.offset + r.length));
+      bytes += r.length;
+    });
+    return { buf: parts.length === 0 ? EMPTY : parts.length === 1 ? parts[0] : parts, bytes };
+  };
+  return schedule.steps.map((st, s) => {
+    if (!Number.isSafeInteger(st.window) || st.window < 1) {
+      throw new InvalidArgumentError(`schedule.steps[${s}].window`, `${st.window} is not an integer ≥ 1`, { rank });
+    }
+    return st.ops.map((op, j): Bound => {
+      const field = `schedule.steps[${s}].ops[${j}]`;
+      if (op.kind === 'copy') {
+        const from = view(op.from, `${field}.from`);
+        const to = view(op.to, `${field}.to`);
+        if (from.bytes !== to.bytes) throw new InvalidArgumentError(field, `copies ${from.bytes} bytes into ${to.bytes}`, { rank });
+        return { kind: 'copy', from: from.buf, to: to.buf, bytes: from.bytes };
+      }
+      if (!Number.isSafeInteger(op.peer) || op.peer < 0 || op.peer >= comm.size) {
+        throw new InvalidArgumentError(`${field}.peer`, `${op.peer} is not a rank in [0, ${comm.size})`, { rank });
+      }
+      const { buf, bytes } = view(op.data, `${field}.data`);
+      return op.kind === 'send' ? { kind: 'send', op, buf } : { kind: 'recv', op, buf, bytes };
+    });
+  });
+}
+
+/** Copies `from` into `to` (equal byte lengths) with comm.copy, piece by piece. */
+function copySpan(comm: Communicator, to: MessageBuffer, from: MessageBuffer): void {
+  if (to instanceof Uint8Array && from instanceof Uint8Array) {
+    comm.copy(to, from);
+    return;
+  }
+  const ds = to instanceof Uint8Array ? [to] : to;
+  const ss = from instanceof Uint8Array ? [from] : from;
+  let di = 0;
+  let doff = 0;
+  let si = 0;
+  let soff = 0;
+  while (di < ds.length && si < ss.length) {
+    const d = ds[di];
+    const src = ss[si];
+    const k = Math.min(d.length - doff, src.length - soff);
+    if (k > 0) {
+      comm.copy(d.subarray(doff, doff + k), src.subarray(soff, soff + k));
+      doff += k;
+      soff += k;
+    }
+    if (doff === d.length) {
+      di++;
+      doff = 0;
+    }
+    if (soff === src.length) {
+      si++;
+      soff = 0;
+    }
+  }
+}
+
+function checkStatus(comm: Communicator, s: number, j: number, b: Bound & { kind: 'recv' }, st: Status): void {
+  if (st.bytes !== b.bytes) {
+    throw new CommunicationError(
+      `rank ${comm.rank}: schedule step ${s} op ${j}: receive from rank ${b.op.peer} tag ${b.op.tag} got ${st.bytes} bytes, expected ${b.bytes}`,
+      { rank: comm.rank },
+    );
+  }
+}
+
+/** Starts operation b (null: a copy, already complete). */
+function start(comm: Communicator, b: Bound): Request<unknown> | null {
+  if (b.kind === 'copy') {
+    copySpan(comm, b.to, b.from);
+    return null;
+  }
+  return b.kind === 'send' ? comm.isend(b.op.peer, b.op.tag, b.buf) : comm.irecv(b.op.peer, b.op.tag, b.buf);
+}
+
+/** A step whose window covers all its operations: start them all, one waitAll. */
+async function allAtOnce(comm: Communicator, s: number, ops: readonly Bound[]): Promise<void> {
+  const reqs: Request<unknown>[] = [];
+  const at: number[] = [];
+  for (let j = 0; j < ops.length; j++) {
+    const r = start(comm, ops[j]);
+    if (r !== null) {
+      reqs.push(r);
+      at.push(j);
+    }
+  }
+  if (reqs.length === 0) return;
+  const out = await comm.waitAll(reqs);
+  for (let i = 0; i < at.length; i++) {
+    const b = ops[at[i]];
+    if (b.kind === 'recv') checkStatus(comm, s, at[i], b, out[i] as Status);
+  }
+}
+
+/** A step with at most `window` operations outstanding; rejects with the first failure. */
+function windowed(comm: Communicator, s: number, ops: readonly Bound[], window: number): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    let next = 0;
+    let running = 0;
+    let done = 0;
+    let failed = false;
+    const fail = (e: unknown): void => {
+      failed = true;
+      reject(e);
+    };
+    const launch = (): void => {
+      while (!failed && running < window && next < ops.length) {
+        const j = next++;
+        const b = ops[j];
+        let req: Request<unknown> | null;
+        try {
+          req = start(comm, b);
+        } catch (e) {
+          fail(e);
+          return;
+        }
+        if (req === null) {
+          done++;
+          continue;
+        }
+        running++;
+        req.then(
+          (value) => {
+            if (failed) return;
+            if (b.kind === 'recv') {
+              try {
+                checkStatus(comm, s, j, b, value as Status);
+              } catch (e) {
+                fail(e);
+                return;
+              }
+            }
+            running--;
+            done++;
+            launch();
+          },
+          (e: unknown) => {
+            if (!failed) fail(e);
+          },
+        );
+      }
+      if (!failed && done === ops.length) resolve();
+    };
+    launch();
+  });
+}

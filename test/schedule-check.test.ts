@@ -1,0 +1,369 @@
+/**
+ * Schedules (src/schedule): the static check (shape, ranges, matching, deadlock freedom under
+ * rendezvous semantics with windows, overlapping writes), the text listing, and the portable
+ * executor on the simulator, on hand-built world schedules.
+ */
+import { describe, expect, it } from 'vitest';
+import { CommunicationError, DeadlockError, InvalidArgumentError, VcollError } from '../src/errors.js';
+import { linearModel } from '../src/model/cost-model.js';
+import { assertSchedule, checkSchedule, type ScheduleProblem } from '../src/schedule/check.js';
+import { formatSchedule } from '../src/schedule/format.js';
+import { runSchedule } from '../src/schedule/run.js';
+import type { ByteRange, RankSchedule, ScheduleOp, ScheduleStep, WorldSchedule } from '../src/schedule/types.js';
+import { runSim } from '../src/transports/sim/run.js';
+
+const TAG = 7;
+const model = linearModel({ alpha: 10, beta: 1 });
+
+const r = (buffer: number, offset: number, length: number): ByteRange => ({ buffer, offset, length });
+const send = (peer: number, ...data: ByteRange[]): ScheduleOp => ({ kind: 'send', peer, tag: TAG, data });
+const recv = (peer: number, ...data: ByteRange[]): ScheduleOp => ({ kind: 'recv', peer, tag: TAG, data });
+const copy = (from: ByteRange, to: ByteRange): ScheduleOp => ({ kind: 'copy', from: [from], to: [to] });
+const step = (window: number, ...ops: ScheduleOp[]): ScheduleStep => ({ window, ops });
+
+/**
+ * A binomial gather of 4 bytes per rank to root 0 (4 ranks). Round 0: 1 → 0, 3 → 2 (rank 2
+ * packs its own block and rank 3's); round 1: 2 → 0. The root's receive buffer holds the
+ * blocks in the order 0, 1, 3, 2, so rank 2's message lands as one vectored receive,
+ * recv[12..16)+recv[8..12).
+ */
+function binomialGather(): WorldSchedule {
+  return {
+    label: 'gatherv binomial',
+    ranks: [
+      {
+        rank: 0,
+        buffers: [
+          { name: 'send', bytes: 4 },
+          { name: 'recv', bytes: 16 },
+        ],
+        steps: [step(1, copy(r(0, 0, 4), r(1, 0, 4)), recv(1, r(1, 4, 4))), step(1, recv(2, r(1, 12, 4), r(1, 8, 4)))],
+      },
+      { rank: 1, buffers: [{ name: 'send', bytes: 4 }], steps: [step(1, send(0, r(0, 0, 4)))] },
+      {
+        rank: 2,
+        buffers: [
+          { name: 'send', bytes: 4 },
+          { name: 'packed', bytes: 8 },
+        ],
+        steps: [step(1, copy(r(0, 0, 4), r(1, 0, 4)), recv(3, r(1, 4, 4))), step(1, send(0, r(1, 0, 8)))],
+      },
+      { rank: 3, buffers: [{ name: 'send', bytes: 4 }], steps: [step(1, send(2, r(0, 0, 4)))] },
+    ],
+  };
+}
+
+/** `world` with rank `rank`'s schedule replaced. */
+function withRank(world: WorldSchedule, rank: number, rs: Omit<RankSchedule, 'rank'>): WorldSchedule {
+  return { label: world.label, ranks: world.ranks.map((x) => (x.rank === rank ? { rank, ...rs } : x)) };
+}
+
+const kinds = (ps: readonly ScheduleProblem[]): string[] => ps.map((p) => `${p.kind}@${p.rank}`).sort();
+
+describe('checkSchedule', () => {
+  it('(a) a correct 4-rank binomial gather passes', () => {
+    expect(checkSchedule(binomialGather())).toEqual([]);
+    expect(() => assertSchedule(binomialGather())).not.toThrow();
+  });
+
+  it('(b) a missing receive is an unmatched send (and rank 1 blocks on it)', () => {
+    const w = binomialGather();
+    const root = w.ranks[0];
+    // the root no longer receives from rank 1
+    const bad = withRank(w, 0, { buffers: root.buffers, steps: [step(1, copy(r(0, 0, 4), r(1, 0, 4))), root.steps[1]] });
+    const ps = checkSchedule(bad);
+    const unmatched = ps.filter((p) => p.kind === 'unmatched-send');
+    expect(unmatched).toHaveLength(1);
+    expect(unmatched[0]).toMatchObject({ rank: 1, step: 0, op: 0 });
+    expect(unmatched[0].message).toContain('send to 0 tag 7');
+    // under rendezvous semantics the send never completes
+    expect(kinds(ps)).toEqual(['deadlock@1', 'unmatched-send@1']);
+    expect(ps.find((p) => p.kind === 'deadlock')?.message).toContain('which no receive matches');
+    let thrown: unknown;
+    try {
+      assertSchedule(bad);
+    } catch (e) {
+      thrown = e;
+    }
+    expect(thrown).toBeInstanceOf(VcollError);
+    expect((thrown as VcollError).code).toBe('INTERNAL');
+    expect((thrown as VcollError).message).toContain('unmatched-send: rank 1 step 0 op 0');
+  });
+
+  it('(c) a receive waiting on a send of a later step deadlocks, naming both ranks', () => {
+    const w: WorldSchedule = {
+      label: 'cross-step',
+      ranks: [
+        { rank: 0, buffers: [{ name: 'b', bytes: 8 }], steps: [step(1, recv(1, r(0, 0, 4))), step(1, send(1, r(0, 4, 4)))] },
+        { rank: 1, buffers: [{ name: 'b', bytes: 8 }], steps: [step(1, recv(0, r(0, 4, 4))), step(1, send(0, r(0, 0, 4)))] },
+      ],
+    };
+    const ps = checkSchedule(w);
+    expect(kinds(ps)).toEqual(['deadlock@0', 'deadlock@1']);
+    const d0 = ps.find((p) => p.rank === 0);
+    expect(d0).toMatchObject({ kind: 'deadlock', step: 0, op: 0 });
+    expect(d0?.message).toContain('rank 0 step 0 waits on op 0 (recv from 1 tag 7)');
+    expect(d0?.message).toContain('which rank 1 posts only in step 1');
+    expect(d0?.message).toContain('rank 1 step 0 waits on op 0 (recv from 0 tag 7)');
+    const d1 = ps.find((p) => p.rank === 1);
+    expect(d1?.message).toContain('rank 1 step 0 waits on op 0 (recv from 0 tag 7), which rank 0 posts only in step 1');
+    // swapping the order on one rank resolves it
+    const fixed = withRank(w, 1, { buffers: w.ranks[1].buffers, steps: [w.ranks[1].steps[1], w.ranks[1].steps[0]] });
+    expect(checkSchedule(fixed)).toEqual([]);
+  });
+
+  it('(d) a receive of another length than its send', () => {
+    const w = binomialGather();
+    const bad = withRank(w, 1, { buffers: [{ name: 'send', bytes: 8 }], steps: [step(1, send(0, r(0, 0, 8)))] });
+    const ps = checkSchedule(bad);
+    expect(kinds(ps)).toEqual(['length@0']);
+    expect(ps[0]).toMatchObject({ step: 0, op: 1 });
+    expect(ps[0].message).toContain('receives 4 B');
+    expect(ps[0].message).toContain('has 8 B');
+    // a copy between spans of different lengths too
+    const badCopy = withRank(w, 2, {
+      buffers: w.ranks[2].buffers,
+      steps: [step(1, copy(r(0, 0, 4), r(1, 0, 3)), recv(3, r(1, 4, 4))), w.ranks[2].steps[1]],
+    });
+    expect(kinds(checkSchedule(badCopy))).toEqual(['length@2']);
+  });
+
+  it('(e) a range beyond its buffer, and bad shapes', () => {
+    const w = binomialGather();
+    const bad = withRank(w, 3, { buffers: [{ name: 'send', bytes: 4 }], steps: [step(1, send(2, r(0, 2, 4)))] });
+    const ps = checkSchedule(bad);
+    expect(kinds(ps)).toEqual(['range@3']);
+    expect(ps[0]).toMatchObject({ step: 0, op: 0 });
+    expect(ps[0].message).toContain('send[2..6) ends beyond buffer send (4 B)');
+    // a buffer that does not exist, a negative offset
+    const bad2 = withRank(w, 3, { buffers: [{ name: 'send', bytes: 4 }], steps: [step(1, send(2, r(1, 0, 4)))] });
+    expect(kinds(checkSchedule(bad2))).toEqual(['range@3']);
+    const bad3 = withRank(w, 1, { buffers: [{ name: 'send', bytes: 4 }], steps: [step(1, send(0, r(0, -1, 4)))] });
+    expect(kinds(checkSchedule(bad3))).toEqual(['range@1']);
+    // peers outside [0, p), a window of 0, ranks out of order: shape (matching is skipped)
+    const badPeer = withRank(w, 3, { buffers: [{ name: 'send', bytes: 4 }], steps: [step(1, send(4, r(0, 0, 4)))] });
+    expect(kinds(checkSchedule(badPeer))).toEqual(['shape@3']);
+    const badWindow = withRank(w, 3, { buffers: [{ name: 'send', bytes: 4 }], steps: [step(0, send(2, r(0, 0, 4)))] });
+    expect(kinds(checkSchedule(badWindow))).toEqual(['shape@3']);
+    const swapped: WorldSchedule = { label: 'x', ranks: [w.ranks[1], w.ranks[0], w.ranks[2], w.ranks[3]] };
+    expect(kinds(checkSchedule(swapped))).toEqual(['shape@0', 'shape@1']);
+  });
+
+  it('(f) two receives of one step into overlapping bytes', () => {
+    const w = binomialGather();
+    // the root's step 0 receives rank 1's block over its own copy's destination recv[0..4)
+    const bad = withRank(w, 0, {
+      buffers: w.ranks[0].buffers,
+      steps: [step(1, copy(r(0, 0, 4), r(1, 0, 4)), recv(1, r(1, 2, 4))), w.ranks[0].steps[1]],
+    });
+    const ps = checkSchedule(bad);
+    expect(kinds(ps)).toEqual(['overlap@0']);
+    expect(ps[0]).toMatchObject({ step: 0, op: 1 });
+    expect(ps[0].message).toContain('recv[2..4)');
+    // two receives, one vectored, of one step
+    const two: WorldSchedule = {
+      label: 'overlap',
+      ranks: [
+        {
+          rank: 0,
+          buffers: [{ name: 'recv', bytes: 12 }],
+          steps: [step(2, recv(1, r(0, 0, 2), r(0, 8, 2)), recv(2, r(0, 4, 5)))],
+        },
+        { rank: 1, buffers: [{ name: 'send', bytes: 4 }], steps: [step(1, send(0, r(0, 0, 4)))] },
+        { rank: 2, buffers: [{ name: 'send', bytes: 5 }], steps: [step(1, send(0, r(0, 0, 5)))] },
+      ],
+    };
+    const ps2 = checkSchedule(two);
+    expect(kinds(ps2)).toEqual(['overlap@0']);
+    expect(ps2[0].message).toContain('recv[8..9)');
+    // the same ranges in two steps do not overlap
+    const split: WorldSchedule = withRank(two, 0, {
+      buffers: two.ranks[0].buffers,
+      steps: [step(1, recv(1, r(0, 0, 2), r(0, 8, 2))), step(1, recv(2, r(0, 4, 5)))],
+    });
+    expect(checkSchedule(split)).toEqual([]);
+  });
+
+  it('(g) window 1 serialises [recv, send] on both ranks into a deadlock; window 2 does not', () => {
+    const pair = (window: number): WorldSchedule => ({
+      label: `exchange, window ${window}`,
+      ranks: [0, 1].map((rank) => ({
+        rank,
+        buffers: [{ name: 'b', bytes: 8 }],
+        steps: [step(window, recv(1 - rank, r(0, 0, 4)), send(1 - rank, r(0, 4, 4)))],
+      })),
+    });
+    const ps = checkSchedule(pair(1));
+    expect(kinds(ps)).toEqual(['deadlock@0', 'deadlock@1']);
+    expect(ps[0]).toMatchObject({ step: 0, op: 0 });
+    expect(ps[0].message).toContain('posts as op 1 of its step 0 only once fewer than 1 earlier ops are incomplete (window 1)');
+    expect(checkSchedule(pair(2))).toEqual([]);
+    // window 1 with the order swapped on one rank is fine
+    const w = pair(1);
+    const fixed = withRank(w, 1, { buffers: w.ranks[1].buffers, steps: [step(1, send(0, r(0, 4, 4)), recv(0, r(0, 0, 4)))] });
+    expect(checkSchedule(fixed)).toEqual([]);
+  });
+
+  it('a long chain of steps resolves through the worklist', () => {
+    // a ring pass of p ranks, each step of rank i waits on rank i-1: p steps in all
+    const p = 200;
+    const ranks: RankSchedule[] = [];
+    for (let i = 0; i < p; i++) {
+      const steps: ScheduleStep[] = [];
+      if (i > 0) steps.push(step(1, recv(i - 1, r(0, 0, 1))));
+      if (i < p - 1) steps.push(step(1, send(i + 1, r(0, 0, 1))));
+      ranks.push({ rank: i, buffers: [{ name: 'b', bytes: 1 }], steps });
+    }
+    expect(checkSchedule({ label: 'chain', ranks })).toEqual([]);
+    // closing the ring (rank 0 first receives from p-1, which sends to 0 last) deadlocks every rank
+    ranks[0] = { rank: 0, buffers: [{ name: 'b', bytes: 1 }], steps: [step(1, recv(p - 1, r(0, 0, 1))), ...ranks[0].steps] };
+    ranks[p - 1] = { rank: p - 1, buffers: [{ name: 'b', bytes: 1 }], steps: [...ranks[p - 1].steps, step(1, send(0, r(0, 0, 1)))] };
+    const ps = checkSchedule({ label: 'ring', ranks });
+    expect(ps).toHaveLength(p);
+    expect(ps.every((x) => x.kind === 'deadlock')).toBe(true);
+  });
+});
+
+describe('formatSchedule', () => {
+  it('(h) lists buffers, steps and operations of the binomial gather, with totals', () => {
+    const text = formatSchedule(binomialGather());
+    const lines = text.split('\n');
+    for (const line of [
+      "schedule 'gatherv binomial': 4 ranks",
+      'rank 0: buffers send (4 B), recv (16 B)',
+      '  step 0 (window 1):',
+      '    copy send[0..4) → recv[0..4) (4 B)',
+      '    recv ← 1 tag 7  recv[4..8) (4 B)',
+      '    recv ← 2 tag 7  recv[12..16)+recv[8..12) (8 B)',
+      '  rank 0: 2 steps, 0 messages sent, 0 B sent',
+      'rank 2: buffers send (4 B), packed (8 B)',
+      '    copy send[0..4) → packed[0..4) (4 B)',
+      '    recv ← 3 tag 7  packed[4..8) (4 B)',
+      '    send → 0 tag 7  packed[0..8) (8 B)',
+      '  rank 2: 2 steps, 1 message sent, 8 B sent',
+      '    send → 2 tag 7  send[0..4) (4 B)',
+      'total: 6 steps, 3 messages sent, 16 B sent',
+    ]) {
+      expect(lines).toContain(line);
+    }
+    // collective tags in hex
+    const w: WorldSchedule = {
+      label: 't',
+      ranks: [{ rank: 0, buffers: [{ name: 'b', bytes: 2 }], steps: [step(2, { kind: 'send', peer: 0, tag: 0x40000380, data: [r(0, 0, 1)] })] }],
+    };
+    expect(formatSchedule(w)).toContain('    send → 0 tag 0x40000380  b[0..1) (1 B)');
+  });
+});
+
+describe('runSchedule on the simulator', () => {
+  /** Rank i's send buffer: 4 bytes 10i+1 … 10i+4. */
+  const block = (i: number): Uint8Array => Uint8Array.from([1, 2, 3, 4], (x) => 10 * i + x);
+  const buffersOf = (rs: RankSchedule): Uint8Array[] => rs.buffers.map((b, i) => (i === 0 ? block(rs.rank) : new Uint8Array(b.bytes)));
+
+  it('(i) runs the binomial gather: the root gets the blocks where the schedule puts them', async () => {
+    const world = binomialGather();
+    const { results, messages, bytes } = await runSim(
+      4,
+      async (c) => {
+        const bufs = buffersOf(world.ranks[c.rank]);
+        await runSchedule(c, world.ranks[c.rank], bufs);
+        return bufs[bufs.length - 1];
+      },
+      { model },
+    );
+    // root layout: blocks 0, 1, 3, 2
+    expect(Array.from(results[0])).toEqual([...block(0), ...block(1), ...block(3), ...block(2)]);
+    expect(Array.from(results[2])).toEqual([...block(2), ...block(3)]);
+    expect(messages).toBe(3);
+    expect(bytes).toBe(16);
+  });
+
+  it('(i) runs steps with a window of 2 and k ports (the exchange of (g))', async () => {
+    const world: WorldSchedule = {
+      label: 'exchange',
+      ranks: [0, 1].map((rank) => ({
+        rank,
+        buffers: [{ name: 'b', bytes: 8 }],
+        steps: [step(2, recv(1 - rank, r(0, 0, 4)), send(1 - rank, r(0, 4, 4)))],
+      })),
+    };
+    const { results } = await runSim(
+      2,
+      async (c) => {
+        const b = Uint8Array.from([0, 0, 0, 0, 1, 2, 3, 4], (x) => x + (x > 0 ? 10 * c.rank : 0));
+        await runSchedule(c, world.ranks[c.rank], [b]);
+        return Array.from(b);
+      },
+      { model, ports: 2 },
+    );
+    expect(results[0]).toEqual([11, 12, 13, 14, 1, 2, 3, 4]);
+    expect(results[1]).toEqual([1, 2, 3, 4, 11, 12, 13, 14]);
+  });
+
+  it('(i) runs window 1 as the check says: the exchange of (g) deadlocks on the simulator too', async () => {
+    const world: WorldSchedule = {
+      label: 'exchange',
+      ranks: [0, 1].map((rank) => ({
+        rank,
+        buffers: [{ name: 'b', bytes: 8 }],
+        steps: [step(1, recv(1 - rank, r(0, 0, 4)), send(1 - rank, r(0, 4, 4)))],
+      })),
+    };
+    await expect(runSim(2, (c) => runSchedule(c, world.ranks[c.rank], [new Uint8Array(8)]), { model })).rejects.toBeInstanceOf(DeadlockError);
+  });
+
+  it('(i) rejects buffers that do not fit the schedule with InvalidArgumentError, before sending', async () => {
+    const world = binomialGather();
+    const wrong: Record<string, (rs: RankSchedule) => Uint8Array[]> = {
+      count: (rs) => buffersOf(rs).slice(1),
+      size: (rs) => rs.buffers.map((b) => new Uint8Array(b.bytes + 1)),
+    };
+    for (const make of Object.values(wrong)) {
+      const { results } = await runSim(
+        4,
+        async (c) => {
+          try {
+            await runSchedule(c, world.ranks[c.rank], make(world.ranks[c.rank]));
+            return 'ran';
+          } catch (e) {
+            return e instanceof InvalidArgumentError ? e.field : String(e);
+          }
+        },
+        { model },
+      );
+      for (const f of results) expect(f).toMatch(/^buffers/);
+    }
+    // another rank's schedule
+    const { results } = await runSim(
+      2,
+      async (c) => runSchedule(c, world.ranks[1 - c.rank], buffersOf(world.ranks[1 - c.rank])).then(
+        () => 'ran',
+        (e: unknown) => (e instanceof InvalidArgumentError ? e.field : String(e)),
+      ),
+      { model },
+    );
+    expect(results).toEqual(['schedule', 'schedule']);
+  });
+
+  it('a receive that gets fewer bytes than its span fails with CommunicationError', async () => {
+    const world: WorldSchedule = {
+      label: 'short',
+      ranks: [
+        { rank: 0, buffers: [{ name: 'b', bytes: 8 }], steps: [step(1, recv(1, r(0, 0, 8)))] },
+        { rank: 1, buffers: [{ name: 'b', bytes: 4 }], steps: [step(1, send(0, r(0, 0, 4)))] },
+      ],
+    };
+    expect(kinds(checkSchedule(world))).toEqual(['length@0']);
+    const { results } = await runSim(
+      2,
+      async (c) =>
+        runSchedule(c, world.ranks[c.rank], [new Uint8Array(world.ranks[c.rank].buffers[0].bytes)]).then(
+          () => 'ok',
+          (e: unknown) => (e instanceof CommunicationError ? e.message : `other: ${String(e)}`),
+        ),
+      { model },
+    );
+    expect(results[1]).toBe('ok');
+    expect(results[0]).toContain('rank 0: schedule step 0 op 0: receive from rank 1 tag 7 got 4 bytes, expected 8');
+  });
+});
