@@ -1,6 +1,7 @@
 /** The `vcoll` command line: thin shells over the library. */
 import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
+import { COMPILED_V_ALGORITHMS } from '../collectives/v-schedule.js';
 import { PORTABLE_V_ALGORITHMS, V_ALGORITHMS } from '../collectives/v-variants.js';
 import { parseDistribution } from '../workloads/distributions.js';
 import { SEED000_DISTRIBUTIONS, TRANSPORTS, V_OPERATIONS } from '../run/spec.js';
@@ -14,6 +15,7 @@ import { runModel, type ModelCommandOptions } from './model-command.js';
 import { parseChoice, parseIntegerListOption, parseIntegerOption, parseNumberOption, parseSizesOption } from './options.js';
 import type { InterCommandOptions } from './inter-command.js';
 import type { RunCommandOptions } from './run-command.js';
+import type { ScheduleCommandOptions } from './schedule-command.js';
 import { runTree, type TreeCommandOptions } from './tree-command.js';
 
 /** The version in package.json (two folders up from src/cli and from dist/cli). */
@@ -120,6 +122,31 @@ export function buildProgram(): Command {
       const { runRun } = await import('./run-command.js');
       const report = await runRun(opts);
       if (!report.verified) process.exitCode = 1;
+    });
+
+  program
+    .command('schedule')
+    .description('compile the data phase of one gatherv or scatterv into every rank\'s schedule, print it (text or JSON) and check it')
+    .option('--op <op>', 'gatherv | scatterv', parseChoice('op', V_OPERATIONS), 'gatherv')
+    .option('--algorithm <name>', `${COMPILED_V_ALGORITHMS.join(' | ')} (adaptive, mpi-native: not compiled yet)`, parseChoice('algorithm', V_ALGORITHMS), 'binomial')
+    .option('--p <n>', 'number of ranks', parseIntegerOption('p', 1), 8)
+    .option('--dist <name>', 'block-size distribution (see `vcoll model --help`)', 'random')
+    .option('--b <n>', 'average block size (elements)', parseIntegerOption('b', 1), 10)
+    .option('--rho <n>', 'ρ of the spikes and skewed distributions', parseIntegerOption('rho', 1), 5)
+    .option('--seed <n>', 'seed of the random distributions', parseIntegerOption('seed', 0), 1)
+    .option('--root <r>', 'the root rank', parseIntegerOption('root', 0), 0)
+    .option('--alpha <x>', 'start-up latency per message (the trees are built for this model)', parseNumberOption('alpha'), 100)
+    .option('--beta <x>', 'time per element', parseNumberOption('beta'), 1)
+    .option('--gamma <x>', 'local copy time per element', parseNumberOption('gamma'), 0)
+    .option('--ports <k>', 'communication ports per processor (k > 1: at most k operations outstanding, copies as messages to oneself)', parseIntegerOption('ports', 1), 1)
+    .option('--copy-all', 'every processor copies its block (Traff18 Lemma 4)', false)
+    .option('--unit-bytes <n>', 'bytes per element', parseIntegerOption('unit-bytes', 1), 1)
+    .option('--format <fmt>', 'text | json', parseChoice('format', ['text', 'json'] as const), 'text')
+    .exitOverride()
+    .action(async (opts: ScheduleCommandOptions) => {
+      const { runScheduleCommand } = await import('./schedule-command.js');
+      const report = runScheduleCommand(opts);
+      if (report.problems.length > 0) process.exitCode = 1;
     });
 
   program

@@ -343,7 +343,16 @@ function runAbstract(world: WorldSchedule, flat: Flat, problems: ScheduleProblem
         const g = base + next[r]++;
         posted[g] = 1;
         outstanding[r]++;
-        if (flat.ops[g].kind === 'copy') complete(g);
+        const op = flat.ops[g];
+        const after = next[r] < st.ops.length ? flat.ops[g + 1] : undefined;
+        if (op.kind === 'recv' && op.peer === r && after?.kind === 'send' && after.peer === r && after.tag === op.tag) {
+          // a local copy through a port (types.ts): the pair holds one slot and completes at once
+          next[r]++;
+          posted[g + 1] = 1;
+          completed[g + 1] = 1;
+          done[r]++;
+          complete(g);
+        } else if (op.kind === 'copy') complete(g);
         else {
           const q = flat.partner[g];
           if (q >= 0 && posted[q] === 1) {

@@ -8,7 +8,8 @@
  * Sends and receives are `isend`/`irecv` of views of the bound buffers: one view for a
  * one-range span, else the ranges' views as one vectored message (comm/segments.ts), so
  * nothing is staged. A copy is `comm.copy` range by range (it completes when issued, so it
- * never holds a window slot). A receive must get exactly its span's bytes (else a
+ * never holds a window slot); a receive from this rank followed by the send to it with the
+ * same tag (a local copy through a port, as collectives/ports.ts selfCopy) holds one slot. A receive must get exactly its span's bytes (else a
  * CommunicationError); a longer message is the transport's TruncationError.
  *
  * Cost: O(operations + ranges) to bind the views before the first step, then the messages;
@@ -173,7 +174,14 @@ async function allAtOnce(comm: Communicator, s: number, ops: readonly Bound[]): 
   }
 }
 
-/** A step with at most `window` operations outstanding; rejects with the first failure. */
+/** Whether ops[j] and ops[j + 1] are a receive from `me` and the send to `me` with its tag: a local copy through a port. */
+function isSelfPair(me: number, ops: readonly Bound[], j: number): boolean {
+  const a = ops[j];
+  const b = ops[j + 1];
+  return a.kind === 'recv' && b !== undefined && b.kind === 'send' && a.op.peer === me && b.op.peer === me && a.op.tag === b.op.tag;
+}
+
+/** A step with at most `window` operations outstanding (a self pair holds one); rejects with the first failure. */
 function windowed(comm: Communicator, s: number, ops: readonly Bound[], window: number): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     let next = 0;
@@ -188,9 +196,12 @@ function windowed(comm: Communicator, s: number, ops: readonly Bound[], window: 
       while (!failed && running < window && next < ops.length) {
         const j = next++;
         const b = ops[j];
-        let req: Request<unknown> | null;
+        // a local copy through a port (types.ts): receive from oneself, then the send, one slot
+        const pair = isSelfPair(comm.rank, ops, j);
+        if (pair) next++;
+        let req: PromiseLike<unknown> | null;
         try {
-          req = start(comm, b);
+          req = pair ? comm.waitAll([start(comm, b) as Request<unknown>, start(comm, ops[j + 1]) as Request<unknown>]).then((out) => out[0]) : start(comm, b);
         } catch (e) {
           fail(e);
           return;
@@ -212,7 +223,7 @@ function windowed(comm: Communicator, s: number, ops: readonly Bound[], window: 
               }
             }
             running--;
-            done++;
+            done += pair ? 2 : 1;
             launch();
           },
           (e: unknown) => {

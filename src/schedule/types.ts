@@ -11,6 +11,10 @@
  * allocates nothing; a message made of several ranges is one vectored message, its ranges in
  * order.
  *
+ * A receive from the rank itself immediately followed by the send to itself with the same tag
+ * is one local copy through a port (how compilers express the copy when the model has k > 1
+ * ports: it then holds a port for γ·m, docs/MODEL.md "Ports"): the pair takes one window slot.
+ *
  * Matching is MPI's: a receive takes the earliest send of the same (source, tag) to it, in the
  * sender's program order (step order, then operation order within a step); a message's length
  * is the sum of its ranges' lengths and must equal the receive's.

@@ -1,0 +1,89 @@
+/** `vcoll schedule`: the compiled data phase of one gatherv/scatterv, printed and checked. */
+import { describe, expect, it } from 'vitest';
+import { runScheduleCommand, type ScheduleCommandOptions, type ScheduleReport } from '../src/cli/schedule-command.js';
+import { compileVSchedule } from '../src/collectives/v-schedule.js';
+import { UnavailableError } from '../src/errors.js';
+import { linearModel } from '../src/model/cost-model.js';
+import { blockSizes } from '../src/workloads/distributions.js';
+import { sink, vcoll } from './helpers/cli.js';
+
+const defaults: ScheduleCommandOptions = {
+  op: 'gatherv',
+  algorithm: 'binomial',
+  p: 8,
+  dist: 'spikes',
+  b: 10,
+  rho: 5,
+  seed: 1,
+  root: 0,
+  alpha: 100,
+  beta: 1,
+  gamma: 0,
+  ports: 1,
+  copyAll: false,
+  unitBytes: 1,
+  format: 'text',
+};
+
+function inProcess(opts: Partial<ScheduleCommandOptions>): { report: ScheduleReport; text: string } {
+  const out = sink();
+  const report = runScheduleCommand({ ...defaults, ...opts }, out.stream);
+  return { report, text: out.text() };
+}
+
+describe('vcoll schedule in process', () => {
+  it('text: the counts, the listing of every rank and "check: ok"', () => {
+    const { report, text } = inProcess({});
+    expect(report.problems).toEqual([]);
+    const lines = text.trim().split('\n');
+    expect(lines[0]).toBe(`counts: ${blockSizes('spikes', { p: 8, b: 10 }).join(',')}`);
+    expect(lines[1]).toBe("schedule 'gatherv binomial': 8 ranks");
+    for (let r = 0; r < 8; r++) expect(text).toContain(`rank ${r}: buffers`);
+    expect(lines[lines.length - 1]).toBe('check: ok');
+    // the root receives, the others send (tags of the first plan's data: 0x40000380)
+    expect(text).toContain('recv ← 1 tag 0x40000380');
+    expect(text).toContain('send → 0 tag 0x40000380');
+  });
+
+  it('json: the WorldSchedule with its counts and an empty `problems`', () => {
+    const opts = { format: 'json' as const, op: 'scatterv' as const, algorithm: 'two-block', dist: 'two-blocks', p: 9, root: 4, unitBytes: 4, ports: 2, gamma: 1 };
+    const { report, text } = inProcess(opts);
+    const lines = text.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    const o = JSON.parse(lines[0]) as { label: string; counts: number[]; ranks: unknown[]; problems: unknown[] };
+    expect(o.label).toBe('scatterv two-block');
+    expect(o.problems).toEqual([]);
+    const model = linearModel({ alpha: 100, beta: 1, gamma: 1, ports: 2 });
+    const want = compileVSchedule('scatterv', 'two-block', report.counts, { root: 4, model, unitBytes: 4 });
+    expect(o.ranks).toEqual(JSON.parse(JSON.stringify(want.ranks)));
+    expect(o.counts).toEqual(report.counts);
+  });
+
+  it('every compiled algorithm and op checks ok on a default case', () => {
+    for (const algorithm of ['linear', 'binomial', 'optimal', 'binary', 'traff', 'model-traff', 'model-binomial-min']) {
+      for (const op of ['gatherv', 'scatterv'] as const) {
+        const { report, text } = inProcess({ algorithm, op, dist: 'random', p: 13, root: 5, copyAll: true, gamma: 1 });
+        expect(report.problems, `${op} ${algorithm}`).toEqual([]);
+        expect(text.trim().endsWith('check: ok')).toBe(true);
+      }
+    }
+  });
+
+  it('refuses adaptive (not compiled), a root outside p and a variant restriction', () => {
+    expect(() => inProcess({ algorithm: 'adaptive' })).toThrow(UnavailableError);
+    expect(() => inProcess({ root: 8 })).toThrow(/--root/);
+    expect(() => inProcess({ algorithm: 'optimal', ports: 2 })).toThrow(/ports/);
+  });
+});
+
+describe('vcoll schedule as a process', () => {
+  it('prints the schedule and check: ok; usage errors exit 2', () => {
+    const r = vcoll(['schedule', '--op', 'gatherv', '--algorithm', 'binomial', '--p', '8', '--dist', 'spikes', '--b', '10']);
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain("schedule 'gatherv binomial': 8 ranks");
+    expect(r.stdout.trim().endsWith('check: ok')).toBe(true);
+    const bad = vcoll(['schedule', '--algorithm', 'adaptive']);
+    expect(bad.status).toBe(2);
+  });
+});
