@@ -160,3 +160,11 @@ export async function renderBenchReport(results: import('./harness/results.js').
   const { renderReport } = await import('./report/html.js');
   return renderReport(results);
 }
+
+/** Schedules: a collective's data phase as data (steps of send/recv/copy), its static check, printer and portable executor. */
+export type { ByteRange, CopyOp, RankSchedule, RecvOp, ScheduleBuffer, ScheduleOp, ScheduleStep, SendOp, Span, WorldSchedule } from './schedule/types.js';
+export { spanBytes } from './schedule/types.js';
+export { assertSchedule, checkSchedule, type ScheduleProblem, type ScheduleProblemKind } from './schedule/check.js';
+export { formatSchedule } from './schedule/format.js';
+export { runSchedule } from './schedule/run.js';
+export { COMPILED_V_ALGORITHMS, compileVSchedule, type CompileVOptions, type CompiledVAlgorithm } from './collectives/v-schedule.js';
