@@ -166,5 +166,5 @@ export type { ByteRange, CopyOp, RankSchedule, RecvOp, ScheduleBuffer, ScheduleO
 export { spanBytes } from './schedule/types.js';
 export { assertSchedule, checkSchedule, type ScheduleProblem, type ScheduleProblemKind } from './schedule/check.js';
 export { formatSchedule } from './schedule/format.js';
-export { runSchedule } from './schedule/run.js';
+export { bindSchedule, runSchedule, type BoundSchedule } from './schedule/run.js';
 export { COMPILED_V_ALGORITHMS, compileVSchedule, type CompileVOptions, type CompiledVAlgorithm } from './collectives/v-schedule.js';

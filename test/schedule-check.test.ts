@@ -8,7 +8,7 @@ import { CommunicationError, DeadlockError, InvalidArgumentError, VcollError } f
 import { linearModel } from '../src/model/cost-model.js';
 import { assertSchedule, checkSchedule, type ScheduleProblem } from '../src/schedule/check.js';
 import { formatSchedule } from '../src/schedule/format.js';
-import { runSchedule } from '../src/schedule/run.js';
+import { bindSchedule, runSchedule } from '../src/schedule/run.js';
 import type { ByteRange, RankSchedule, ScheduleOp, ScheduleStep, WorldSchedule } from '../src/schedule/types.js';
 import { runSim } from '../src/transports/sim/run.js';
 
@@ -276,6 +276,33 @@ describe('runSchedule on the simulator', () => {
     expect(Array.from(results[2])).toEqual([...block(2), ...block(3)]);
     expect(messages).toBe(3);
     expect(bytes).toBe(16);
+  });
+
+  it('(i) a bound schedule runs again on the same buffers, with their current contents, in the same time', async () => {
+    const world = binomialGather();
+    const { results } = await runSim(
+      4,
+      async (c) => {
+        const bufs = buffersOf(world.ranks[c.rank]);
+        const bound = bindSchedule(c, world.ranks[c.rank], bufs);
+        const times: number[] = [];
+        const roots: number[][] = [];
+        for (let k = 0; k < 2; k++) {
+          if (k === 1 && c.rank === 3) bufs[0].fill(99); // rank 3's block changes between the runs
+          const t0 = c.clock?.now() ?? 0;
+          await bound.run();
+          times.push((c.clock?.now() ?? 0) - t0);
+          roots.push(Array.from(bufs[bufs.length - 1]));
+          await c.clock?.sync();
+        }
+        return { times, roots };
+      },
+      { model },
+    );
+    const first = [...block(0), ...block(1), ...block(3), ...block(2)];
+    expect(results[0].roots[0]).toEqual(first);
+    expect(results[0].roots[1]).toEqual([...block(0), ...block(1), ...block(3).map(() => 99), ...block(2)]);
+    expect(results[0].times[1]).toBe(results[0].times[0]);
   });
 
   it('(i) runs steps with a window of 2 and k ports (the exchange of (g))', async () => {

@@ -27,21 +27,39 @@ type Bound =
   | { readonly kind: 'recv'; readonly op: RecvOp; readonly buf: MessageBuffer; readonly bytes: number }
   | { readonly kind: 'copy'; readonly from: MessageBuffer; readonly to: MessageBuffer; readonly bytes: number };
 
+/** A rank's schedule bound to its buffers: `run()` executes it, as often as wanted, allocating no views. */
+export interface BoundSchedule {
+  run(): Promise<void>;
+}
+
 /**
- * Runs `schedule` (this rank's) on `comm` with `buffers` bound to `schedule.buffers` (same
- * count, each a Uint8Array of exactly its `bytes`); resolves when the last step has completed.
- * Rejects with an InvalidArgumentError before anything runs when the buffers, ranks, peers,
- * windows or ranges do not fit, and with the first failure of an operation otherwise.
+ * Validates `schedule` (this rank's) against `buffers` (same count, each a Uint8Array of
+ * exactly its `bytes`) and binds every operation's views once; throws an InvalidArgumentError
+ * when the buffers, ranks, peers, windows or ranges do not fit. `run()` resolves when the last
+ * step has completed and rejects with the first failure of an operation.
+ */
+export function bindSchedule(comm: Communicator, schedule: RankSchedule, buffers: readonly Uint8Array[]): BoundSchedule {
+  const steps = bind(comm, schedule, buffers);
+  return {
+    async run(): Promise<void> {
+      for (let s = 0; s < steps.length; s++) {
+        const ops = steps[s];
+        if (ops.length === 0) continue;
+        const window = schedule.steps[s].window;
+        if (window >= ops.length) await allAtOnce(comm, s, ops);
+        else await windowed(comm, s, ops, window);
+      }
+    },
+  };
+}
+
+/**
+ * Runs `schedule` (this rank's) once on `comm` with `buffers` bound to `schedule.buffers`
+ * (bindSchedule, then run): rejects with an InvalidArgumentError before anything runs when
+ * they do not fit, and with the first failure of an operation otherwise.
  */
 export async function runSchedule(comm: Communicator, schedule: RankSchedule, buffers: readonly Uint8Array[]): Promise<void> {
-  const steps = bind(comm, schedule, buffers);
-  for (let s = 0; s < steps.length; s++) {
-    const st = schedule.steps[s];
-    const ops = steps[s];
-    if (ops.length === 0) continue;
-    if (st.window >= ops.length) await allAtOnce(comm, s, ops);
-    else await windowed(comm, s, ops, st.window);
-  }
+  await bindSchedule(comm, schedule, buffers).run();
 }
 
 /** Validates everything and binds each operation's views. */
