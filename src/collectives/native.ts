@@ -12,6 +12,9 @@ import type { Communicator } from '../comm/communicator.js';
 import type { InterCommunicator } from '../comm/intercomm.js';
 import type { NativeCollectives, NativeInterCollectives } from '../comm/native.js';
 import { InvalidArgumentError, UnavailableError } from '../errors.js';
+import { persistentPlan } from './node-schedule.js';
+import { MPI_NATIVE, type CollectiveInfo, type PersistentCollective } from './types.js';
+import type { VPlanInput } from './variant.js';
 
 /** Largest byte count or byte displacement MPI takes (a C int). */
 export const MAX_NATIVE_BYTES = 2 ** 31 - 1;
@@ -70,4 +73,40 @@ export function nativeByteLayout(
     d[i] = counts[i] === 0 ? 0 : nativeBytes(`displs[${i}]`, displs[i] * unitBytes, rank);
   }
   return { counts: c, displs: d };
+}
+
+/** What the MPI library's gatherv/scatterv is called with at the root (bytes). */
+export interface NativeByteLayout {
+  readonly counts: Int32Array;
+  readonly displs: Int32Array;
+}
+
+/**
+ * The `mpi-native` variant of gatherv or scatterv (`op`): at init every rank checks the MPI
+ * transport is there (else UnavailableError), a non-root rank that its block (`own(input)`:
+ * field and bytes) fits an MPI count, the root its byte counts and displacements; `start()`
+ * calls the library (`call(native, layout, input)`: layout at the root only). No planning
+ * rounds, height 1.
+ */
+export function nativeVariant<I extends VPlanInput>(
+  op: 'gatherv' | 'scatterv',
+  description: string,
+  own: (input: I) => readonly [field: string, bytes: number],
+  call: (native: NativeCollectives, layout: NativeByteLayout | undefined, input: I) => void,
+): { readonly name: typeof MPI_NATIVE; readonly description: string; readonly requires: 'native'; init(input: I): Promise<PersistentCollective> } {
+  return {
+    name: MPI_NATIVE,
+    description,
+    requires: 'native',
+    init(input: I): Promise<PersistentCollective> {
+      const { comm, root } = input;
+      const native = nativeOf(comm, op);
+      const me = comm.rank;
+      const info: CollectiveInfo = { algorithm: MPI_NATIVE, constructionRounds: 0, height: comm.size > 1 ? 1 : 0 };
+      let layout: NativeByteLayout | undefined;
+      if (me !== root) nativeBytes(...own(input), me);
+      else layout = nativeByteLayout(input.counts as readonly number[], input.displs as readonly number[], input.unitBytes, me);
+      return Promise.resolve(persistentPlan(comm, info, async () => call(native, layout, input)));
+    },
+  };
 }

@@ -66,10 +66,14 @@ export interface Placement {
 
 const EMPTY = new Uint8Array(0);
 
-/** The placement of the packed message holding the blocks of `ranks`, in that order, in `buf`. */
-export function sequencePlacement(buf: Uint8Array, layout: BlockLayout, ranks: ArrayLike<number>): Placement {
+/**
+ * The byte runs of the packed message holding the blocks of `ranks`, in that order, in the
+ * root's buffer: empty blocks dropped, adjacent ones merged; `run(start, end)` is called for
+ * each run in order. Returns the message's bytes. (Also what compiled schedules address:
+ * collectives/v-schedule.ts.)
+ */
+export function sequenceRuns(layout: BlockLayout, ranks: ArrayLike<number>, run: (start: number, end: number) => void): number {
   const { counts, displs, unitBytes: u } = layout;
-  const segs: Uint8Array[] = [];
   let bytes = 0;
   let start = -1;
   let end = -1;
@@ -81,16 +85,22 @@ export function sequencePlacement(buf: Uint8Array, layout: BlockLayout, ranks: A
     if (start >= 0 && at === end) {
       end += n;
     } else {
-      if (start >= 0) segs.push(buf.subarray(start, end));
+      if (start >= 0) run(start, end);
       start = at;
       end = at + n;
     }
     bytes += n;
   }
-  if (start < 0) return { buffer: EMPTY, bytes: 0, segments: 0 };
-  const last = buf.subarray(start, end);
-  if (segs.length === 0) return { buffer: last, bytes, segments: 1 };
-  segs.push(last);
+  if (start >= 0) run(start, end);
+  return bytes;
+}
+
+/** The placement of the packed message holding the blocks of `ranks`, in that order, in `buf`. */
+export function sequencePlacement(buf: Uint8Array, layout: BlockLayout, ranks: ArrayLike<number>): Placement {
+  const segs: Uint8Array[] = [];
+  const bytes = sequenceRuns(layout, ranks, (start, end) => segs.push(buf.subarray(start, end)));
+  if (segs.length === 0) return { buffer: EMPTY, bytes: 0, segments: 0 };
+  if (segs.length === 1) return { buffer: segs[0], bytes, segments: 1 };
   return { buffer: segs, bytes, segments: segs.length };
 }
 

@@ -38,6 +38,7 @@ import { InvalidArgumentError, UnavailableError } from '../errors.js';
 import type { CostModel } from '../model/cost-model.js';
 import type { ByteRange, RankSchedule, ScheduleBuffer, ScheduleOp, ScheduleStep, Span, WorldSchedule } from '../schedule/types.js';
 import { DEFAULT_MODEL, V_TAGS } from './defaults.js';
+import { sequenceRuns } from './placement.js';
 import {
   binomialNode,
   binomialSchedule,
@@ -128,22 +129,7 @@ function capacityBytes(counts: readonly number[], displs: readonly number[], u: 
  */
 function sequenceSpan(buffer: number, counts: readonly number[], displs: readonly number[], u: number, ranks: ArrayLike<number>): Span {
   const out: ByteRange[] = [];
-  let start = -1;
-  let end = -1;
-  for (let i = 0; i < ranks.length; i++) {
-    const r = ranks[i];
-    const n = counts[r] * u;
-    if (n === 0) continue;
-    const at = displs[r] * u;
-    if (start >= 0 && at === end) {
-      end += n;
-    } else {
-      if (start >= 0) out.push({ buffer, offset: start, length: end - start });
-      start = at;
-      end = at + n;
-    }
-  }
-  if (start >= 0) out.push({ buffer, offset: start, length: end - start });
+  sequenceRuns({ counts, displs, unitBytes: u }, ranks, (start, end) => out.push({ buffer, offset: start, length: end - start }));
   return out;
 }
 
@@ -167,8 +153,9 @@ class Steps {
   readonly list: ScheduleStep[] = [];
 
   /** A step of `ops` with at most `window` outstanding (none: no step). */
-  add(ops: readonly ScheduleOp[], window: number): void {
+  add(ops: readonly ScheduleOp[], window: number): this {
     if (ops.length > 0) this.list.push({ ops, window: Math.max(1, window) });
+    return this;
   }
 }
 
@@ -183,33 +170,60 @@ function rootArrays(d: VRankDescription): { counts: readonly number[]; displs: r
   return { counts, displs };
 }
 
-function linearGather(d: VRankDescription, tag: number): RankSchedule {
+/**
+ * A non-root rank of linear: its block straight to (gather) or from (scatter) the root, or,
+ * under copyAll (Traff18 Lemma 4), through a communication buffer ('packed') with one copy.
+ */
+function linearLeaf(op: VOp, d: VRankDescription, tag: number): RankSchedule {
+  const b = new Buffers();
+  const steps = new Steps();
+  const block = d.count * d.unitBytes;
+  const user = b.add(op === 'gatherv' ? 'send' : 'recv', block);
+  const message = (buffer: number): ScheduleOp => (op === 'gatherv' ? send : recv)(d.root, tag, span(buffer, 0, block));
+  if (!d.copyAll) {
+    steps.add([message(user)], 1);
+  } else {
+    const packed = b.add('packed', block);
+    const toPacked = copy(span(packed, 0, block), span(user, 0, block));
+    const fromPacked = copy(span(user, 0, block), span(packed, 0, block));
+    if (op === 'gatherv') steps.add([toPacked], 1).add([message(packed)], 1);
+    else steps.add([message(packed)], 1).add([fromPacked], 1);
+  }
+  return { rank: d.rank, buffers: b.list, steps: steps.list };
+}
+
+/**
+ * The root of linear: its buffers ('send', 'recv'), the view of rank i's block in the user's
+ * buffer at its displacement, and `own(ops)`, which appends the root's own block's local copy
+ * (none in place).
+ */
+function linearRoot(op: VOp, d: VRankDescription, tag: number): { b: Buffers; view: (i: number) => Span; own: (ops: ScheduleOp[]) => void } {
   const u = d.unitBytes;
   const me = d.rank;
   const b = new Buffers();
-  const steps = new Steps();
-  const block = d.count * u;
-  if (me !== d.root) {
-    const sendBuf = b.add('send', block);
-    if (!d.copyAll) {
-      steps.add([send(d.root, tag, span(sendBuf, 0, block))], 1);
-    } else {
-      const packed = b.add('packed', block);
-      steps.add([copy(span(packed, 0, block), span(sendBuf, 0, block))], 1);
-      steps.add([send(d.root, tag, span(packed, 0, block))], 1);
-    }
-    return { rank: me, buffers: b.list, steps: steps.list };
-  }
   const { counts, displs } = rootArrays(d);
   const inPlace = d.inPlace ?? false;
-  const sendBuf = b.add('send', inPlace ? 0 : counts[me] * u);
-  const recvBuf = b.add('recv', capacityBytes(counts, displs, u));
-  const view = (i: number): Span => span(recvBuf, displs[i] * u, counts[i] * u);
+  const mine = counts[me] * u;
+  const whole = capacityBytes(counts, displs, u);
+  const sendBuf = b.add('send', op === 'gatherv' ? (inPlace ? 0 : mine) : whole);
+  const recvBuf = b.add('recv', op === 'gatherv' ? whole : inPlace ? 0 : mine);
+  const user = op === 'gatherv' ? recvBuf : sendBuf;
+  const view = (i: number): Span => span(user, displs[i] * u, counts[i] * u);
+  const own = (ops: ScheduleOp[]): void => {
+    if (inPlace) return;
+    if (op === 'gatherv') localCopy(ops, me, tag, d.ports, view(me), span(sendBuf, 0, mine));
+    else localCopy(ops, me, tag, d.ports, span(recvBuf, 0, mine), view(me));
+  };
+  return { b, view, own };
+}
+
+function linearGather(d: VRankDescription, tag: number): RankSchedule {
+  if (d.rank !== d.root) return linearLeaf('gatherv', d, tag);
+  const me = d.rank;
+  const { b, view, own } = linearRoot('gatherv', d, tag);
+  const steps = new Steps();
   const receives: ScheduleOp[] = [];
   for (let i = 0; i < d.p; i++) if (i !== me) receives.push(recv(i, tag, view(i)));
-  const own = (ops: ScheduleOp[]): void => {
-    if (!inPlace) localCopy(ops, me, tag, d.ports, view(me), span(sendBuf, 0, counts[me] * u));
-  };
   if (d.ports > 1) {
     const ops: ScheduleOp[] = [];
     own(ops);
@@ -225,30 +239,10 @@ function linearGather(d: VRankDescription, tag: number): RankSchedule {
 }
 
 function linearScatter(d: VRankDescription, tag: number): RankSchedule {
-  const u = d.unitBytes;
+  if (d.rank !== d.root) return linearLeaf('scatterv', d, tag);
   const me = d.rank;
-  const b = new Buffers();
+  const { b, view, own } = linearRoot('scatterv', d, tag);
   const steps = new Steps();
-  const block = d.count * u;
-  if (me !== d.root) {
-    const recvBuf = b.add('recv', block);
-    if (!d.copyAll) {
-      steps.add([recv(d.root, tag, span(recvBuf, 0, block))], 1);
-    } else {
-      const packed = b.add('packed', block);
-      steps.add([recv(d.root, tag, span(packed, 0, block))], 1);
-      steps.add([copy(span(recvBuf, 0, block), span(packed, 0, block))], 1);
-    }
-    return { rank: me, buffers: b.list, steps: steps.list };
-  }
-  const { counts, displs } = rootArrays(d);
-  const inPlace = d.inPlace ?? false;
-  const sendBuf = b.add('send', capacityBytes(counts, displs, u));
-  const recvBuf = b.add('recv', inPlace ? 0 : counts[me] * u);
-  const view = (i: number): Span => span(sendBuf, displs[i] * u, counts[i] * u);
-  const own = (ops: ScheduleOp[]): void => {
-    if (!inPlace) localCopy(ops, me, tag, d.ports, span(recvBuf, 0, counts[me] * u), view(me));
-  };
   const reversed: ScheduleOp[] = [];
   for (let i = d.p - 1; i >= 0; i--) if (i !== me) reversed.push(send(i, tag, view(i)));
   if (d.ports > 1) {

@@ -54,15 +54,10 @@ export function byteLength(buf: MessageData): number {
 }
 
 /**
- * Copies the first `n` bytes of `src` into `dst` (both contiguous or vectored; `n` at most
- * the byte length of each).
+ * Walks the first `n` bytes of `dst` and `src` (both contiguous or vectored; `n` at most the
+ * byte length of each) as pairs of equally long pieces, in order: `piece(d, s)` for each.
  */
-export function copyBytes(dst: MessageBuffer, src: MessageBuffer, n: number): void {
-  if (dst instanceof Uint8Array && src instanceof Uint8Array) {
-    if (n === src.length) dst.set(src);
-    else dst.set(src.subarray(0, n));
-    return;
-  }
+export function forEachPiece(dst: MessageBuffer, src: MessageBuffer, n: number, piece: (d: Uint8Array, s: Uint8Array) => void): void {
   const ds = dst instanceof Uint8Array ? [dst] : dst;
   const ss = src instanceof Uint8Array ? [src] : src;
   let di = 0;
@@ -75,7 +70,7 @@ export function copyBytes(dst: MessageBuffer, src: MessageBuffer, n: number): vo
     const s = ss[si];
     const k = Math.min(left, d.length - doff, s.length - soff);
     if (k > 0) {
-      d.set(s.subarray(soff, soff + k), doff);
+      piece(d.subarray(doff, doff + k), s.subarray(soff, soff + k));
       doff += k;
       soff += k;
       left -= k;
@@ -89,6 +84,21 @@ export function copyBytes(dst: MessageBuffer, src: MessageBuffer, n: number): vo
       soff = 0;
     }
   }
+}
+
+const setPiece = (d: Uint8Array, s: Uint8Array): void => d.set(s);
+
+/**
+ * Copies the first `n` bytes of `src` into `dst` (both contiguous or vectored; `n` at most
+ * the byte length of each).
+ */
+export function copyBytes(dst: MessageBuffer, src: MessageBuffer, n: number): void {
+  if (dst instanceof Uint8Array && src instanceof Uint8Array) {
+    if (n === src.length) dst.set(src);
+    else dst.set(src.subarray(0, n));
+    return;
+  }
+  forEachPiece(dst, src, n, setPiece);
 }
 
 /** The buffer as one contiguous view: itself, or a new array holding the segments back to back. */

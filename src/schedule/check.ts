@@ -276,28 +276,20 @@ function matchOps(world: WorldSchedule, flat: Flat, problems: ScheduleProblem[])
         });
       }
     }
-    for (let i = m; i < sends.length; i++) {
-      const s = sends[i];
-      const op = flat.ops[s] as { peer: number; tag: number };
-      problems.push({
-        kind: 'unmatched-send',
-        rank: flat.rank[s],
-        step: flat.step[s],
-        op: flat.index[s],
-        message: `${at(s)}: ${opText(flat.ops[s])} has no matching receive (${sends.length} sends, ${recvs.length} receive${recvs.length === 1 ? '' : 's'} of rank ${op.peer} from rank ${flat.rank[s]} with tag ${op.tag})`,
-      });
-    }
-    for (let i = m; i < recvs.length; i++) {
-      const r = recvs[i];
-      const op = flat.ops[r] as { peer: number; tag: number };
-      problems.push({
-        kind: 'unmatched-recv',
-        rank: flat.rank[r],
-        step: flat.step[r],
-        op: flat.index[r],
-        message: `${at(r)}: ${opText(flat.ops[r])} has no matching send (${recvs.length} receives, ${sends.length} send${sends.length === 1 ? '' : 's'} of rank ${op.peer} to rank ${flat.rank[r]} with tag ${op.tag})`,
-      });
-    }
+    // the unpaired rest of either side (n sends or receives of the one rank with the other)
+    const unmatched = (kind: 'unmatched-send' | 'unmatched-recv', extra: readonly number[], other: readonly number[]): void => {
+      const [mine, theirs, dir] = kind === 'unmatched-send' ? ['send', 'receive', 'from'] : ['receive', 'send', 'to'];
+      for (let i = m; i < extra.length; i++) {
+        const g = extra[i];
+        const op = flat.ops[g] as { peer: number; tag: number };
+        const message =
+          `${at(g)}: ${opText(flat.ops[g])} has no matching ${theirs} (${extra.length} ${mine}s, ${other.length} ${theirs}` +
+          `${other.length === 1 ? '' : 's'} of rank ${op.peer} ${dir} rank ${flat.rank[g]} with tag ${op.tag})`;
+        problems.push({ kind, rank: flat.rank[g], step: flat.step[g], op: flat.index[g], message });
+      }
+    };
+    unmatched('unmatched-send', sends, recvs);
+    unmatched('unmatched-recv', recvs, sends);
   }
 }
 

@@ -16,6 +16,7 @@
  * a step whose window covers all its operations waits on them with one `waitAll`.
  */
 import type { Communicator, MessageBuffer, Request, Status } from '../comm/communicator.js';
+import { forEachPiece } from '../comm/segments.js';
 import { CommunicationError, InvalidArgumentError } from '../errors.js';
 import type { RankSchedule, RecvOp, SendOp, Span } from './types.js';
 
@@ -123,36 +124,10 @@ function bind(comm: Communicator, schedule: RankSchedule, buffers: readonly Uint
   });
 }
 
-/** Copies `from` into `to` (equal byte lengths) with comm.copy, piece by piece. */
-function copySpan(comm: Communicator, to: MessageBuffer, from: MessageBuffer): void {
-  if (to instanceof Uint8Array && from instanceof Uint8Array) {
-    comm.copy(to, from);
-    return;
-  }
-  const ds = to instanceof Uint8Array ? [to] : to;
-  const ss = from instanceof Uint8Array ? [from] : from;
-  let di = 0;
-  let doff = 0;
-  let si = 0;
-  let soff = 0;
-  while (di < ds.length && si < ss.length) {
-    const d = ds[di];
-    const src = ss[si];
-    const k = Math.min(d.length - doff, src.length - soff);
-    if (k > 0) {
-      comm.copy(d.subarray(doff, doff + k), src.subarray(soff, soff + k));
-      doff += k;
-      soff += k;
-    }
-    if (doff === d.length) {
-      di++;
-      doff = 0;
-    }
-    if (soff === src.length) {
-      si++;
-      soff = 0;
-    }
-  }
+/** Copies `from` into `to` (`bytes` each) with comm.copy, piece by piece. */
+function copySpan(comm: Communicator, to: MessageBuffer, from: MessageBuffer, bytes: number): void {
+  if (to instanceof Uint8Array && from instanceof Uint8Array) comm.copy(to, from);
+  else forEachPiece(to, from, bytes, (d, s) => comm.copy(d, s));
 }
 
 function checkStatus(comm: Communicator, s: number, j: number, b: Bound & { kind: 'recv' }, st: Status): void {
@@ -167,7 +142,7 @@ function checkStatus(comm: Communicator, s: number, j: number, b: Bound & { kind
 /** Starts operation b (null: a copy, already complete). */
 function start(comm: Communicator, b: Bound): Request<unknown> | null {
   if (b.kind === 'copy') {
-    copySpan(comm, b.to, b.from);
+    copySpan(comm, b.to, b.from, b.bytes);
     return null;
   }
   return b.kind === 'send' ? comm.isend(b.op.peer, b.op.tag, b.buf) : comm.irecv(b.op.peer, b.op.tag, b.buf);

@@ -22,49 +22,37 @@ import prand from 'pure-rand';
 import { InvalidArgumentError } from '../errors.js';
 import { requireInteger } from '../model/validate.js';
 
-export const DISTRIBUTIONS = [
-  'same',
-  'random',
-  'random-increasing',
-  'random-decreasing',
-  'bucket',
-  'spikes',
-  'increasing',
-  'decreasing',
-  'alternating',
-  'skewed',
-  'two-blocks',
-  'two-blocks-small',
+/**
+ * The distributions, one row each: name, display label (as the papers' tables write it) and
+ * whether its sizes depend on the seed. DISTRIBUTIONS, DISTRIBUTION_LABELS and DETERMINISTIC
+ * are derived from it.
+ */
+const DISTRIBUTION_TABLE = [
+  { name: 'same', label: 'Same', seeded: false },
+  { name: 'random', label: 'Random', seeded: true },
+  { name: 'random-increasing', label: 'Random increasing', seeded: true },
+  { name: 'random-decreasing', label: 'Random decreasing', seeded: true },
+  { name: 'bucket', label: 'Bucket', seeded: true },
+  { name: 'spikes', label: 'Spikes', seeded: true },
+  { name: 'increasing', label: 'Increasing', seeded: false },
+  { name: 'decreasing', label: 'Decreasing', seeded: false },
+  { name: 'alternating', label: 'Alternating', seeded: false },
+  { name: 'skewed', label: 'Skewed', seeded: false },
+  { name: 'two-blocks', label: 'Two blocks', seeded: false },
+  { name: 'two-blocks-small', label: 'Two blocks (b)', seeded: false },
 ] as const;
 
-export type DistributionName = (typeof DISTRIBUTIONS)[number];
+export type DistributionName = (typeof DISTRIBUTION_TABLE)[number]['name'];
+
+export const DISTRIBUTIONS: readonly DistributionName[] = DISTRIBUTION_TABLE.map((d) => d.name);
 
 /** Display names as the papers' tables write them. */
-export const DISTRIBUTION_LABELS: Readonly<Record<DistributionName, string>> = {
-  same: 'Same',
-  random: 'Random',
-  'random-increasing': 'Random increasing',
-  'random-decreasing': 'Random decreasing',
-  bucket: 'Bucket',
-  spikes: 'Spikes',
-  increasing: 'Increasing',
-  decreasing: 'Decreasing',
-  alternating: 'Alternating',
-  skewed: 'Skewed',
-  'two-blocks': 'Two blocks',
-  'two-blocks-small': 'Two blocks (b)',
-};
+export const DISTRIBUTION_LABELS: Readonly<Record<DistributionName, string>> = Object.fromEntries(
+  DISTRIBUTION_TABLE.map((d) => [d.name, d.label]),
+) as Record<DistributionName, string>;
 
 /** Distributions whose sizes do not depend on the seed. */
-export const DETERMINISTIC: ReadonlySet<DistributionName> = new Set([
-  'same',
-  'increasing',
-  'decreasing',
-  'alternating',
-  'skewed',
-  'two-blocks',
-  'two-blocks-small',
-]);
+export const DETERMINISTIC: ReadonlySet<DistributionName> = new Set(DISTRIBUTION_TABLE.filter((d) => !d.seeded).map((d) => d.name));
 
 export interface DistributionParams {
   /** Number of processors, >= 1. */

@@ -15,30 +15,15 @@
  * against (native/vcoll_mpi.c). Elsewhere (simulator, threads) every rank fails at once with
  * UnavailableError('mpi-transport'); `auto` never picks this variant.
  */
-import { nativeByteLayout, nativeBytes, nativeOf } from '../native.js';
-import { persistentPlan } from '../node-schedule.js';
-import { MPI_NATIVE, type CollectiveInfo, type PersistentCollective } from '../types.js';
+import { nativeVariant } from '../native.js';
 import type { GathervPlanInput, GathervVariant } from '../variant.js';
 
-export const MPI_NATIVE_GATHERV: GathervVariant = {
-  name: MPI_NATIVE,
-  description: "the MPI library's own MPI_Gatherv (MPI transport only; Open MPI 4.1.4: linear, coll/basic)",
-  requires: 'native',
-  init(input: GathervPlanInput): Promise<PersistentCollective> {
-    const { comm, root, unitBytes: u } = input;
-    const native = nativeOf(comm, 'gatherv');
-    const me = comm.rank;
-    const info: CollectiveInfo = { algorithm: MPI_NATIVE, constructionRounds: 0, height: comm.size > 1 ? 1 : 0 };
-    let run: () => void;
-    if (me !== root) {
-      nativeBytes('send', input.send.length, me);
-      run = () => native.gatherv(input.send, null, null, null, root);
-    } else {
-      const { counts, displs } = nativeByteLayout(input.counts as readonly number[], input.displs as readonly number[], u, me);
-      const send = input.inPlace ? null : input.send;
-      const recv = input.recv as Uint8Array;
-      run = () => native.gatherv(send, recv, counts, displs, root);
-    }
-    return Promise.resolve(persistentPlan(comm, info, async () => run()));
-  },
-};
+export const MPI_NATIVE_GATHERV: GathervVariant = nativeVariant<GathervPlanInput>(
+  'gatherv',
+  "the MPI library's own MPI_Gatherv (MPI transport only; Open MPI 4.1.4: linear, coll/basic)",
+  (input) => ['send', input.send.length],
+  (native, layout, input) =>
+    layout === undefined
+      ? native.gatherv(input.send, null, null, null, input.root)
+      : native.gatherv(input.inPlace ? null : input.send, input.recv as Uint8Array, layout.counts, layout.displs, input.root),
+);

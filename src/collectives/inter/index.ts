@@ -30,16 +30,19 @@ function algorithmOf(options: InterOptions | undefined, rank: number): InterAllg
   return row;
 }
 
+/** What both entries check first, on the call's intercommunicator: the algorithm and the two buffers. */
+function begin(inter: InterCommunicator, args: { readonly send: unknown; readonly recv: unknown }, options: InterOptions | undefined) {
+  const rank = inter.rank;
+  return { rank, algorithm: algorithmOf(options, rank), send: checkBytes(inter, 'send', args.send), recv: checkBytes(inter, 'recv', args.recv) };
+}
+
 /**
  * MPI_Allgather on an intercommunicator: every rank's `send` (k bytes, the same k in its
  * group) lands in every REMOTE rank's `recv` at (local rank)·k; recv holds remoteSize·k' bytes.
  */
 export async function interAllgather(inter: InterCommunicator, args: InterAllgatherArgs, options?: InterOptions): Promise<void> {
   inter = beginInterCall(inter);
-  const rank = inter.rank;
-  const algorithm = algorithmOf(options, rank);
-  const send = checkBytes(inter, 'send', args.send);
-  const recv = checkBytes(inter, 'recv', args.recv);
+  const { rank, algorithm, send, recv } = begin(inter, args, options);
   if (recv.length % inter.remoteSize !== 0) {
     throw new InvalidArgumentError('recv', `holds ${recv.length} bytes, not a multiple of the remote group's size ${inter.remoteSize}`, { rank });
   }
@@ -53,10 +56,7 @@ export async function interAllgather(inter: InterCommunicator, args: InterAllgat
  */
 export async function interAllgatherv(inter: InterCommunicator, args: InterAllgathervArgs, options?: InterOptions): Promise<void> {
   inter = beginInterCall(inter);
-  const rank = inter.rank;
-  const algorithm = algorithmOf(options, rank);
-  const send = checkBytes(inter, 'send', args.send);
-  const recv = checkBytes(inter, 'recv', args.recv);
+  const { rank, algorithm, send, recv } = begin(inter, args, options);
   const unit = args.unitBytes ?? 1;
   if (!Number.isInteger(unit) || unit < 1) throw new InvalidArgumentError('unitBytes', `must be a positive integer, got ${String(unit)}`, { rank });
   if (send.length % unit !== 0) throw new InvalidArgumentError('send', `holds ${send.length} bytes, not a multiple of unitBytes = ${unit}`, { rank });

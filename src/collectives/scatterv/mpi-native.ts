@@ -15,30 +15,15 @@
  * against (native/vcoll_mpi.c). Elsewhere (simulator, threads) every rank fails at once with
  * UnavailableError('mpi-transport'); `auto` never picks this variant.
  */
-import { nativeByteLayout, nativeBytes, nativeOf } from '../native.js';
-import { persistentPlan } from '../node-schedule.js';
-import { MPI_NATIVE, type CollectiveInfo, type PersistentCollective } from '../types.js';
+import { nativeVariant } from '../native.js';
 import type { ScattervPlanInput, ScattervVariant } from '../variant.js';
 
-export const MPI_NATIVE_SCATTERV: ScattervVariant = {
-  name: MPI_NATIVE,
-  description: "the MPI library's own MPI_Scatterv (MPI transport only; Open MPI 4.1.4: linear, coll/basic)",
-  requires: 'native',
-  init(input: ScattervPlanInput): Promise<PersistentCollective> {
-    const { comm, root, unitBytes: u } = input;
-    const native = nativeOf(comm, 'scatterv');
-    const me = comm.rank;
-    const info: CollectiveInfo = { algorithm: MPI_NATIVE, constructionRounds: 0, height: comm.size > 1 ? 1 : 0 };
-    let run: () => void;
-    if (me !== root) {
-      nativeBytes('recv', input.recv.length, me);
-      run = () => native.scatterv(null, null, null, input.recv, root);
-    } else {
-      const { counts, displs } = nativeByteLayout(input.counts as readonly number[], input.displs as readonly number[], u, me);
-      const send = input.send as Uint8Array;
-      const recv = input.inPlace ? null : input.recv;
-      run = () => native.scatterv(send, counts, displs, recv, root);
-    }
-    return Promise.resolve(persistentPlan(comm, info, async () => run()));
-  },
-};
+export const MPI_NATIVE_SCATTERV: ScattervVariant = nativeVariant<ScattervPlanInput>(
+  'scatterv',
+  "the MPI library's own MPI_Scatterv (MPI transport only; Open MPI 4.1.4: linear, coll/basic)",
+  (input) => ['recv', input.recv.length],
+  (native, layout, input) =>
+    layout === undefined
+      ? native.scatterv(null, null, null, input.recv, input.root)
+      : native.scatterv(input.send as Uint8Array, layout.counts, layout.displs, input.inPlace ? null : input.recv, input.root),
+);
