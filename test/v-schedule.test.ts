@@ -6,8 +6,8 @@
  * time (start() and the schedule timed on the same simulation, clocks synced before each):
  * the proof that the compiler mirrors the executors operation for operation.
  *
- * With k > 1 ports a self copy is a receive from itself followed by the send to itself, one
- * window slot (src/schedule/types.ts), as the executors' `inOrder` runs `selfCopy`.
+ * With k > 1 ports a local copy is a copy through a port (src/schedule/types.ts), one window
+ * slot, as the executors' `inOrder` runs `selfCopy`.
  */
 import { describe, expect, it } from 'vitest';
 import { gathervInit, scattervInit } from '../src/collectives/index.js';

@@ -23,12 +23,8 @@
  *   buffer at the blocks' displacements: one range when they are contiguous in packed
  *   order, else the ranges of the blocks (collectives/placement.ts, sequencePlacement).
  *
- * Self copies with k > 1 ports: a receive from the rank itself immediately followed by the
- * matching send to itself (the receive first, as ports.ts `selfCopy` posts them); the pair
- * is one port-holding copy on the simulator and stands for ONE operation of the window, as
- * in `inOrder`. An executor that counts the pair as two outstanding operations (runSchedule
- * today) may start the operations after it later than the plan does: same results, a time
- * never shorter (test/v-schedule.test.ts).
+ * Local copies with k > 1 ports are copies through a port (a `copy` with the plan's tag: the
+ * message to itself of ports.ts `selfCopy`), one operation of the window as in `inOrder`.
  *
  * Buffers of a rank's schedule, in this order where present: 'send' (gatherv: every rank,
  * its block; scatterv: the root's user buffer), 'recv' (gatherv: the root's user buffer;
@@ -138,15 +134,14 @@ function sequenceSpan(buffer: number, counts: readonly number[], displs: readonl
 
 const send = (peer: number, tag: number, data: Span): ScheduleOp => ({ kind: 'send', peer, tag, data });
 const recv = (peer: number, tag: number, data: Span): ScheduleOp => ({ kind: 'recv', peer, tag, data });
-const copy = (to: Span, from: Span): ScheduleOp => ({ kind: 'copy', from, to });
+const copy = (to: Span, from: Span, tag?: number): ScheduleOp => (tag === undefined ? { kind: 'copy', from, to } : { kind: 'copy', from, to, tag });
 
 /**
- * The local copy `from` → `to`: one-ported a `copy` (the processor's copy, no port); with
- * k > 1 ports a message to itself, the receive first (collectives/ports.ts, selfCopy).
+ * The local copy `from` → `to`: one-ported the processor's copy; with k > 1 ports a copy
+ * through a port, the message to itself with the plan's tag (collectives/ports.ts, selfCopy).
  */
-function localCopy(ops: ScheduleOp[], me: number, tag: number, ports: number, to: Span, from: Span): void {
-  if (ports > 1) ops.push(recv(me, tag, to), send(me, tag, from));
-  else ops.push(copy(to, from));
+function localCopy(ops: ScheduleOp[], tag: number, ports: number, to: Span, from: Span): void {
+  ops.push(ports > 1 ? copy(to, from, tag) : copy(to, from));
 }
 
 class Steps {
@@ -211,8 +206,8 @@ function linearRoot(op: VOp, d: VRankDescription, tag: number): { b: Buffers; vi
   const view = (i: number): Span => span(user, displs[i] * u, counts[i] * u);
   const own = (ops: ScheduleOp[]): void => {
     if (inPlace) return;
-    if (op === 'gatherv') localCopy(ops, me, tag, d.ports, view(me), span(sendBuf, 0, mine));
-    else localCopy(ops, me, tag, d.ports, span(recvBuf, 0, mine), view(me));
+    if (op === 'gatherv') localCopy(ops, tag, d.ports, view(me), span(sendBuf, 0, mine));
+    else localCopy(ops, tag, d.ports, span(recvBuf, 0, mine), view(me));
   };
   return { b, view, own };
 }
@@ -319,7 +314,7 @@ function treeGather(d: VRankDescription, node: NodeSchedule, tag: number): RankS
   const k = kids.length;
   const ops: ScheduleOp[] = [];
   for (let j = 0; j <= k; j++) {
-    if (j === node.copyAt && x.copies) localCopy(ops, d.rank, tag, d.ports, x.own, x.block);
+    if (j === node.copyAt && x.copies) localCopy(ops, tag, d.ports, x.own, x.block);
     if (j < k && kids[j].size > 0) ops.push(recv(kids[j].rank, tag, x.children[j]));
   }
   steps.add(ops, d.ports);
@@ -337,7 +332,7 @@ function treeScatter(d: VRankDescription, node: NodeSchedule, tag: number): Rank
   // the gather sequence reversed (scatterv/tree.ts, scatterSequence)
   const ops: ScheduleOp[] = [];
   const own = (): void => {
-    if (x.copies) localCopy(ops, d.rank, tag, d.ports, x.block, x.own);
+    if (x.copies) localCopy(ops, tag, d.ports, x.block, x.own);
   };
   if (node.copyAt === k) own();
   for (let j = k - 1; j >= 0; j--) {

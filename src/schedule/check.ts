@@ -91,7 +91,10 @@ function checkShape(world: WorldSchedule, problems: ScheduleProblem[]): boolean 
     rs.steps.forEach((st, s) => {
       if (!Number.isSafeInteger(st.window) || st.window < 1) bad(r, `rank ${r} step ${s} has window ${String(st.window)}, not an integer ≥ 1`, s);
       st.ops.forEach((op, j) => {
-        if (op.kind === 'copy') return;
+        if (op.kind === 'copy') {
+          if (op.tag !== undefined && !isNonNegInt(op.tag)) bad(r, `${where(r, s, j)}: copy tag ${String(op.tag)} is not an integer ≥ 0`, s, j);
+          return;
+        }
         if (op.kind !== 'send' && op.kind !== 'recv') {
           bad(r, `${where(r, s, j)} has unknown kind ${String((op as { kind: unknown }).kind)}`, s, j);
           return;
@@ -335,16 +338,7 @@ function runAbstract(world: WorldSchedule, flat: Flat, problems: ScheduleProblem
         const g = base + next[r]++;
         posted[g] = 1;
         outstanding[r]++;
-        const op = flat.ops[g];
-        const after = next[r] < st.ops.length ? flat.ops[g + 1] : undefined;
-        if (op.kind === 'recv' && op.peer === r && after?.kind === 'send' && after.peer === r && after.tag === op.tag) {
-          // a local copy through a port (types.ts): the pair holds one slot and completes at once
-          next[r]++;
-          posted[g + 1] = 1;
-          completed[g + 1] = 1;
-          done[r]++;
-          complete(g);
-        } else if (op.kind === 'copy') complete(g);
+        if (flat.ops[g].kind === 'copy') complete(g);
         else {
           const q = flat.partner[g];
           if (q >= 0 && posted[q] === 1) {

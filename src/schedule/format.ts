@@ -56,7 +56,8 @@ function formatRank(rs: RankSchedule, lines: string[]): { messages: number; byte
     if (st.ops.length === 0) lines.push('    (no operations)');
     for (const op of st.ops) {
       if (op.kind === 'copy') {
-        lines.push(`    copy ${formatSpan(rs, op.from)} → ${formatSpan(rs, op.to)} (${spanBytes(op.from)} B)`);
+        const port = op.tag === undefined ? '' : `  through a port, tag ${formatTag(op.tag)}`;
+        lines.push(`    copy ${formatSpan(rs, op.from)} → ${formatSpan(rs, op.to)} (${spanBytes(op.from)} B)${port}`);
         continue;
       }
       const n = spanBytes(op.data);

@@ -8,8 +8,8 @@
  * Sends and receives are `isend`/`irecv` of views of the bound buffers: one view for a
  * one-range span, else the ranges' views as one vectored message (comm/segments.ts), so
  * nothing is staged. A copy is `comm.copy` range by range (it completes when issued, so it
- * never holds a window slot); a receive from this rank followed by the send to it with the
- * same tag (a local copy through a port, as collectives/ports.ts selfCopy) holds one slot. A receive must get exactly its span's bytes (else a
+ * never holds a window slot); a copy through a port (its `tag` set) is the message to this
+ * rank itself, as collectives/ports.ts selfCopy, and holds one slot until it has arrived. A receive must get exactly its span's bytes (else a
  * CommunicationError); a longer message is the transport's TruncationError.
  *
  * Cost: O(operations + ranges) to bind the views before the first step, then the messages;
@@ -26,7 +26,7 @@ const EMPTY = new Uint8Array(0);
 type Bound =
   | { readonly kind: 'send'; readonly op: SendOp; readonly buf: MessageBuffer }
   | { readonly kind: 'recv'; readonly op: RecvOp; readonly buf: MessageBuffer; readonly bytes: number }
-  | { readonly kind: 'copy'; readonly from: MessageBuffer; readonly to: MessageBuffer; readonly bytes: number };
+  | { readonly kind: 'copy'; readonly from: MessageBuffer; readonly to: MessageBuffer; readonly bytes: number; readonly tag: number | undefined };
 
 /** A rank's schedule bound to its buffers: `run()` executes it, as often as wanted, allocating no views. */
 export interface BoundSchedule {
@@ -113,7 +113,10 @@ function bind(comm: Communicator, schedule: RankSchedule, buffers: readonly Uint
         const from = view(op.from, `${field}.from`);
         const to = view(op.to, `${field}.to`);
         if (from.bytes !== to.bytes) throw new InvalidArgumentError(field, `copies ${from.bytes} bytes into ${to.bytes}`, { rank });
-        return { kind: 'copy', from: from.buf, to: to.buf, bytes: from.bytes };
+        if (op.tag !== undefined && (!Number.isSafeInteger(op.tag) || op.tag < 0)) {
+          throw new InvalidArgumentError(`${field}.tag`, `${op.tag} is not a tag`, { rank });
+        }
+        return { kind: 'copy', from: from.buf, to: to.buf, bytes: from.bytes, tag: op.tag };
       }
       if (!Number.isSafeInteger(op.peer) || op.peer < 0 || op.peer >= comm.size) {
         throw new InvalidArgumentError(`${field}.peer`, `${op.peer} is not a rank in [0, ${comm.size})`, { rank });
@@ -139,13 +142,16 @@ function checkStatus(comm: Communicator, s: number, j: number, b: Bound & { kind
   }
 }
 
-/** Starts operation b (null: a copy, already complete). */
-function start(comm: Communicator, b: Bound): Request<unknown> | null {
-  if (b.kind === 'copy') {
-    copySpan(comm, b.to, b.from, b.bytes);
-    return null;
-  }
-  return b.kind === 'send' ? comm.isend(b.op.peer, b.op.tag, b.buf) : comm.irecv(b.op.peer, b.op.tag, b.buf);
+/**
+ * Starts operation b: its requests (none: a plain copy, already complete; two: a copy through
+ * a port, the message to this rank itself, its receive first as collectives/ports.ts selfCopy).
+ */
+function start(comm: Communicator, b: Bound): Request<unknown>[] {
+  if (b.kind === 'send') return [comm.isend(b.op.peer, b.op.tag, b.buf)];
+  if (b.kind === 'recv') return [comm.irecv(b.op.peer, b.op.tag, b.buf)];
+  if (b.tag !== undefined) return [comm.irecv(comm.rank, b.tag, b.to), comm.isend(comm.rank, b.tag, b.from)];
+  copySpan(comm, b.to, b.from, b.bytes);
+  return [];
 }
 
 /** A step whose window covers all its operations: start them all, one waitAll. */
@@ -153,8 +159,7 @@ async function allAtOnce(comm: Communicator, s: number, ops: readonly Bound[]): 
   const reqs: Request<unknown>[] = [];
   const at: number[] = [];
   for (let j = 0; j < ops.length; j++) {
-    const r = start(comm, ops[j]);
-    if (r !== null) {
+    for (const r of start(comm, ops[j])) {
       reqs.push(r);
       at.push(j);
     }
@@ -167,14 +172,7 @@ async function allAtOnce(comm: Communicator, s: number, ops: readonly Bound[]): 
   }
 }
 
-/** Whether ops[j] and ops[j + 1] are a receive from `me` and the send to `me` with its tag: a local copy through a port. */
-function isSelfPair(me: number, ops: readonly Bound[], j: number): boolean {
-  const a = ops[j];
-  const b = ops[j + 1];
-  return a.kind === 'recv' && b !== undefined && b.kind === 'send' && a.op.peer === me && b.op.peer === me && a.op.tag === b.op.tag;
-}
-
-/** A step with at most `window` operations outstanding (a self pair holds one); rejects with the first failure. */
+/** A step with at most `window` operations outstanding; rejects with the first failure. */
 function windowed(comm: Communicator, s: number, ops: readonly Bound[], window: number): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     let next = 0;
@@ -189,22 +187,19 @@ function windowed(comm: Communicator, s: number, ops: readonly Bound[], window: 
       while (!failed && running < window && next < ops.length) {
         const j = next++;
         const b = ops[j];
-        // a local copy through a port (types.ts): receive from oneself, then the send, one slot
-        const pair = isSelfPair(comm.rank, ops, j);
-        if (pair) next++;
-        let req: PromiseLike<unknown> | null;
+        let reqs: Request<unknown>[];
         try {
-          req = pair ? comm.waitAll([start(comm, b) as Request<unknown>, start(comm, ops[j + 1]) as Request<unknown>]).then((out) => out[0]) : start(comm, b);
+          reqs = start(comm, b);
         } catch (e) {
           fail(e);
           return;
         }
-        if (req === null) {
+        if (reqs.length === 0) {
           done++;
           continue;
         }
         running++;
-        req.then(
+        (reqs.length === 1 ? reqs[0] : comm.waitAll(reqs)).then(
           (value) => {
             if (failed) return;
             if (b.kind === 'recv') {
@@ -216,7 +211,7 @@ function windowed(comm: Communicator, s: number, ops: readonly Bound[], window: 
               }
             }
             running--;
-            done += pair ? 2 : 1;
+            done++;
             launch();
           },
           (e: unknown) => {

@@ -11,10 +11,6 @@
  * allocates nothing; a message made of several ranges is one vectored message, its ranges in
  * order.
  *
- * A receive from the rank itself immediately followed by the send to itself with the same tag
- * is one local copy through a port (how compilers express the copy when the model has k > 1
- * ports: it then holds a port for γ·m, docs/MODEL.md "Ports"): the pair takes one window slot.
- *
  * Matching is MPI's: a receive takes the earliest send of the same (source, tag) to it, in the
  * sender's program order (step order, then operation order within a step); a message's length
  * is the sum of its ranges' lengths and must equal the receive's.
@@ -45,11 +41,17 @@ export interface RecvOp {
   readonly data: Span;
 }
 
-/** A local copy (the one-ported model's γ·m); with k > 1 ports compilers use a message to oneself instead. */
+/**
+ * A local copy. Without `tag`, the processor's copy (the one-ported model's γ·m): it
+ * completes when issued and holds no window slot. With `tag`, a copy through a port (the model
+ * with k > 1 ports, docs/MODEL.md "Ports"): a message from the rank to itself with that tag,
+ * which holds one window slot until it has arrived (collectives/ports.ts selfCopy).
+ */
 export interface CopyOp {
   readonly kind: 'copy';
   readonly from: Span;
   readonly to: Span;
+  readonly tag?: number;
 }
 
 export type ScheduleOp = SendOp | RecvOp | CopyOp;
