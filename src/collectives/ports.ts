@@ -8,37 +8,6 @@
 import type { Communicator } from '../comm/communicator.js';
 import type { Request } from '../comm/request.js';
 
-/**
- * Runs `op` on every item in order with at most `window` operations outstanding: item j
- * starts once fewer than `window` of the earlier ones are unfinished (the evaluator's k-port
- * rule, docs/MODEL.md "Ports"); rejects with the first failure.
- */
-export function inOrder<T>(items: readonly T[], window: number, op: (x: T) => PromiseLike<void>): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    let next = 0;
-    let running = 0;
-    let done = 0;
-    let failed = false;
-    const launch = (): void => {
-      while (!failed && running < window && next < items.length) {
-        running++;
-        op(items[next++]).then(
-          () => {
-            running--;
-            if (++done === items.length) resolve();
-            else launch();
-          },
-          (e: unknown) => {
-            failed = true;
-            reject(e);
-          },
-        );
-      }
-    };
-    if (items.length === 0) resolve();
-    else launch();
-  });
-}
 
 /**
  * The local copy of `src` into `dst` as a message to oneself (the receive is posted first, so

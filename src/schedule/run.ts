@@ -2,25 +2,28 @@
  * The portable executor of a schedule over the Communicator interface: step by step, each
  * step's operations issued in order with at most `window` of them outstanding (operation j
  * starts once fewer than `window` of the step's earlier operations are unfinished: the k-port
- * rule of collectives/ports.ts `inOrder`, written again here since schedules sit below the
- * collectives' layer); the step ends when all of them have completed.
+ * rule, comm/request.ts `inOrder`, which the collectives use too); the step ends when all of
+ * them have completed.
  *
  * Sends and receives are `isend`/`irecv` of views of the bound buffers: one view for a
  * one-range span, else the ranges' views as one vectored message (comm/segments.ts), so
- * nothing is staged. A copy is `comm.copy` range by range (it completes when issued, so it
- * never holds a window slot); a copy through a port (its `tag` set) is the message to this
- * rank itself, as collectives/ports.ts selfCopy, and holds one slot until it has arrived. A receive must get exactly its span's bytes (else a
+ * nothing is staged. A copy is `comm.copy` range by range (complete when issued); a copy
+ * through a port (its `tag` set) is the message to this rank itself, as collectives/ports.ts
+ * selfCopy, and holds one slot until it has arrived. A receive must get exactly its span's
+ * bytes (else a
  * CommunicationError); a longer message is the transport's TruncationError.
  *
  * Cost: O(operations + ranges) to bind the views before the first step, then the messages;
  * a step whose window covers all its operations waits on them with one `waitAll`.
  */
 import type { Communicator, MessageBuffer, Request, Status } from '../comm/communicator.js';
+import { inOrder } from '../comm/request.js';
 import { forEachPiece } from '../comm/segments.js';
 import { CommunicationError, InvalidArgumentError } from '../errors.js';
 import type { RankSchedule, RecvOp, SendOp, Span } from './types.js';
 
 const EMPTY = new Uint8Array(0);
+const DONE: Promise<void> = Promise.resolve();
 
 /** An operation with its views bound. */
 type Bound =
@@ -172,55 +175,17 @@ async function allAtOnce(comm: Communicator, s: number, ops: readonly Bound[]): 
   }
 }
 
-/** A step with at most `window` operations outstanding; rejects with the first failure. */
+/** A step with at most `window` operations outstanding (comm/request.ts inOrder); rejects with the first failure. */
 function windowed(comm: Communicator, s: number, ops: readonly Bound[], window: number): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    let next = 0;
-    let running = 0;
-    let done = 0;
-    let failed = false;
-    const fail = (e: unknown): void => {
-      failed = true;
-      reject(e);
-    };
-    const launch = (): void => {
-      while (!failed && running < window && next < ops.length) {
-        const j = next++;
-        const b = ops[j];
-        let reqs: Request<unknown>[];
-        try {
-          reqs = start(comm, b);
-        } catch (e) {
-          fail(e);
-          return;
-        }
-        if (reqs.length === 0) {
-          done++;
-          continue;
-        }
-        running++;
-        (reqs.length === 1 ? reqs[0] : comm.waitAll(reqs)).then(
-          (value) => {
-            if (failed) return;
-            if (b.kind === 'recv') {
-              try {
-                checkStatus(comm, s, j, b, value as Status);
-              } catch (e) {
-                fail(e);
-                return;
-              }
-            }
-            running--;
-            done++;
-            launch();
-          },
-          (e: unknown) => {
-            if (!failed) fail(e);
-          },
-        );
-      }
-      if (!failed && done === ops.length) resolve();
-    };
-    launch();
+  return inOrder(ops, window, (b, j): PromiseLike<void> => {
+    let reqs: Request<unknown>[];
+    try {
+      reqs = start(comm, b);
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    if (reqs.length === 0) return DONE;
+    if (b.kind === 'recv') return reqs[0].then((st) => checkStatus(comm, s, j, b, st as Status));
+    return comm.waitAll(reqs).then(() => undefined);
   });
 }

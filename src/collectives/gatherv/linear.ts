@@ -17,7 +17,8 @@
  * count: a message of another size than counts[i] is an InvalidArgumentError('counts[i]')
  * on the root.
  */
-import { inOrder, selfCopy } from '../ports.js';
+import { inOrder } from '../../comm/request.js';
+import { selfCopy } from '../ports.js';
 import { CommunicationError, DeadlockError, InvalidArgumentError } from '../../errors.js';
 import type { Communicator } from '../../comm/communicator.js';
 import { mapRequest, type Request } from '../../comm/request.js';

@@ -30,7 +30,8 @@
  * Träff) — and the schedules go out exactly as for `optimal` (2⌈log₂p⌉ rounds). Cost on the
  * simulator: exactly evaluate(tree, counts, model, op).time.
  */
-import { inOrder, selfCopy } from '../ports.js';
+import { inOrder } from '../../comm/request.js';
+import { selfCopy } from '../ports.js';
 import { expectStatus, type NodeSchedule } from '../node-schedule.js';
 import { packedBuffer, rootPlacements } from '../tree-exec.js';
 import type { GathervPlanInput } from '../variant.js';

@@ -25,7 +25,8 @@
  * treeVariant): the root builds them for the scatter — the model-based ones predict
  * parent → child here — and scatters the schedules in 2⌈log₂p⌉ rounds.
  */
-import { inOrder, selfCopy } from '../ports.js';
+import { inOrder } from '../../comm/request.js';
+import { selfCopy } from '../ports.js';
 import { expectStatus, type NodeSchedule } from '../node-schedule.js';
 import { packedBuffer, rootPlacements } from '../tree-exec.js';
 import type { ScattervPlanInput } from '../variant.js';
