@@ -10,8 +10,7 @@
  * nothing is staged. A copy is `comm.copy` range by range (complete when issued); a copy
  * through a port (its `tag` set) is the message to this rank itself, as collectives/ports.ts
  * selfCopy, and holds one slot until it has arrived. A receive must get exactly its span's
- * bytes (else a
- * CommunicationError); a longer message is the transport's TruncationError.
+ * bytes (else a CommunicationError); a longer message is the transport's TruncationError.
  *
  * Cost: O(operations + ranges) to bind the views before the first step, then the messages;
  * a step whose window covers all its operations waits on them with one `waitAll`.
