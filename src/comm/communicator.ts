@@ -22,6 +22,7 @@
 import type { VirtualClock } from './endpoint.js';
 import type { NativeCollectives } from './native.js';
 import { type Request, toPromise, waitAll } from './request.js';
+import type { BoundSchedule, RankSchedule, ScheduleOptions } from './schedule.js';
 import type { MessageData } from './segments.js';
 
 export type { MessageBuffer, MessageData } from './segments.js';
@@ -97,6 +98,12 @@ export interface Communicator {
   split(color: number, key: number): Promise<Communicator | null>;
   /** MPI_Comm_split_type(SHARED): the ranks on this rank's node, in rank order. */
   splitByNode(): Promise<Communicator>;
+  /**
+   * Present when the transport has a native executor of schedules (comm/schedule.ts): binds
+   * this rank's `schedule` to `buffers` for it. The caller has validated both (use
+   * schedule/run.ts `bindSchedule`, which falls back to the portable executor without it).
+   */
+  readonly bindValidatedSchedule?: (schedule: RankSchedule, buffers: readonly Uint8Array[], options: ScheduleOptions) => BoundSchedule;
 }
 
 /** A byte view of any typed array (no copy). */

@@ -9,6 +9,7 @@
 import type { Received, Status } from './communicator.js';
 import type { NativeCollectives, NativeInterCollectives } from './native.js';
 import type { Request } from './request.js';
+import type { EndpointSchedule, RankSchedule, ScheduleOptions } from './schedule.js';
 import type { MessageBuffer } from './segments.js';
 
 /** The simulator's virtual clock, for measurements (absent on real transports). */
@@ -75,4 +76,22 @@ export interface Endpoint {
    * group's rank 0. Collective over both groups the first time.
    */
   nativeInterCollectives?(ctx: number, localCtx: number, remoteLeader: number): NativeInterCollectives;
+  /**
+   * Optional: the transport's native executor of schedules (comm/schedule.ts). `schedule` is
+   * one rank's, of a communicator with context id `ctx` whose rank i is world rank worldOf[i]
+   * (null: the identity); an operation with tag t travels in endpoint context
+   * endpointCtx(ctx, t) (comm/agree.ts), its peer is worldOf[peer]. Validated by the caller
+   * (schedule/run.ts bindSchedule: buffers of the schedule's sizes, ranges within them, peers
+   * and windows in range). Runs exactly as the portable executor (schedule/run.ts) does — same
+   * order, windows, matching and results; copies are charged as `copy` — without a request or
+   * a promise per operation. Receive length errors go through `options.recvError` with the
+   * schedule's (communicator) peer.
+   */
+  bindSchedule?(
+    ctx: number,
+    worldOf: Int32Array | null,
+    schedule: RankSchedule,
+    buffers: readonly Uint8Array[],
+    options: ScheduleOptions,
+  ): EndpointSchedule;
 }

@@ -18,6 +18,7 @@ import { allgatherRecords, endpointCtx, type Members, TAG_SPLIT, withContext } f
 import { ANY_SOURCE, ANY_TAG, BaseCommunicator, type Communicator, type Received, type Status, UNDEFINED } from './communicator.js';
 import type { Endpoint, VirtualClock } from './endpoint.js';
 import type { NativeCollectives } from './native.js';
+import type { BoundSchedule, RankSchedule, ScheduleOptions } from './schedule.js';
 import { mapRequest, OpRequest, type Request, toPromise } from './request.js';
 import { badTimeout, withTimeout } from './timeout.js';
 import { isMessageBuffer, type MessageBuffer, type MessageData, toBytes } from './segments.js';
@@ -70,6 +71,8 @@ export class GroupCommunicator extends BaseCommunicator implements Members {
   /** World rank of each rank; null for the world communicator (the identity). */
   private readonly group: Int32Array | null;
   private localOf: Map<number, number> | undefined;
+  /** The endpoint's native schedule executor over this communicator (Communicator.bindValidatedSchedule). */
+  readonly bindValidatedSchedule?: (schedule: RankSchedule, buffers: readonly Uint8Array[], options: ScheduleOptions) => BoundSchedule;
 
   /**
    * `group`: the world rank of every rank (null: the world itself); `rank`: this process's
@@ -84,6 +87,13 @@ export class GroupCommunicator extends BaseCommunicator implements Members {
     this.rank = rank;
     if (endpoint.clock !== undefined) this.clock = endpoint.clock;
     endpoint.openContext?.(ctx, group === null ? null : Array.from(group));
+    const native = endpoint.bindSchedule;
+    if (native !== undefined) {
+      this.bindValidatedSchedule = (schedule, buffers, options) => {
+        const es = native.call(endpoint, ctx, this.group, schedule, buffers, options);
+        return { run: () => toPromise(es.start()) };
+      };
+    }
   }
 
   private nativeOps: NativeCollectives | null | undefined;

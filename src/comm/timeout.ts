@@ -23,7 +23,9 @@
 import { InvalidArgumentError, TimeoutError } from '../errors.js';
 import { ANY_SOURCE, ANY_TAG, type Received, type Status } from './communicator.js';
 import type { Endpoint, VirtualClock } from './endpoint.js';
+import { endpointCtx } from './agree.js';
 import type { NativeCollectives, NativeInterCollectives } from './native.js';
+import type { EndpointSchedule, RankSchedule, ScheduleOptions } from './schedule.js';
 import { OpRequest, type Request } from './request.js';
 import { byteLength, type MessageBuffer } from './segments.js';
 
@@ -222,6 +224,13 @@ class TimeoutEndpoint implements Endpoint {
   readonly openContext?: (ctx: number, worldRanks: readonly number[] | null) => void;
   readonly nativeCollectives?: (ctx: number) => NativeCollectives;
   readonly nativeInterCollectives?: (ctx: number, localCtx: number, remoteLeader: number) => NativeInterCollectives;
+  readonly bindSchedule?: (
+    ctx: number,
+    worldOf: Int32Array | null,
+    schedule: RankSchedule,
+    buffers: readonly Uint8Array[],
+    options: ScheduleOptions,
+  ) => EndpointSchedule;
 
   constructor(
     readonly inner: Endpoint,
@@ -238,6 +247,21 @@ class TimeoutEndpoint implements Endpoint {
     if (inner.openContext !== undefined) this.openContext = inner.openContext.bind(inner);
     if (inner.nativeCollectives !== undefined) this.nativeCollectives = inner.nativeCollectives.bind(inner);
     if (inner.nativeInterCollectives !== undefined) this.nativeInterCollectives = inner.nativeInterCollectives.bind(inner);
+    const bind = inner.bindSchedule;
+    if (bind !== undefined) {
+      // A schedule still running is tracked as the operation it waits for when start() returns.
+      this.bindSchedule = (ctx, worldOf, schedule, buffers, options) => {
+        const es = bind.call(inner, ctx, worldOf, schedule, buffers, options);
+        return {
+          start: () => {
+            const req = es.start();
+            const w = es.waiting();
+            return w === undefined ? req : tracker.track(req, w.kind, endpointCtx(ctx, w.tag), w.peer, w.tag);
+          },
+          waiting: () => es.waiting(),
+        };
+      };
+    }
   }
 
   isend(ctx: number, dest: number, tag: number, data: MessageBuffer): Request<void> {

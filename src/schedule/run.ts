@@ -14,12 +14,17 @@
  *
  * Cost: O(operations + ranges) to bind the views before the first step, then the messages;
  * a step whose window covers all its operations waits on them with one `waitAll`.
+ *
+ * `bindSchedule` validates, then hands the schedule to the transport's native executor when
+ * the communicator has one (Communicator.bindValidatedSchedule: the simulator's engine, the
+ * threads' channels, MPI in C), which runs it the same way without a request or a promise per
+ * operation; else to the portable executor here.
  */
 import type { Communicator, MessageBuffer, Request, Status } from '../comm/communicator.js';
-import { inOrder } from '../comm/request.js';
+import { inOrder, mapRequest } from '../comm/request.js';
 import { forEachPiece } from '../comm/segments.js';
-import { CommunicationError, InvalidArgumentError } from '../errors.js';
-import type { RankSchedule, RecvOp, SendOp, Span } from './types.js';
+import { CommunicationError, InvalidArgumentError, TruncationError } from '../errors.js';
+import type { BoundSchedule, RankSchedule, RecvOp, ScheduleOptions, SendOp, Span } from './types.js';
 
 const EMPTY = new Uint8Array(0);
 const DONE: Promise<void> = Promise.resolve();
@@ -30,27 +35,35 @@ type Bound =
   | { readonly kind: 'recv'; readonly op: RecvOp; readonly buf: MessageBuffer; readonly bytes: number }
   | { readonly kind: 'copy'; readonly from: MessageBuffer; readonly to: MessageBuffer; readonly bytes: number; readonly tag: number | undefined };
 
-/** A rank's schedule bound to its buffers: `run()` executes it, as often as wanted, allocating no views. */
-export interface BoundSchedule {
-  run(): Promise<void>;
-}
+export type { BoundSchedule, ScheduleOptions } from './types.js';
 
 /**
  * Validates `schedule` (this rank's) against `buffers` (same count, each a Uint8Array of
- * exactly its `bytes`) and binds every operation's views once; throws an InvalidArgumentError
- * when the buffers, ranks, peers, windows or ranges do not fit. `run()` resolves when the last
- * step has completed and rejects with the first failure of an operation.
+ * exactly its `bytes`) and binds it for the transport's native executor, or the portable one
+ * (`portable: true` forces it); throws an InvalidArgumentError when the buffers, ranks, peers,
+ * windows or ranges do not fit. `run()` resolves when the last step has completed and rejects
+ * with the first failure of an operation; a receive of another length than its span is
+ * `options.recvError` (default: a CommunicationError when shorter, the transport's
+ * TruncationError when longer).
  */
-export function bindSchedule(comm: Communicator, schedule: RankSchedule, buffers: readonly Uint8Array[]): BoundSchedule {
+export function bindSchedule(
+  comm: Communicator,
+  schedule: RankSchedule,
+  buffers: readonly Uint8Array[],
+  options: ScheduleOptions & { readonly portable?: boolean } = {},
+): BoundSchedule {
   const steps = bind(comm, schedule, buffers);
+  const native = comm.bindValidatedSchedule;
+  if (native !== undefined && options.portable !== true) return native.call(comm, schedule, buffers, options);
+  const recvError = options.recvError;
   return {
     async run(): Promise<void> {
       for (let s = 0; s < steps.length; s++) {
         const ops = steps[s];
         if (ops.length === 0) continue;
         const window = schedule.steps[s].window;
-        if (window >= ops.length) await allAtOnce(comm, s, ops);
-        else await windowed(comm, s, ops, window);
+        if (window >= ops.length) await allAtOnce(comm, s, ops, recvError);
+        else await windowed(comm, s, ops, window, recvError);
       }
     },
   };
@@ -61,8 +74,13 @@ export function bindSchedule(comm: Communicator, schedule: RankSchedule, buffers
  * (bindSchedule, then run): rejects with an InvalidArgumentError before anything runs when
  * they do not fit, and with the first failure of an operation otherwise.
  */
-export async function runSchedule(comm: Communicator, schedule: RankSchedule, buffers: readonly Uint8Array[]): Promise<void> {
-  await bindSchedule(comm, schedule, buffers).run();
+export async function runSchedule(
+  comm: Communicator,
+  schedule: RankSchedule,
+  buffers: readonly Uint8Array[],
+  options: ScheduleOptions & { readonly portable?: boolean } = {},
+): Promise<void> {
+  await bindSchedule(comm, schedule, buffers, options).run();
 }
 
 /** Validates everything and binds each operation's views. */
@@ -135,8 +153,11 @@ function copySpan(comm: Communicator, to: MessageBuffer, from: MessageBuffer, by
   else forEachPiece(to, from, bytes, (d, s) => comm.copy(d, s));
 }
 
-function checkStatus(comm: Communicator, s: number, j: number, b: Bound & { kind: 'recv' }, st: Status): void {
+type RecvError = ScheduleOptions['recvError'];
+
+function checkStatus(comm: Communicator, s: number, j: number, b: Bound & { kind: 'recv' }, st: Status, recvError: RecvError): void {
   if (st.bytes !== b.bytes) {
+    if (recvError !== undefined) throw recvError(b.op.peer, b.op.tag, b.bytes, st.bytes, undefined);
     throw new CommunicationError(
       `rank ${comm.rank}: schedule step ${s} op ${j}: receive from rank ${b.op.peer} tag ${b.op.tag} got ${st.bytes} bytes, expected ${b.bytes}`,
       { rank: comm.rank },
@@ -156,8 +177,14 @@ function start(comm: Communicator, b: Bound): Request<unknown>[] {
   return [];
 }
 
+/** A truncated receive through `recvError` (other failures unchanged). */
+function mapFailure(b: Bound, e: unknown, recvError: RecvError): unknown {
+  if (recvError === undefined || b.kind !== 'recv' || !(e instanceof TruncationError)) return e;
+  return recvError(b.op.peer, b.op.tag, b.bytes, undefined, e);
+}
+
 /** A step whose window covers all its operations: start them all, one waitAll. */
-async function allAtOnce(comm: Communicator, s: number, ops: readonly Bound[]): Promise<void> {
+async function allAtOnce(comm: Communicator, s: number, ops: readonly Bound[], recvError: RecvError): Promise<void> {
   const reqs: Request<unknown>[] = [];
   const at: number[] = [];
   for (let j = 0; j < ops.length; j++) {
@@ -167,15 +194,21 @@ async function allAtOnce(comm: Communicator, s: number, ops: readonly Bound[]): 
     }
   }
   if (reqs.length === 0) return;
-  const out = await comm.waitAll(reqs);
+  let out: unknown[];
+  if (recvError === undefined) {
+    out = await comm.waitAll(reqs);
+  } else {
+    // the first failure, mapped by the operation it belongs to
+    out = await comm.waitAll(reqs.map((r, i) => mapRequest(r, (v) => v, (e) => mapFailure(ops[at[i]], e, recvError))));
+  }
   for (let i = 0; i < at.length; i++) {
     const b = ops[at[i]];
-    if (b.kind === 'recv') checkStatus(comm, s, at[i], b, out[i] as Status);
+    if (b.kind === 'recv') checkStatus(comm, s, at[i], b, out[i] as Status, recvError);
   }
 }
 
 /** A step with at most `window` operations outstanding (comm/request.ts inOrder); rejects with the first failure. */
-function windowed(comm: Communicator, s: number, ops: readonly Bound[], window: number): Promise<void> {
+function windowed(comm: Communicator, s: number, ops: readonly Bound[], window: number, recvError: RecvError): Promise<void> {
   return inOrder(ops, window, (b, j): PromiseLike<void> => {
     let reqs: Request<unknown>[];
     try {
@@ -184,7 +217,14 @@ function windowed(comm: Communicator, s: number, ops: readonly Bound[], window: 
       return Promise.reject(e);
     }
     if (reqs.length === 0) return DONE;
-    if (b.kind === 'recv') return reqs[0].then((st) => checkStatus(comm, s, j, b, st as Status));
+    if (b.kind === 'recv') {
+      return reqs[0].then(
+        (st) => checkStatus(comm, s, j, b, st as Status, recvError),
+        (e: unknown) => {
+          throw mapFailure(b, e, recvError);
+        },
+      );
+    }
     return comm.waitAll(reqs).then(() => undefined);
   });
 }

@@ -1,0 +1,128 @@
+/**
+ * Schedules: the data phase of a collective, compiled once it is planned, as data an executor
+ * runs (the idea of libNBC's schedules, MPICH's transport-independent scheduler and
+ * LogGOPSim's GOAL schedules; vcoll's own representation).
+ *
+ * One rank's schedule is a sequence of steps. A step is a list of operations issued in order
+ * with at most `window` of them outstanding (the cost model's k ports: docs/MODEL.md "Ports";
+ * `window` ≥ the number of operations means all at once); the step ends when all of them have
+ * completed, and only then does the next step start. Operations address byte ranges of the
+ * buffers bound when the schedule was compiled (buffer i of `buffers`), so running a schedule
+ * allocates nothing; a message made of several ranges is one vectored message, its ranges in
+ * order.
+ *
+ * Matching is MPI's: a receive takes the earliest send of the same (source, tag) to it, in the
+ * sender's program order (step order, then operation order within a step); a message's length
+ * is the sum of its ranges' lengths and must equal the receive's.
+ */
+import type { Request } from './request.js';
+
+/** A byte range of a bound buffer. */
+export interface ByteRange {
+  /** Index into the schedule's `buffers`. */
+  readonly buffer: number;
+  readonly offset: number;
+  readonly length: number;
+}
+
+/** The bytes of one message or copy: one range or several, in order. */
+export type Span = readonly ByteRange[];
+
+export interface SendOp {
+  readonly kind: 'send';
+  readonly peer: number;
+  readonly tag: number;
+  readonly data: Span;
+}
+
+export interface RecvOp {
+  readonly kind: 'recv';
+  readonly peer: number;
+  readonly tag: number;
+  readonly data: Span;
+}
+
+/**
+ * A local copy. Without `tag`, the processor's copy (the one-ported model's γ·m): it
+ * completes when issued and holds no window slot. With `tag`, a copy through a port (the model
+ * with k > 1 ports, docs/MODEL.md "Ports"): a message from the rank to itself with that tag,
+ * which holds one window slot until it has arrived (collectives/ports.ts selfCopy).
+ */
+export interface CopyOp {
+  readonly kind: 'copy';
+  readonly from: Span;
+  readonly to: Span;
+  readonly tag?: number;
+}
+
+export type ScheduleOp = SendOp | RecvOp | CopyOp;
+
+export interface ScheduleStep {
+  readonly ops: readonly ScheduleOp[];
+  /** At most this many operations outstanding (≥ 1). */
+  readonly window: number;
+}
+
+/** What a buffer of a schedule is (for printing and checks; the executor binds the bytes). */
+export interface ScheduleBuffer {
+  /** e.g. 'send', 'recv', 'packed' (a rank's packed subtree buffer). */
+  readonly name: string;
+  readonly bytes: number;
+}
+
+export interface RankSchedule {
+  readonly rank: number;
+  readonly buffers: readonly ScheduleBuffer[];
+  readonly steps: readonly ScheduleStep[];
+}
+
+/** Every rank's schedule of one collective (what a compiler produces for checks and printing). */
+export interface WorldSchedule {
+  /** e.g. 'gatherv linear'. */
+  readonly label: string;
+  readonly ranks: readonly RankSchedule[];
+}
+
+/** Bytes of a span. */
+export function spanBytes(span: Span): number {
+  let n = 0;
+  for (const r of span) n += r.length;
+  return n;
+}
+
+/**
+ * How an executor reports a receive that did not get its span's length. The default is a
+ * CommunicationError (short) or the transport's TruncationError (longer); a collective that
+ * can name the cause (linear gatherv: the counts disagree) passes its own.
+ */
+export interface ScheduleOptions {
+  /**
+   * The error for a receive from `peer` (the communicator's rank) with `tag` that expected
+   * `expected` bytes and got `got` (undefined: the message was longer, `cause` is the
+   * transport's truncation error).
+   */
+  readonly recvError?: (peer: number, tag: number, expected: number, got: number | undefined, cause: unknown) => Error;
+}
+
+/** A rank's schedule bound to its buffers: `run()` executes it, as often as wanted (one run at a time). */
+export interface BoundSchedule {
+  /** Resolves when the last step has completed; rejects with the first failure of an operation. */
+  run(): Promise<void>;
+}
+
+/** What a pending schedule waits for (world rank, tag): what a timeout names. */
+export interface ScheduleWait {
+  readonly kind: 'send' | 'recv';
+  readonly peer: number;
+  readonly tag: number;
+}
+
+/**
+ * A transport's native executor of one bound schedule (Endpoint.bindSchedule): `start()` runs
+ * it once (a request that settles when its last step has completed); `waiting()` says, while
+ * it is pending, which operation it waits for.
+ */
+export interface EndpointSchedule {
+  start(): Request<void>;
+  waiting(): ScheduleWait | undefined;
+}
