@@ -1,8 +1,9 @@
 /**
  * What the tree-run gatherv/scatterv variants (`binomial` and every root-built tree of the
  * variant table: `optimal`, `binary`, `two-block`, the Dichev10 trees) share: the plan phase
- * and a rank's buffers. The data phases themselves are the gather
- * executor (gatherv/tree.ts) and the scatter executor (scatterv/tree.ts).
+ * and the persistent plan. The data phases themselves are schedules compiled by the gather
+ * tree (gatherv/tree.ts, treeGather) and the scatter tree (scatterv/tree.ts, treeScatter),
+ * run by the transport's executor (collectives/compiled-plan.ts).
  *
  * Plan (init), every rank: take the plan's data tag (node-schedule.ts, nextDataTag), get its
  * NodeSchedule, check its own count against the root's entry, and wrap the executor's data
@@ -15,16 +16,15 @@
  *   rank's schedule: 2⌈log₂p⌉ rounds, about 2⌈log₂p⌉·α + 40p·β per byte (node-schedule.ts).
  * A persistent plan pays this once.
  *
- * Buffers (no communication, O(children) views): a non-root rank's packed buffer with views
- * of its own block and of each child's message, where a leaf that does not copy (no
- * model.copyAll, Traff18 Lemma 4) uses its user block directly; the root's placement of
- * each child's message in the user's buffer (collectives/placement.ts: the blocks' views at
- * their displacements, a vectored buffer when they are not contiguous — no staging).
+ * Buffers (no communication): a non-root rank's packed buffer of its subtree's blocks, where a
+ * leaf that does not copy (no model.copyAll, Traff18 Lemma 4) uses its user block directly;
+ * the root receives into (sends from) the user's buffer at the blocks' displacements, one
+ * range per child when they are contiguous, else the blocks' ranges (collectives/placement.ts:
+ * a vectored message, no staging). See collectives/schedule-builder.ts, treePieces.
  */
 import type { Communicator } from '../comm/communicator.js';
 import { ceilLog2 } from '../util/ceil-log.js';
 import { V_TAGS } from './defaults.js';
-import { blockView, rootLayout, sequencePlacement, type Placement } from './placement.js';
 import {
   binomialNode,
   binomialSchedule,
@@ -33,14 +33,17 @@ import {
   distributeSchedules,
   encodeSchedules,
   nextDataTag,
-  persistentPlan,
   scatterFixed,
   type EncodedSchedules,
   type NodeSchedule,
 } from './node-schedule.js';
 import type { PersistentCollective } from './types.js';
+import { CommunicationError } from '../errors.js';
+import type { RankSchedule } from '../comm/schedule.js';
+import { compiledPlan, describeRank } from './compiled-plan.js';
+import type { VRankDescription } from './schedule-builder.js';
 import type { VVariantName } from './v-variants.js';
-import type { VPlanInput } from './variant.js';
+import type { GathervPlanInput, ScattervPlanInput, VPlanInput } from './variant.js';
 
 /**
  * This rank's schedule in the binomial tree: the root scatters its counts down the tree.
@@ -80,8 +83,8 @@ export async function rootTreePlan(input: VPlanInput, name: string, op: 'gatherv
   return node;
 }
 
-/** The data phase of one rank for its schedule: returns the function start() runs. */
-export type TreeExecutor<I> = (input: I, node: NodeSchedule, tag: number) => () => Promise<void>;
+/** The compiler of one rank's data phase on its tree (gatherv/tree.ts treeGather, scatterv/tree.ts treeScatter). */
+export type TreeCompiler = (d: VRankDescription, node: NodeSchedule, tag: number) => RankSchedule;
 
 /** The `binomial` variants' description. */
 export const BINOMIAL_DESCRIPTION =
@@ -96,13 +99,13 @@ export interface TreeVariant<I> {
 /**
  * The variant `name` that plans its tree (see the module comment: `binomial` from the counts
  * scattered down the binomial tree, any other name the registry's tree the root builds) and
- * runs `executor` on it.
+ * runs the schedule `compile` makes of it.
  */
-export function treeVariant<I extends VPlanInput>(
+export function treeVariant<I extends GathervPlanInput | ScattervPlanInput>(
   name: string,
   op: 'gatherv' | 'scatterv',
   description: string,
-  executor: TreeExecutor<I>,
+  compile: TreeCompiler,
 ): TreeVariant<I> {
   // the names come from the variant table (v-variants.ts), which defines VVariantName
   const algorithm = name as VVariantName;
@@ -117,43 +120,13 @@ export function treeVariant<I extends VPlanInput>(
         ? await binomialPlan(comm, input.root, input.counts, input.count, input.model.copyAll)
         : await rootTreePlan(input, name, op);
       const info = { algorithm, constructionRounds: (binomial ? 1 : 2) * ceilLog2(comm.size), height: node.height };
-      return persistentPlan(comm, info, executor(input, node, tag));
+      // a message of another length than the tree says: the transport's error of a longer one,
+      // the rank and sizes of a shorter one
+      const recvError = (peer: number, _tag: number, expected: number, got: number | undefined, cause: unknown): Error =>
+        got === undefined
+          ? (cause as Error)
+          : new CommunicationError(`rank ${comm.rank}: ${op} data from rank ${peer} has ${got} bytes, expected ${expected}`, { rank: comm.rank });
+      return compiledPlan(input, compile(describeRank(input), node, tag), info, { recvError });
     },
   };
-}
-
-/** A non-root rank's packed buffer and its pieces. */
-export interface PackedBuffer {
-  /** A leaf that does not copy: `buf` is the user's block itself. */
-  readonly direct: boolean;
-  readonly buf: Uint8Array;
-  /** This rank's block in `buf` (unused when direct). */
-  readonly own: Uint8Array;
-  /** Each child's message in `buf`, in the schedule's child order. */
-  readonly views: readonly Uint8Array[];
-}
-
-/** The packed buffer of a non-root rank; `block` is its user block (count·unitBytes bytes). */
-export function packedBuffer(node: NodeSchedule, unitBytes: number, block: Uint8Array, copyAll: boolean): PackedBuffer {
-  const u = unitBytes;
-  const direct = node.children.length === 0 && !copyAll;
-  const buf = direct ? block : new Uint8Array(node.total * u);
-  const own = buf.subarray(node.ownOffset * u, (node.ownOffset + node.count) * u);
-  const views = node.children.map((c) => buf.subarray(c.offset * u, (c.offset + c.size) * u));
-  return { direct, buf, own, views };
-}
-
-/**
- * The root's own block and each child's message placed in the user's buffer `buf`: the
- * blocks' views at their displacements, vectored when not contiguous (collectives/placement.ts).
- */
-export function rootPlacements(
-  comm: Communicator,
-  buf: Uint8Array,
-  input: VPlanInput,
-  node: NodeSchedule,
-): { readonly own: Uint8Array; readonly places: readonly Placement[] } {
-  const layout = rootLayout(input);
-  const places = node.children.map((c) => sequencePlacement(buf, layout, c.ranks ?? []));
-  return { own: blockView(buf, layout, comm.rank), places };
 }

@@ -45,13 +45,13 @@ import { ADAPTIVE_GATHERV } from './gatherv/adaptive.js';
 import { BINOMIAL_GATHERV } from './gatherv/binomial.js';
 import { LINEAR_GATHERV } from './gatherv/linear.js';
 import { MPI_NATIVE_GATHERV } from './gatherv/mpi-native.js';
-import { gatherExecutor } from './gatherv/tree.js';
+import { treeGather } from './gatherv/tree.js';
 import { binomialHeight, binomialNode, buildRootTree, SCHEDULE_WIDTH } from './node-schedule.js';
 import { ADAPTIVE_SCATTERV } from './scatterv/adaptive.js';
 import { BINOMIAL_SCATTERV } from './scatterv/binomial.js';
 import { LINEAR_SCATTERV } from './scatterv/linear.js';
 import { MPI_NATIVE_SCATTERV } from './scatterv/mpi-native.js';
-import { scatterExecutor } from './scatterv/tree.js';
+import { treeScatter } from './scatterv/tree.js';
 import { BINOMIAL_DESCRIPTION, treeVariant } from './tree-exec.js';
 import { portableAlgorithms, type NativeAlgorithm, type VAlgorithm } from './types.js';
 import { ADAPTIVE_ONE_PORTED } from './adaptive/plan.js';
@@ -173,8 +173,8 @@ function rootTree<const N extends string, const H extends boolean = false>(
     heterogeneous: (spec.heterogeneous ?? false) as H,
     dataTree: (sizes, model, root, op) => buildRootTree(name, sizes, model, root, root, op),
     auto: spec.auto,
-    gatherv: treeVariant(name, 'gatherv', describe('gatherv'), gatherExecutor),
-    scatterv: treeVariant(name, 'scatterv', describe('scatterv'), scatterExecutor),
+    gatherv: treeVariant(name, 'gatherv', describe('gatherv'), treeGather),
+    scatterv: treeVariant(name, 'scatterv', describe('scatterv'), treeScatter),
   };
 }
 

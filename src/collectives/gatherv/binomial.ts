@@ -20,6 +20,6 @@
  */
 import { BINOMIAL_DESCRIPTION, treeVariant } from '../tree-exec.js';
 import type { GathervVariant } from '../variant.js';
-import { gatherExecutor } from './tree.js';
+import { treeGather } from './tree.js';
 
-export const BINOMIAL_GATHERV: GathervVariant = treeVariant('binomial', 'gatherv', BINOMIAL_DESCRIPTION, gatherExecutor);
+export const BINOMIAL_GATHERV: GathervVariant = treeVariant('binomial', 'gatherv', BINOMIAL_DESCRIPTION, treeGather);

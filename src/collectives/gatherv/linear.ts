@@ -16,15 +16,19 @@
  * block (a 0-byte message costs nothing on the simulator), so the root sees every rank's
  * count: a message of another size than counts[i] is an InvalidArgumentError('counts[i]')
  * on the root.
+ *
+ * The data phase is a compiled schedule (collectives/compiled-plan.ts): a non-root rank one
+ * step (its send; under copyAll the copy first), the root its copy and then one step of
+ * every receive (window p − 1; under copyAll window 1, in rank order); with k > 1 ports one
+ * step of window k, the copy first as a message to itself.
  */
-import { inOrder } from '../../comm/request.js';
-import { selfCopy } from '../ports.js';
-import { CommunicationError, DeadlockError, InvalidArgumentError } from '../../errors.js';
 import type { Communicator } from '../../comm/communicator.js';
-import { mapRequest, type Request } from '../../comm/request.js';
+import { CommunicationError, DeadlockError, InvalidArgumentError } from '../../errors.js';
+import { compiledPlan, describeRank } from '../compiled-plan.js';
 import { V_TAGS } from '../defaults.js';
-import { blockView, rootLayout } from '../placement.js';
-import { nextDataTag, persistentPlan } from '../node-schedule.js';
+import { nextDataTag } from '../node-schedule.js';
+import { linearLeaf, linearRoot, recv, Steps, type RankSchedule, type VRankDescription } from '../schedule-builder.js';
+import type { ScheduleOp } from '../../comm/schedule.js';
 import type { PersistentCollective } from '../types.js';
 import type { GathervPlanInput, GathervVariant } from '../variant.js';
 
@@ -43,55 +47,43 @@ export function countMismatch(comm: Communicator, field: string, from: number, e
   return e;
 }
 
+/** This rank's schedule of linear gatherv (see the module comment). */
+export function linearGather(d: VRankDescription, tag: number): RankSchedule {
+  if (d.rank !== d.root) return linearLeaf('gatherv', d, tag);
+  const me = d.rank;
+  const { b, view, own } = linearRoot('gatherv', d, tag);
+  const steps = new Steps();
+  const receives: ScheduleOp[] = [];
+  for (let i = 0; i < d.p; i++) if (i !== me) receives.push(recv(i, tag, view(i)));
+  if (d.ports > 1) {
+    const ops: ScheduleOp[] = [];
+    own(ops);
+    ops.push(...receives);
+    steps.add(ops, d.ports);
+  } else {
+    const first: ScheduleOp[] = [];
+    own(first);
+    steps.add(first, 1);
+    steps.add(receives, d.copyAll ? 1 : receives.length);
+  }
+  return { rank: me, buffers: b.list, steps: steps.list };
+}
+
 export const LINEAR_GATHERV: GathervVariant = {
   name: 'linear',
   description: 'the root receives every block directly, all receives posted at once in rank order (Open MPI, MPICH)',
   init(input: GathervPlanInput): Promise<PersistentCollective> {
     const { comm, root, unitBytes: u } = input;
     const tag = nextDataTag(comm, V_TAGS.dataFirst);
-    const p = comm.size;
-    const copyAll = input.model.copyAll;
-    const info = { algorithm: 'linear' as const, constructionRounds: 0, height: p > 1 ? 1 : 0 };
-    if (comm.rank !== root) {
-      if (!copyAll) return Promise.resolve(persistentPlan(comm, info, () => comm.send(root, tag, input.send)));
-      // Lemma 4: the block goes through a communication buffer (charged γ·m_i first)
-      const commBuffer = new Uint8Array(input.send.length);
-      return Promise.resolve(
-        persistentPlan(comm, info, () => {
-          comm.copy(commBuffer, input.send);
-          return comm.send(root, tag, commBuffer);
-        }),
-      );
-    }
-    const layout = rootLayout(input);
-    const recv = input.recv as Uint8Array;
-    const views = Array.from({ length: p }, (_, i) => blockView(recv, layout, i));
-    const receive = (i: number): Request<void> => {
-      const field = `counts[${i}]`;
-      return mapRequest(
-        comm.irecv(i, tag, views[i]),
-        (st) => {
-          if (st.bytes !== views[i].length) {
-            throw new InvalidArgumentError(field, `rank ${i} sent ${st.bytes / u} elements, counts[${i}] is ${layout.counts[i]}`, {
-              rank: comm.rank,
-            });
-          }
-        },
-        (e: unknown) => countMismatch(comm, field, i, e),
-      );
+    const info = { algorithm: 'linear' as const, constructionRounds: 0, height: comm.size > 1 ? 1 : 0 };
+    const counts = input.counts;
+    const recvError = (peer: number, _tag: number, expected: number, got: number | undefined, cause: unknown): Error => {
+      const field = `counts[${peer}]`;
+      if (got === undefined) return countMismatch(comm, field, peer, cause) as Error;
+      return new InvalidArgumentError(field, `rank ${peer} sent ${got / u} elements, counts[${peer}] is ${counts?.[peer] ?? expected / u}`, {
+        rank: comm.rank,
+      });
     };
-    const others = Array.from({ length: p }, (_, i) => i).filter((i) => i !== root);
-    const ports = input.model.ports;
-    // k ports: the tree's sequence (copy first, then rank order) with at most k outstanding,
-    // the copy on a port as a message to itself (collectives/ports.ts).
-    const sequence = input.inPlace ? others : [-1, ...others];
-    const step = (i: number): PromiseLike<void> => (i < 0 ? selfCopy(comm, tag, views[root], input.send) : receive(i));
-    const run = async (): Promise<void> => {
-      if (ports > 1) return inOrder(sequence, ports, step);
-      if (!input.inPlace) comm.copy(views[root], input.send);
-      if (copyAll) await inOrder(others, ports, receive);
-      else await comm.waitAll(others.map(receive));
-    };
-    return Promise.resolve(persistentPlan(comm, info, run));
+    return Promise.resolve(compiledPlan(input, linearGather(describeRank(input), tag), info, comm.rank === root ? { recvError } : {}));
   },
 };

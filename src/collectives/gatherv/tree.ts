@@ -1,5 +1,5 @@
 /**
- * The generic gather-tree executor and the gatherv variants that run the tree layer's
+ * The generic gather tree's data phase (a compiled schedule) and the gatherv variants that run the tree layer's
  * trees: `optimal` (Traff17 Theorem 2, fixed root; the per-pair DP of Theorem 1 under a
  * non-homogeneous model), `binary` (Traff17 Theorem 3) and `two-block` (Traff17 §5.2,
  * TWO_Gatherv).
@@ -29,75 +29,28 @@
  * child for a scatter (O(p²) for the binomial mappings, O(p log² p) to O(p² log p) for
  * Träff) — and the schedules go out exactly as for `optimal` (2⌈log₂p⌉ rounds). Cost on the
  * simulator: exactly evaluate(tree, counts, model, op).time.
+  *
+ * The data phase is compiled (`treeGather`) into one step of the sequence above (window
+ * model.ports) and, for a non-root rank, one step of its message to its parent
+ * (after the sequence), run by the transport's executor (collectives/compiled-plan.ts).
  */
-import { inOrder } from '../../comm/request.js';
-import { selfCopy } from '../ports.js';
-import { expectStatus, type NodeSchedule } from '../node-schedule.js';
-import { packedBuffer, rootPlacements } from '../tree-exec.js';
-import type { GathervPlanInput } from '../variant.js';
+import type { ScheduleOp } from '../../comm/schedule.js';
+import type { NodeSchedule } from '../node-schedule.js';
+import { localCopy, recv, send, Buffers, Steps, treePieces, type RankSchedule, type VRankDescription } from '../schedule-builder.js';
 
-/** The data phase of one rank in a gather tree; returns the function start() runs. */
-export function gatherExecutor(input: GathervPlanInput, node: NodeSchedule, tag: number): () => Promise<void> {
-  if (node.parent < 0) return rootGather(input, node, tag);
-  const { comm } = input;
+/** This rank's schedule of the gather tree of `node` (see the module comment). */
+export function treeGather(d: VRankDescription, node: NodeSchedule, tag: number): RankSchedule {
+  const b = new Buffers();
+  const steps = new Steps();
+  const x = treePieces('gatherv', d, node, b);
   const kids = node.children;
   const k = kids.length;
-  const { direct, buf, own, views } = packedBuffer(node, input.unitBytes, input.send, input.model.copyAll);
-  const ports = input.model.ports;
-  if (ports > 1) {
-    const ops: (() => Promise<void>)[] = [];
-    for (let j = 0; j <= k; j++) {
-      if (j === node.copyAt && !direct) ops.push(() => selfCopy(comm, tag, own, input.send));
-      if (j < k && kids[j].size > 0) {
-        const view = views[j];
-        const child = kids[j].rank;
-        ops.push(() => comm.recv(child, tag, view).then((st) => expectStatus(comm, st, view.length, 'gatherv data')));
-      }
-    }
-    return async () => {
-      await inOrder(ops, ports, run);
-      if (node.total > 0) await comm.send(node.parent, tag, buf);
-    };
+  const ops: ScheduleOp[] = [];
+  for (let j = 0; j <= k; j++) {
+    if (j === node.copyAt && x.copies) localCopy(ops, tag, d.ports, x.own, x.block);
+    if (j < k && kids[j].size > 0) ops.push(recv(kids[j].rank, tag, x.children[j]));
   }
-  return async () => {
-    for (let j = 0; j <= k; j++) {
-      if (j === node.copyAt && !direct) comm.copy(own, input.send);
-      if (j < k && kids[j].size > 0) {
-        const st = await comm.recv(kids[j].rank, tag, views[j]);
-        expectStatus(comm, st, views[j].length, 'gatherv data');
-      }
-    }
-    if (node.total > 0) await comm.send(node.parent, tag, buf);
-  };
-}
-
-const run = (op: () => Promise<void>): Promise<void> => op();
-
-function rootGather(input: GathervPlanInput, node: NodeSchedule, tag: number): () => Promise<void> {
-  const { comm } = input;
-  const kids = node.children;
-  const k = kids.length;
-  const { own, places } = rootPlacements(comm, input.recv as Uint8Array, input, node);
-  const ports = input.model.ports;
-  if (ports > 1) {
-    const ops: (() => Promise<void>)[] = [];
-    for (let j = 0; j <= k; j++) {
-      if (j === node.copyAt && !input.inPlace) ops.push(() => selfCopy(comm, tag, own, input.send));
-      if (j < k && kids[j].size > 0) {
-        const place = places[j];
-        const child = kids[j].rank;
-        ops.push(() => comm.recv(child, tag, place.buffer).then((st) => expectStatus(comm, st, place.bytes, 'gatherv data')));
-      }
-    }
-    return () => inOrder(ops, ports, run);
-  }
-  return async () => {
-    for (let j = 0; j <= k; j++) {
-      if (j === node.copyAt && !input.inPlace) comm.copy(own, input.send);
-      if (j < k && kids[j].size > 0) {
-        const st = await comm.recv(kids[j].rank, tag, places[j].buffer);
-        expectStatus(comm, st, places[j].bytes, 'gatherv data');
-      }
-    }
-  };
+  steps.add(ops, d.ports);
+  if (node.parent >= 0 && node.total > 0) steps.add([send(node.parent, tag, x.whole)], 1);
+  return { rank: d.rank, buffers: b.list, steps: steps.list };
 }

@@ -12,6 +12,6 @@
  */
 import { BINOMIAL_DESCRIPTION, treeVariant } from '../tree-exec.js';
 import type { ScattervVariant } from '../variant.js';
-import { scatterExecutor } from './tree.js';
+import { treeScatter } from './tree.js';
 
-export const BINOMIAL_SCATTERV: ScattervVariant = treeVariant('binomial', 'scatterv', BINOMIAL_DESCRIPTION, scatterExecutor);
+export const BINOMIAL_SCATTERV: ScattervVariant = treeVariant('binomial', 'scatterv', BINOMIAL_DESCRIPTION, treeScatter);

@@ -12,17 +12,48 @@
  * Cost (one-ported): Σ_{i≠r, m_i>0}(α + β·m_i) + γ·m_r at the root. Every rank receives, even
  * an empty block, so a rank whose count differs from the root's counts entry gets a
  * message of the wrong size: an InvalidArgumentError('count') on that rank.
+ *
+ * The data phase is a compiled schedule (collectives/compiled-plan.ts): a non-root rank one
+ * step (its receive; under copyAll then the copy out), the root its copy and then one step of
+ * every send (window p − 1); under copyAll the sends one at a time in reverse rank order, the
+ * copy last; with k > 1 ports one step of window k, the copy last as a message to itself.
  */
 import { InvalidArgumentError } from '../../errors.js';
-import type { Request } from '../../comm/request.js';
+import type { ScheduleOp } from '../../comm/schedule.js';
+import { compiledPlan, describeRank } from '../compiled-plan.js';
 import { V_TAGS } from '../defaults.js';
 import { countMismatch } from '../gatherv/linear.js';
-import { inOrder } from '../../comm/request.js';
-import { selfCopy } from '../ports.js';
-import { blockView, rootLayout } from '../placement.js';
-import { nextDataTag, persistentPlan } from '../node-schedule.js';
+import { nextDataTag } from '../node-schedule.js';
+import { linearLeaf, linearRoot, send, Steps, type RankSchedule, type VRankDescription } from '../schedule-builder.js';
 import type { PersistentCollective } from '../types.js';
 import type { ScattervPlanInput, ScattervVariant } from '../variant.js';
+
+/** This rank's schedule of linear scatterv (see the module comment). */
+export function linearScatter(d: VRankDescription, tag: number): RankSchedule {
+  if (d.rank !== d.root) return linearLeaf('scatterv', d, tag);
+  const me = d.rank;
+  const { b, view, own } = linearRoot('scatterv', d, tag);
+  const steps = new Steps();
+  const reversed: ScheduleOp[] = [];
+  for (let i = d.p - 1; i >= 0; i--) if (i !== me) reversed.push(send(i, tag, view(i)));
+  if (d.ports > 1) {
+    const ops = [...reversed];
+    own(ops);
+    steps.add(ops, d.ports);
+  } else if (d.copyAll) {
+    steps.add(reversed, 1);
+    const last: ScheduleOp[] = [];
+    own(last);
+    steps.add(last, 1);
+  } else {
+    const first: ScheduleOp[] = [];
+    own(first);
+    steps.add(first, 1);
+    const sends = [...reversed].reverse();
+    steps.add(sends, sends.length);
+  }
+  return { rank: me, buffers: b.list, steps: steps.list };
+}
 
 export const LINEAR_SCATTERV: ScattervVariant = {
   name: 'linear',
@@ -30,53 +61,11 @@ export const LINEAR_SCATTERV: ScattervVariant = {
   init(input: ScattervPlanInput): Promise<PersistentCollective> {
     const { comm, root, unitBytes: u } = input;
     const tag = nextDataTag(comm, V_TAGS.dataFirst);
-    const p = comm.size;
-    const info = { algorithm: 'linear' as const, constructionRounds: 0, height: p > 1 ? 1 : 0 };
-    const copyAll = input.model.copyAll;
-    if (comm.rank !== root) {
-      // Lemma 4: through a communication buffer, copied out (γ·m_i) after the receive
-      const into = copyAll ? new Uint8Array(input.recv.length) : input.recv;
-      const run = async (): Promise<void> => {
-        let bytes: number;
-        try {
-          bytes = (await comm.recv(root, tag, into)).bytes;
-        } catch (e) {
-          throw countMismatch(comm, 'count', root, e);
-        }
-        if (bytes !== input.recv.length) {
-          throw new InvalidArgumentError('count', `rank ${comm.rank} expects ${input.count} elements, the root sent ${bytes / u}`, {
-            rank: comm.rank,
-          });
-        }
-        if (copyAll) comm.copy(input.recv, into);
-      };
-      return Promise.resolve(persistentPlan(comm, info, run));
-    }
-    const layout = rootLayout(input);
-    const send = input.send as Uint8Array;
-    const views = Array.from({ length: p }, (_, i) => blockView(send, layout, i));
-    const copyOwn = (): void => {
-      if (!input.inPlace) comm.copy(input.recv, views[root]);
+    const info = { algorithm: 'linear' as const, constructionRounds: 0, height: comm.size > 1 ? 1 : 0 };
+    const recvError = (_peer: number, _tag: number, _expected: number, got: number | undefined, cause: unknown): Error => {
+      if (got === undefined) return countMismatch(comm, 'count', root, cause) as Error;
+      return new InvalidArgumentError('count', `rank ${comm.rank} expects ${input.count} elements, the root sent ${got / u}`, { rank: comm.rank });
     };
-    const reversed: number[] = [];
-    for (let i = p - 1; i >= 0; i--) if (i !== root) reversed.push(i);
-    const ports = input.model.ports;
-    // k ports: the gather sequence reversed (rank order backwards, then the copy) with at most
-    // k outstanding, the copy on a port as a message to itself (collectives/ports.ts).
-    const sequence = input.inPlace ? reversed : [...reversed, -1];
-    const step = (i: number): PromiseLike<void> => (i < 0 ? selfCopy(comm, tag, input.recv, views[root]) : comm.isend(i, tag, views[i]));
-    const run = async (): Promise<void> => {
-      if (ports > 1) return inOrder(sequence, ports, step);
-      if (copyAll) {
-        await inOrder(reversed, ports, (i) => comm.isend(i, tag, views[i]));
-        copyOwn();
-        return;
-      }
-      copyOwn();
-      const ops: Request<void>[] = [];
-      for (let i = 0; i < p; i++) if (i !== root) ops.push(comm.isend(i, tag, views[i]));
-      await comm.waitAll(ops);
-    };
-    return Promise.resolve(persistentPlan(comm, info, run));
+    return Promise.resolve(compiledPlan(input, linearScatter(describeRank(input), tag), info, comm.rank === root ? {} : { recvError }));
   },
 };

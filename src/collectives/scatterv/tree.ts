@@ -1,5 +1,5 @@
 /**
- * The generic scatter-tree executor and the scatterv variants that run the tree layer's
+ * The generic scatter tree's data phase (a compiled schedule) and the scatterv variants that run the tree layer's
  * trees: `optimal` (Traff17 Theorem 2; Theorem 1 under per-pair models), `binary`
  * (Theorem 3) and `two-block` (Traff17 §5.2, TWO_Scatterv). Scatter trees are gather trees
  * run backwards and have the same completion times one-ported (Traff17 §5), so the root
@@ -24,90 +24,33 @@
  * `model-traff`, `model-traff-guarded`) run the same way (gatherv/tree.ts,
  * treeVariant): the root builds them for the scatter — the model-based ones predict
  * parent → child here — and scatters the schedules in 2⌈log₂p⌉ rounds.
+  *
+ * The data phase is compiled (`treeScatter`) into one step of the sequence above (window
+ * model.ports) and, for a non-root rank, one step of its message from its parent
+ * (before the sequence), run by the transport's executor (collectives/compiled-plan.ts).
  */
-import { inOrder } from '../../comm/request.js';
-import { selfCopy } from '../ports.js';
-import { expectStatus, type NodeSchedule } from '../node-schedule.js';
-import { packedBuffer, rootPlacements } from '../tree-exec.js';
-import type { ScattervPlanInput } from '../variant.js';
+import type { ScheduleOp } from '../../comm/schedule.js';
+import type { NodeSchedule } from '../node-schedule.js';
+import { localCopy, recv, send, Buffers, Steps, treePieces, type RankSchedule, type VRankDescription } from '../schedule-builder.js';
 
-/** The data phase of one rank in a scatter tree; returns the function start() runs. */
-export function scatterExecutor(input: ScattervPlanInput, node: NodeSchedule, tag: number): () => Promise<void> {
-  if (node.parent < 0) return rootScatter(input, node, tag);
-  const { comm } = input;
+/** This rank's schedule of the scatter tree of `node` (see the module comment). */
+export function treeScatter(d: VRankDescription, node: NodeSchedule, tag: number): RankSchedule {
+  const b = new Buffers();
+  const steps = new Steps();
+  const x = treePieces('scatterv', d, node, b);
   const kids = node.children;
   const k = kids.length;
-  const { direct, buf, own, views } = packedBuffer(node, input.unitBytes, input.recv, input.model.copyAll);
-  const ports = input.model.ports;
-  if (ports > 1) {
-    const ops = scatterSequence(k, node.copyAt, direct ? null : () => selfCopy(comm, tag, input.recv, own), (j) =>
-      kids[j].size > 0 ? () => comm.send(kids[j].rank, tag, views[j]) : null,
-    );
-    return async () => {
-      if (node.total > 0) {
-        const st = await comm.recv(node.parent, tag, buf);
-        expectStatus(comm, st, buf.length, 'scatterv data');
-      }
-      await inOrder(ops, ports, run);
-    };
-  }
-  return async () => {
-    if (node.total > 0) {
-      const st = await comm.recv(node.parent, tag, buf);
-      expectStatus(comm, st, buf.length, 'scatterv data');
-    }
-    if (direct) return;
-    if (node.copyAt === k) comm.copy(input.recv, own);
-    for (let j = k - 1; j >= 0; j--) {
-      if (kids[j].size > 0) await comm.send(kids[j].rank, tag, views[j]);
-      if (j === node.copyAt) comm.copy(input.recv, own);
-    }
+  if (node.parent >= 0 && node.total > 0) steps.add([recv(node.parent, tag, x.whole)], 1);
+  // the gather sequence reversed (scatterv/tree.ts, scatterSequence)
+  const ops: ScheduleOp[] = [];
+  const own = (): void => {
+    if (x.copies) localCopy(ops, tag, d.ports, x.block, x.own);
   };
-}
-
-function rootScatter(input: ScattervPlanInput, node: NodeSchedule, tag: number): () => Promise<void> {
-  const { comm } = input;
-  const kids = node.children;
-  const k = kids.length;
-  const { own, places } = rootPlacements(comm, input.send as Uint8Array, input, node);
-  const copyOwn = (): void => {
-    if (!input.inPlace) comm.copy(input.recv, own);
-  };
-  const ports = input.model.ports;
-  if (ports > 1) {
-    const ops = scatterSequence(k, node.copyAt, input.inPlace ? null : () => selfCopy(comm, tag, input.recv, own), (j) =>
-      kids[j].size > 0 ? () => comm.send(kids[j].rank, tag, places[j].buffer) : null,
-    );
-    return () => inOrder(ops, ports, run);
-  }
-  return async () => {
-    if (node.copyAt === k) copyOwn();
-    for (let j = k - 1; j >= 0; j--) {
-      if (kids[j].size > 0) await comm.send(kids[j].rank, tag, places[j].buffer);
-      if (j === node.copyAt) copyOwn();
-    }
-  };
-}
-
-const run = (op: () => Promise<void>): Promise<void> => op();
-
-/**
- * A scatter node's operations in order (the gather sequence reversed): the copy first if it
- * comes after every child in the gather, then each child from the last, the copy right after
- * the child it follows in the gather. Null entries (no copy, empty subtree) are left out.
- */
-function scatterSequence(
-  k: number,
-  copyAt: number,
-  copy: (() => Promise<void>) | null,
-  send: (j: number) => (() => Promise<void>) | null,
-): (() => Promise<void>)[] {
-  const ops: (() => Promise<void>)[] = [];
-  if (copyAt === k && copy !== null) ops.push(copy);
+  if (node.copyAt === k) own();
   for (let j = k - 1; j >= 0; j--) {
-    const s = send(j);
-    if (s !== null) ops.push(s);
-    if (j === copyAt && copy !== null) ops.push(copy);
+    if (kids[j].size > 0) ops.push(send(kids[j].rank, tag, x.children[j]));
+    if (j === node.copyAt) own();
   }
-  return ops;
+  steps.add(ops, d.ports);
+  return { rank: d.rank, buffers: b.list, steps: steps.list };
 }

@@ -1,0 +1,56 @@
+/**
+ * A persistent gatherv/scatterv plan whose data phase is a compiled schedule
+ * (src/comm/schedule.ts): the rank's user buffers and a packed buffer bound once at init,
+ * `start()` one run of the schedule by the transport's executor (schedule/run.ts
+ * bindSchedule: the simulator's engine, the threads' channels, MPI in C, or the portable
+ * executor), so nothing is allocated or looked up per start.
+ */
+import type { ScheduleOptions } from '../comm/schedule.js';
+import { bindSchedule } from '../schedule/run.js';
+import type { VRankDescription } from './schedule-builder.js';
+import type { RankSchedule } from '../comm/schedule.js';
+import { persistentPlan } from './node-schedule.js';
+import type { CollectiveInfo, PersistentCollective } from './types.js';
+import type { GathervPlanInput, ScattervPlanInput, VPlanInput } from './variant.js';
+
+const EMPTY = new Uint8Array(0);
+
+/** What a rank of a plan input knows, as the schedule compilers take it. */
+export function describeRank(input: VPlanInput): VRankDescription {
+  const { comm } = input;
+  return {
+    rank: comm.rank,
+    p: comm.size,
+    root: input.root,
+    unitBytes: input.unitBytes,
+    count: input.count,
+    ...(input.counts !== undefined && input.displs !== undefined ? { counts: input.counts, displs: input.displs } : {}),
+    inPlace: input.inPlace,
+    ports: input.model.ports,
+    copyAll: input.model.copyAll,
+  };
+}
+
+/**
+ * The persistent plan running `schedule` (compiled for `input`'s rank): its buffers 'send'
+ * and 'recv' are the user's (their first bytes, as many as the schedule binds), 'packed' one
+ * allocated here.
+ */
+export function compiledPlan(
+  input: GathervPlanInput | ScattervPlanInput,
+  schedule: RankSchedule,
+  info: CollectiveInfo,
+  options: ScheduleOptions = {},
+): PersistentCollective {
+  const buffers = schedule.buffers.map((b) => {
+    if (b.name === 'packed') return new Uint8Array(b.bytes);
+    const user = b.name === 'send' ? input.send : b.name === 'recv' ? input.recv : undefined;
+    if (user === undefined) {
+      if (b.bytes === 0) return EMPTY;
+      throw new Error(`compiledPlan: no user buffer '${b.name}' for the schedule's ${b.bytes} bytes`);
+    }
+    return user.subarray(0, b.bytes);
+  });
+  const bound = bindSchedule(input.comm, schedule, buffers, options);
+  return persistentPlan(input.comm, info, () => bound.run());
+}
