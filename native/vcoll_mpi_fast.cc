@@ -20,6 +20,8 @@
  *   sendBlocking(comm, dest, tag, data)          -> 0, or the MPI error code of MPI_Send
  *   recvBlocking(comm, source, tag, into)        -> undefined; status buffer = -1, source, tag,
  *                                                   bytes, error class (0: MPI_SUCCESS)
+ *   schedRun(handle, spinNs, tagShift)           -> vcoll_mpi.c's schedRun (schedules): 1 done,
+ *                                                   0 running, -1 failed, -2 / -3 bad handle
  *
  * Both mark themselves in vcoll_mpi.c's watchdog record (vcoll_mpi_watch, found by link).
  * source / tag < 0 mean MPI_ANY_SOURCE / MPI_ANY_TAG. Arguments are checked (a TypeError /
@@ -46,6 +48,7 @@ using v8::Uint8Array;
 using v8::Value;
 
 typedef int (*CommLookup)(int, MPI_Comm*);
+typedef int (*SchedRun)(int, int, int);
 
 /* vcoll_mpi.c's watchdog record (same layout): calls waiting inside MPI mark themselves in it. */
 struct Watch {
@@ -57,6 +60,7 @@ struct Watch {
 };
 
 CommLookup comm_of = nullptr;
+SchedRun sched_run = nullptr;
 Watch* watch = nullptr;
 
 inline void WatchBegin(const char* what, int peer, int tag) {
@@ -92,6 +96,7 @@ void Link(const FunctionCallbackInfo<Value>& args) {
   if (lib == nullptr) return ThrowRange(iso, "vcoll_mpi_fast: vcoll_mpi.node is not loaded from that path");
   void* sym = dlsym(lib, "vcoll_mpi_comm");
   watch = static_cast<Watch*>(dlsym(lib, "vcoll_mpi_watch")); /* absent in older builds: no marks */
+  sched_run = reinterpret_cast<SchedRun>(dlsym(lib, "vcoll_mpi_sched_run")); /* absent in older builds */
   dlclose(lib); /* drops only the reference taken above: Node keeps the module loaded */
   if (sym == nullptr) return ThrowRange(iso, "vcoll_mpi_fast: vcoll_mpi.node has no vcoll_mpi_comm (rebuild both with npm run build:mpi)");
   comm_of = reinterpret_cast<CommLookup>(sym);
@@ -214,6 +219,19 @@ void RecvBlocking(const FunctionCallbackInfo<Value>& args) {
   out[4] = MPI_SUCCESS;
 }
 
+/*
+ * schedRun(handle, spinNs, tagShift) -> vcoll_mpi.c's schedRun without N-API: 1 done,
+ * 0 running, -1 failed (the schedule's info written), -2 not a live handle, -3 failed earlier.
+ */
+void SchedRunFast(const FunctionCallbackInfo<Value>& args) {
+  Isolate* iso = args.GetIsolate();
+  if (sched_run == nullptr) return ThrowRange(iso, "vcoll_mpi_fast: vcoll_mpi.node has no schedules (rebuild both with npm run build:mpi)");
+  if (args.Length() < 3 || !args[0]->IsInt32() || !args[1]->IsInt32() || !args[2]->IsInt32()) {
+    return ThrowType(iso, "vcoll_mpi_fast: schedRun expects (handle, spinNs, tagShift: int32)");
+  }
+  args.GetReturnValue().Set(sched_run(args[0].As<Int32>()->Value(), args[1].As<Int32>()->Value(), args[2].As<Int32>()->Value()));
+}
+
 }  // namespace
 
 NODE_MODULE_INIT(/* exports, module, context */) {
@@ -221,4 +239,5 @@ NODE_MODULE_INIT(/* exports, module, context */) {
   NODE_SET_METHOD(exports, "statusBuffer", StatusBuffer);
   NODE_SET_METHOD(exports, "sendBlocking", SendBlocking);
   NODE_SET_METHOD(exports, "recvBlocking", RecvBlocking);
+  NODE_SET_METHOD(exports, "schedRun", SchedRunFast);
 }

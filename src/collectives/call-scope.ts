@@ -32,6 +32,8 @@ import type { VirtualClock } from '../comm/endpoint.js';
 import type { InterCommunicator } from '../comm/intercomm.js';
 import type { NativeCollectives, NativeInterCollectives } from '../comm/native.js';
 import { waitAll, type Request } from '../comm/request.js';
+import type { BoundSchedule, RankSchedule, ScheduleOptions } from '../comm/schedule.js';
+import { planRunning } from './node-schedule.js';
 import type { PersistentCollective } from './types.js';
 
 // The slot arithmetic (CALL_TAG_STRIDE, OWN_SLOTS, derived slots, unslottedTag, callSlotOfTag)
@@ -144,6 +146,20 @@ export class CallScope extends SlotView<Communicator> implements Communicator {
   splitByNode(): Promise<Communicator> {
     return this.base.splitByNode();
   }
+
+  /**
+   * The base communicator's native schedule executor, each run in the slot this scope is in
+   * when it starts (a persistent plan renews its slot at every start): the run's collective
+   * tags are shifted as this scope shifts them.
+   */
+  get bindValidatedSchedule(): Communicator['bindValidatedSchedule'] {
+    const bind = this.base.bindValidatedSchedule;
+    if (bind === undefined) return undefined;
+    return (schedule: RankSchedule, buffers: readonly Uint8Array[], options: ScheduleOptions): BoundSchedule => {
+      const inner = bind.call(this.base, schedule, buffers, options);
+      return { run: (tagShift = 0) => inner.run(this.shift + tagShift) };
+    };
+  }
 }
 
 /**
@@ -230,18 +246,23 @@ export async function plannedInCall(
   const scope = beginCall(comm);
   const plan = await init(scope);
   if (scope === comm || !(scope instanceof CallScope)) return plan;
-  let running = false;
+  const running = (): boolean | undefined => planRunning(plan);
+  let mine = false;
+  const settled = (): void => {
+    mine = false;
+  };
   return {
     info: plan.info,
     start(): Promise<void> {
-      if (running) return plan.start(); // the plan refuses an overlapping start; no call number taken
-      running = true;
+      // an overlapping start is the plan's to refuse: no call number is taken for it
+      const busy = running() ?? mine;
+      if (busy) return plan.start();
       scope.renew();
       const done = plan.start();
-      const settled = (): void => {
-        running = false;
-      };
-      done.then(settled, settled);
+      if (running() === undefined) {
+        mine = true;
+        done.then(settled, settled);
+      }
       return done;
     },
   };

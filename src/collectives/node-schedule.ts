@@ -28,6 +28,7 @@
  * ⌈log₂p⌉ messages; each rank then derives its schedule locally (`binomialSchedule`).
  */
 import { bytesOf, type Communicator, type Status } from '../comm/communicator.js';
+import { OpRequest, toPromise } from '../comm/request.js';
 import { CommunicationError, InvalidArgumentError, VcollError } from '../errors.js';
 import type { CostModel } from '../model/cost-model.js';
 import { postOrder, treeHeight, type Tree } from '../trees/tree.js';
@@ -440,21 +441,46 @@ export function buildTree(name: string, counts: readonly number[], model: CostMo
 // ---------------------------------------------------------------------------------------
 // Persistent plans
 
-/** A plan whose start() runs `run` and refuses to overlap with itself. */
-export function persistentPlan(comm: Communicator, info: CollectiveInfo, run: () => Promise<void>): PersistentCollective {
+/** Whether a plan made by persistentPlan has a start() not yet settled. */
+const startedPlans = new WeakMap<PersistentCollective, () => boolean>();
+
+/**
+ * Whether `plan` (made by persistentPlan) has a start() that has not settled yet; undefined
+ * for plans made otherwise.
+ */
+export function planRunning(plan: PersistentCollective): boolean | undefined {
+  return startedPlans.get(plan)?.();
+}
+
+/**
+ * A plan whose start() runs `run` and refuses to overlap with itself. A run that completes
+ * when it is started (a request already settled: a native executor that finished within its
+ * spin) costs no promise of its own.
+ */
+export function persistentPlan(comm: Communicator, info: CollectiveInfo, run: () => PromiseLike<void>): PersistentCollective {
   let running = false;
-  return {
+  const clear = (): void => {
+    running = false;
+  };
+  const plan: PersistentCollective = {
     info,
-    async start(): Promise<void> {
-      if (running) throw new InvalidArgumentError('start', 'the previous start() of this plan has not resolved yet', { rank: comm.rank });
-      running = true;
+    start(): Promise<void> {
+      if (running) return Promise.reject(new InvalidArgumentError('start', 'the previous start() of this plan has not resolved yet', { rank: comm.rank }));
+      let r: PromiseLike<void>;
       try {
-        await run();
-      } finally {
-        running = false;
+        r = run();
+      } catch (e) {
+        return Promise.reject(e);
       }
+      if (r instanceof OpRequest && !r.pending) return r.asPromise() as Promise<void>;
+      running = true;
+      const done = toPromise(r);
+      done.then(clear, clear);
+      return done;
     },
   };
+  startedPlans.set(plan, () => running);
+  return plan;
 }
 
 const planSequence = new WeakMap<Communicator, number>();

@@ -91,7 +91,7 @@ export class GroupCommunicator extends BaseCommunicator implements Members {
     if (native !== undefined) {
       this.bindValidatedSchedule = (schedule, buffers, options) => {
         const es = native.call(endpoint, ctx, this.group, schedule, buffers, options);
-        return { run: () => toPromise(es.start()) };
+        return { run: (tagShift = 0) => es.start(tagShift) };
       };
     }
   }

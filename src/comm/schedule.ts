@@ -15,7 +15,9 @@
  * sender's program order (step order, then operation order within a step); a message's length
  * is the sum of its ranges' lengths and must equal the receive's.
  */
+import { COLLECTIVE_TAG } from './communicator.js';
 import type { Request } from './request.js';
+import { CALL_TAG_STRIDE } from './tags.js';
 
 /** A byte range of a bound buffer. */
 export interface ByteRange {
@@ -104,10 +106,24 @@ export interface ScheduleOptions {
   readonly recvError?: (peer: number, tag: number, expected: number, got: number | undefined, cause: unknown) => Error;
 }
 
+/**
+ * The tag an operation with tag `tag` travels with in a run shifted by `shift`: a collective
+ * tag of the first call slot (COLLECTIVE_TAG ≤ tag < COLLECTIVE_TAG + CALL_TAG_STRIDE) moves
+ * by `shift`, as a call scope moves it (collectives/call-scope.ts: a persistent plan's every
+ * start runs in the next call slot of its communicator); any other tag stays.
+ */
+export function shiftedTag(tag: number, shift: number): number {
+  return tag >= COLLECTIVE_TAG && tag < COLLECTIVE_TAG + CALL_TAG_STRIDE ? tag + shift : tag;
+}
+
 /** A rank's schedule bound to its buffers: `run()` executes it, as often as wanted (one run at a time). */
 export interface BoundSchedule {
-  /** Resolves when the last step has completed; rejects with the first failure of an operation. */
-  run(): Promise<void>;
+  /**
+   * Settles when the last step has completed (a request: awaitable; already settled when the
+   * executor finished within the call); fails with the first failure of an operation.
+   * `tagShift` (default 0) moves the collective tags of this run (shiftedTag).
+   */
+  run(tagShift?: number): Request<void>;
 }
 
 /** What a pending schedule waits for (world rank, tag): what a timeout names. */
@@ -118,11 +134,12 @@ export interface ScheduleWait {
 }
 
 /**
- * A transport's native executor of one bound schedule (Endpoint.bindSchedule): `start()` runs
- * it once (a request that settles when its last step has completed); `waiting()` says, while
- * it is pending, which operation it waits for.
+ * A transport's native executor of one bound schedule (Endpoint.bindSchedule): `start(shift)`
+ * runs it once with its collective tags moved by `shift` (shiftedTag), a request that settles
+ * when its last step has completed; `waiting()` says, while it is pending, which operation it
+ * waits for (its tag as it travels).
  */
 export interface EndpointSchedule {
-  start(): Request<void>;
+  start(tagShift: number): Request<void>;
   waiting(): ScheduleWait | undefined;
 }

@@ -253,8 +253,8 @@ class TimeoutEndpoint implements Endpoint {
       this.bindSchedule = (ctx, worldOf, schedule, buffers, options) => {
         const es = bind.call(inner, ctx, worldOf, schedule, buffers, options);
         return {
-          start: () => {
-            const req = es.start();
+          start: (tagShift) => {
+            const req = es.start(tagShift);
             const w = es.waiting();
             return w === undefined ? req : tracker.track(req, w.kind, endpointCtx(ctx, w.tag), w.peer, w.tag);
           },

@@ -24,7 +24,7 @@ import type { Communicator, MessageBuffer, Request, Status } from '../comm/commu
 import { inOrder, mapRequest } from '../comm/request.js';
 import { forEachPiece } from '../comm/segments.js';
 import { CommunicationError, InvalidArgumentError, TruncationError } from '../errors.js';
-import type { BoundSchedule, RankSchedule, RecvOp, ScheduleOptions, SendOp, Span } from './types.js';
+import { shiftedTag, type BoundSchedule, type RankSchedule, type RecvOp, type ScheduleOptions, type SendOp, type Span } from './types.js';
 
 const EMPTY = new Uint8Array(0);
 const DONE: Promise<void> = Promise.resolve();
@@ -57,13 +57,13 @@ export function bindSchedule(
   if (native !== undefined && options.portable !== true) return native.call(comm, schedule, buffers, options);
   const recvError = options.recvError;
   return {
-    async run(): Promise<void> {
+    async run(tagShift = 0): Promise<void> {
       for (let s = 0; s < steps.length; s++) {
         const ops = steps[s];
         if (ops.length === 0) continue;
         const window = schedule.steps[s].window;
-        if (window >= ops.length) await allAtOnce(comm, s, ops, recvError);
-        else await windowed(comm, s, ops, window, recvError);
+        if (window >= ops.length) await allAtOnce(comm, s, ops, recvError, tagShift);
+        else await windowed(comm, s, ops, window, recvError, tagShift);
       }
     },
   };
@@ -169,10 +169,13 @@ function checkStatus(comm: Communicator, s: number, j: number, b: Bound & { kind
  * Starts operation b: its requests (none: a plain copy, already complete; two: a copy through
  * a port, the message to this rank itself, its receive first as collectives/ports.ts selfCopy).
  */
-function start(comm: Communicator, b: Bound): Request<unknown>[] {
-  if (b.kind === 'send') return [comm.isend(b.op.peer, b.op.tag, b.buf)];
-  if (b.kind === 'recv') return [comm.irecv(b.op.peer, b.op.tag, b.buf)];
-  if (b.tag !== undefined) return [comm.irecv(comm.rank, b.tag, b.to), comm.isend(comm.rank, b.tag, b.from)];
+function start(comm: Communicator, b: Bound, shift: number): Request<unknown>[] {
+  if (b.kind === 'send') return [comm.isend(b.op.peer, shiftedTag(b.op.tag, shift), b.buf)];
+  if (b.kind === 'recv') return [comm.irecv(b.op.peer, shiftedTag(b.op.tag, shift), b.buf)];
+  if (b.tag !== undefined) {
+    const tag = shiftedTag(b.tag, shift);
+    return [comm.irecv(comm.rank, tag, b.to), comm.isend(comm.rank, tag, b.from)];
+  }
   copySpan(comm, b.to, b.from, b.bytes);
   return [];
 }
@@ -184,11 +187,11 @@ function mapFailure(b: Bound, e: unknown, recvError: RecvError): unknown {
 }
 
 /** A step whose window covers all its operations: start them all, one waitAll. */
-async function allAtOnce(comm: Communicator, s: number, ops: readonly Bound[], recvError: RecvError): Promise<void> {
+async function allAtOnce(comm: Communicator, s: number, ops: readonly Bound[], recvError: RecvError, shift: number): Promise<void> {
   const reqs: Request<unknown>[] = [];
   const at: number[] = [];
   for (let j = 0; j < ops.length; j++) {
-    for (const r of start(comm, ops[j])) {
+    for (const r of start(comm, ops[j], shift)) {
       reqs.push(r);
       at.push(j);
     }
@@ -208,11 +211,11 @@ async function allAtOnce(comm: Communicator, s: number, ops: readonly Bound[], r
 }
 
 /** A step with at most `window` operations outstanding (comm/request.ts inOrder); rejects with the first failure. */
-function windowed(comm: Communicator, s: number, ops: readonly Bound[], window: number, recvError: RecvError): Promise<void> {
+function windowed(comm: Communicator, s: number, ops: readonly Bound[], window: number, recvError: RecvError, shift: number): Promise<void> {
   return inOrder(ops, window, (b, j): PromiseLike<void> => {
     let reqs: Request<unknown>[];
     try {
-      reqs = start(comm, b);
+      reqs = start(comm, b, shift);
     } catch (e) {
       return Promise.reject(e);
     }

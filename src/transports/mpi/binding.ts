@@ -115,8 +115,24 @@ export interface MpiBinding {
    * = -1, source, tag, bytes, error class).
    */
   recvBlocking(comm: number, source: number, tag: number, into: NativeBuffer, out?: Int32Array): void;
+  /**
+   * A schedule (src/comm/schedule.ts) made once in C, its sends and receives persistent
+   * requests (native/vcoll_mpi.c, "schedules"): `code` encodes the steps (endpoint.ts
+   * encodeSchedule), `buffers` are the buffers its ranges address (kept alive), `info` (6
+   * Int32) receives a failure's step, op, peer, tag, error class (0: a receive of another
+   * length) and bytes received. Returns the handle. Absent from bindings built before it.
+   */
+  schedCreate?(code: Int32Array, buffers: readonly Uint8Array[], info: Int32Array): number;
+  /**
+   * Starts the schedule if it is not running (its shiftable tags moved by tagShift), then
+   * advances it: 1 done, 0 still running after spinning spinNs (< 0: blocks), -1 failed.
+   */
+  schedRun?(handle: number, spinNs: number, tagShift: number): number;
+  schedFree?(handle: number): void;
   /** A ping-pong loop written in C (MPI_Send/MPI_Recv): seconds per round trip. */
   pingpongC(comm: number, peer: number, bytes: number, iterations: number, first: number): number;
+  /** `iterations` MPI_Gatherv back to back in C (byte counts and displacements; root only: recv, counts, displs): seconds per call. */
+  gathervLoopC?(comm: number, send: Bytes, recv: Bytes | null, counts: Int32Array | null, displs: Int32Array | null, root: number, iterations: number): number;
   /** The fast path module, linked to this binding (set by loadMpiBinding; see MpiFastPath). */
   fast?: MpiFastPath;
   /** Why `fast` is undefined (not built, does not load, VCOLL_MPI_FAST=0). */
@@ -138,6 +154,8 @@ export interface MpiFastPath {
   sendBlocking(comm: number, dest: number, tag: number, data: Uint8Array): number;
   /** MPI_Recv: the status buffer = -1, source, tag, bytes, error class. */
   recvBlocking(comm: number, source: number, tag: number, into: Uint8Array): void;
+  /** The binding's schedRun: 1 done, 0 running, -1 failed, -2 not a live handle, -3 failed earlier. Absent from older builds. */
+  schedRun?(handle: number, spinNs: number, tagShift: number): number;
 }
 
 /** Error classes the transport maps to typed errors (MPI's standard numbering). */

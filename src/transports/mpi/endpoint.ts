@@ -28,7 +28,10 @@
  */
 
 import { cpus } from 'node:os';
+import { endpointCtx } from '../../comm/agree.js';
+import { CALL_TAG_STRIDE, DERIVED_SLOTS, OWN_SLOTS } from '../../comm/tags.js';
 import { COLLECTIVE_TAG, type Received, type Status } from '../../comm/communicator.js';
+import { shiftedTag, spanBytes, type EndpointSchedule, type RankSchedule, type ScheduleOptions, type ScheduleWait, type Span } from '../../comm/schedule.js';
 import type { Endpoint } from '../../comm/endpoint.js';
 import type { NativeCollectives, NativeInterCollectives } from '../../comm/native.js';
 import { OpRequest, type Request } from '../../comm/request.js';
@@ -144,9 +147,12 @@ export class MpiEndpoint implements Endpoint {
   private emptyPolls = 0;
   private readonly recvSpinNs: number;
   private readonly interCache = new Map<number, NativeInterCollectives>();
+  /** Schedules running (started, not complete): the progress loop advances them. */
+  private readonly running = new Set<NativeRun>();
 
   constructor(mpi: MpiBinding, info: MpiInitInfo, options: MpiEndpointOptions = {}) {
     this.mpi = mpi;
+    this.runFast = mpi.fast?.schedRun?.bind(mpi.fast);
     this.one = mpi.status;
     this.info = info;
     this.worldRank = info.rank;
@@ -469,6 +475,96 @@ export class MpiEndpoint implements Endpoint {
     return n;
   }
 
+  /**
+   * The native executor of schedules (Endpoint.bindSchedule): the schedule is encoded once and
+   * made in C with a persistent request per send and receive (binding schedCreate); `start()`
+   * is one binding call that runs the steps in C, spinning up to the poll budget (recvSpinNs),
+   * and completes at once when that suffices; otherwise the progress loop advances it, one
+   * binding call per poll, never one JS turn per message. Absent (undefined) when the binding
+   * predates schedules: the portable executor runs them then.
+   */
+  get bindSchedule():
+    | ((ctx: number, worldOf: Int32Array | null, schedule: RankSchedule, buffers: readonly Uint8Array[], options: ScheduleOptions) => EndpointSchedule)
+    | undefined {
+    if (this.mpi.schedCreate === undefined || process.env.VCOLL_MPI_SCHEDULES === '0') return undefined;
+    return this.bindNative;
+  }
+
+  private readonly bindNative = (
+    ctx: number,
+    worldOf: Int32Array | null,
+    schedule: RankSchedule,
+    buffers: readonly Uint8Array[],
+    options: ScheduleOptions,
+  ): EndpointSchedule => {
+    if (this.closed) throw this.afterFinalize();
+    const code: number[] = [schedule.steps.length];
+    const ranges = (span: Span): void => {
+      code.push(span.length);
+      for (const r of span) code.push(r.buffer, r.offset, r.length);
+    };
+    // what each op is, for errors: kind, the schedule's peer and tag
+    const ops: ScheduleOpInfo[] = [];
+    for (const step of schedule.steps) {
+      code.push(step.window, step.ops.length);
+      for (const op of step.ops) {
+        if (op.kind === 'copy') {
+          code.push(2);
+          ranges(op.from);
+          ranges(op.to);
+          ops.push({ kind: 'copy', peer: -1, tag: -1, world: -1, bytes: 0 });
+          continue;
+        }
+        const c = this.context(endpointCtx(ctx, op.tag));
+        const bad = this.badTag(c, op.tag);
+        if (bad !== undefined) throw bad;
+        const world = worldOf === null ? op.peer : worldOf[op.peer];
+        // a collective tag of the first call slot moves with the run's slot (shiftedTag): its
+        // highest shift must stay within MPI_TAG_UB
+        const shiftable = shiftedTag(op.tag, 1) !== op.tag;
+        const top = shiftable ? this.badTag(c, op.tag + CALL_TAG_STRIDE * (OWN_SLOTS + DERIVED_SLOTS)) : undefined;
+        if (top !== undefined) throw top;
+        code.push(op.kind === 'send' ? 0 : 1, c.handle, this.peer(c, world), this.mpiTag(c, op.tag), shiftable ? 1 : 0);
+        ranges(op.data);
+        ops.push({ kind: op.kind, peer: op.peer, tag: op.tag, world, bytes: spanBytes(op.data) });
+      }
+    }
+    const info = new Int32Array(6);
+    const handle = this.call(() => (this.mpi.schedCreate as NonNullable<MpiBinding['schedCreate']>)(Int32Array.from(code), buffers, info));
+    const run = new NativeRun(this, handle, info, ops, options, schedule.rank);
+    // the C side holds requests and references: free them when the schedule is collected
+    scheduleRegistry.register(run, { mpi: this.mpi, handle });
+    return run;
+  };
+
+  /** Advances a schedule: 1 done, 0 running, -1 failed (NativeRun). */
+  advanceSchedule(handle: number, spinNs: number, tagShift: number): number {
+    const r = this.runFast !== undefined ? this.runFast(handle, spinNs, tagShift) : (this.mpi.schedRun as NonNullable<MpiBinding['schedRun']>)(handle, spinNs, tagShift);
+    if (r < -1) throw new CommunicationError(`MPI transport: ${r === -2 ? 'not a live schedule' : 'the schedule failed earlier'}`, { rank: this.worldRank });
+    return r;
+  }
+
+  /** The fast path's schedRun (V8 API), when it loaded and has it. */
+  private runFast: ((handle: number, spinNs: number, tagShift: number) => number) | undefined;
+
+  /** A run left running: the progress loop advances it until it settles. */
+  watchRun(run: NativeRun): void {
+    this.running.add(run);
+    this.schedule();
+  }
+
+  get spinNs(): number {
+    return this.recvSpinNs;
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  mpiFailure(kind: 'send' | 'recv', capacity: number, errClass: number): Error {
+    return this.failure({ kind, ctx: this.context(0), req: new OpRequest<unknown>(), buf: EMPTY, capacity }, errClass);
+  }
+
   /** Requests still pending (sends not yet completed, receives not yet matched). */
   get pending(): number {
     let q = 0;
@@ -487,7 +583,7 @@ export class MpiEndpoint implements Endpoint {
    * come for them); they are not waited for.
    */
   async drain(): Promise<void> {
-    while (this.pendingSends > 0) await new Promise<void>((r) => setImmediate(r));
+    while (this.pendingSends > 0 || this.running.size > 0) await new Promise<void>((r) => setImmediate(r));
   }
 
   /**
@@ -507,6 +603,8 @@ export class MpiEndpoint implements Endpoint {
     this.pendingSends = 0;
     for (const c of this.queued) for (const q of c.queue.splice(0)) q.req.reject(e);
     this.queued.clear();
+    for (const run of this.running) run.abandon(new CommunicationError('MPI transport: finalized with a schedule running', { rank: this.worldRank }));
+    this.running.clear();
     this.closed = true;
   }
 
@@ -519,6 +617,7 @@ export class MpiEndpoint implements Endpoint {
     this.schedule();
   }
 
+  /** Makes sure the progress loop runs (it stops when nothing is pending). */
   private schedule(): void {
     if (this.polling || this.closed) return;
     this.polling = true;
@@ -553,7 +652,13 @@ export class MpiEndpoint implements Endpoint {
       if (n > 0) progress = true;
     }
     for (const c of [...this.queued]) if (this.serveQueue(c)) progress = true;
-    if (this.pendingCount === 0 && this.queued.size === 0) {
+    for (const run of this.running) {
+      if (run.advance(this.pendingCount === 0 && this.queued.size === 0 && this.running.size === 1 ? this.recvSpinNs : 0)) {
+        this.running.delete(run);
+        progress = true;
+      }
+    }
+    if (this.pendingCount === 0 && this.queued.size === 0 && this.running.size === 0) {
       this.emptyPolls = 0;
       return;
     }
@@ -668,3 +773,128 @@ export class MpiEndpoint implements Endpoint {
     this.queued.clear();
   }
 }
+
+const EMPTY = new Uint8Array(0);
+
+/** Frees a schedule's C side (its persistent requests and buffer references) once it is collected. */
+const scheduleRegistry = new FinalizationRegistry<{ mpi: MpiBinding; handle: number }>(({ mpi, handle }) => {
+  try {
+    mpi.schedFree?.(handle);
+  } catch {
+    // MPI finalized meanwhile: nothing left to free
+  }
+});
+
+/** One schedule made in C (MpiEndpoint.bindSchedule) and its current run. */
+class NativeRun implements EndpointSchedule {
+  private req: OpRequest<void> | undefined;
+  private failedWith: Error | undefined;
+
+  constructor(
+    private readonly ep: MpiEndpoint,
+    private readonly handle: number,
+    private readonly info: Int32Array,
+    private readonly ops: readonly ScheduleOpInfo[],
+    private readonly options: ScheduleOptions,
+    private readonly rank: number,
+  ) {}
+
+  private shift = 0;
+
+  start(tagShift: number): OpRequest<void> {
+    if (this.failedWith !== undefined) return OpRequest.failed(this.failedWith);
+    if (this.req !== undefined) {
+      return OpRequest.failed(new CommunicationError('MPI transport: a schedule was started again before its run completed', { rank: this.ep.worldRank }));
+    }
+    if (this.ep.isClosed) return OpRequest.failed(new CommunicationError('MPI transport: used after MPI_Finalize', { rank: this.ep.worldRank }));
+    let r: number;
+    try {
+      this.shift = tagShift;
+      r = this.ep.advanceSchedule(this.handle, this.ep.spinNs, tagShift);
+    } catch (e) {
+      return OpRequest.failed(e instanceof Error ? e : new Error(String(e)));
+    }
+    if (r === 1) return DONE;
+    if (r < 0) return OpRequest.failed(this.failure());
+    const req = new OpRequest<void>();
+    this.req = req;
+    this.ep.watchRun(this);
+    return req;
+  }
+
+  /** Called by the progress loop: advances the run; returns whether it settled. */
+  advance(spinNs: number): boolean {
+    const req = this.req;
+    if (req === undefined) return true;
+    let r: number;
+    try {
+      r = this.ep.advanceSchedule(this.handle, spinNs, this.shift);
+    } catch (e) {
+      this.req = undefined;
+      req.reject(e instanceof Error ? e : new Error(String(e)));
+      return true;
+    }
+    if (r === 0) return false;
+    this.req = undefined;
+    if (r === 1) req.resolve(undefined);
+    else req.reject(this.failure());
+    return true;
+  }
+
+  abandon(e: Error): void {
+    const req = this.req;
+    this.req = undefined;
+    this.failedWith = e;
+    req?.reject(e);
+  }
+
+  waiting(): ScheduleWait | undefined {
+    if (this.req === undefined) return undefined;
+    // the first send or receive of the step the run is in (info[1], written by the C side)
+    for (let o = Math.max(0, this.info[1]); o < this.ops.length; o++) {
+      const op = this.ops[o];
+      if (op.kind !== 'copy') return { kind: op.kind, peer: op.world, tag: shiftedTag(op.tag, this.shift) };
+    }
+    return undefined;
+  }
+
+  /** The error of the failure the C side recorded in `info`. */
+  private failure(): Error {
+    const [, o, , , errClass, bytes] = this.info;
+    const op = this.ops[o];
+    let e: Error;
+    const recvError = this.options.recvError;
+    if (op.kind === 'recv' && errClass === 0) {
+      const expected = this.expected(o);
+      e =
+        recvError !== undefined
+          ? recvError(op.peer, op.tag, expected, bytes, undefined)
+          : new CommunicationError(`rank ${this.rank}: schedule op ${o}: receive from rank ${op.peer} tag ${op.tag} got ${bytes} bytes, expected ${expected}`, {
+              rank: this.ep.worldRank,
+            });
+    } else {
+      const base = this.ep.mpiFailure(op.kind === 'send' ? 'send' : 'recv', this.expected(o), errClass);
+      e = op.kind === 'recv' && base instanceof TruncationError && recvError !== undefined ? recvError(op.peer, op.tag, this.expected(o), undefined, base) : base;
+    }
+    this.failedWith = e;
+    return e;
+  }
+
+  private expected(o: number): number {
+    return this.ops[o].bytes;
+  }
+}
+
+/** What the endpoint keeps of each operation of a schedule, for errors and timeouts. */
+interface ScheduleOpInfo {
+  readonly kind: 'send' | 'recv' | 'copy';
+  /** The schedule's (communicator) peer and tag. */
+  readonly peer: number;
+  readonly tag: number;
+  /** The peer's world rank. */
+  readonly world: number;
+  /** Bytes of its message. */
+  readonly bytes: number;
+}
+
+const DONE: OpRequest<void> = OpRequest.done(undefined);
