@@ -5,7 +5,7 @@
  * bindSchedule: the simulator's engine, the threads' channels, MPI in C, or the portable
  * executor), so nothing is allocated or looked up per start.
  */
-import type { ScheduleOptions } from '../comm/schedule.js';
+import type { BoundSchedule, ScheduleOptions } from '../comm/schedule.js';
 import { bindSchedule } from '../schedule/run.js';
 import type { VRankDescription } from './schedule-builder.js';
 import type { RankSchedule } from '../comm/schedule.js';
@@ -32,16 +32,11 @@ export function describeRank(input: VPlanInput): VRankDescription {
 }
 
 /**
- * The persistent plan running `schedule` (compiled for `input`'s rank): its buffers 'send'
- * and 'recv' are the user's (their first bytes, as many as the schedule binds), 'packed' one
- * allocated here.
+ * `schedule` (compiled for `input`'s rank) bound for its transport's executor: its buffers
+ * 'send' and 'recv' are the user's (their first bytes, as many as the schedule binds),
+ * 'packed' one allocated here.
  */
-export function compiledPlan(
-  input: GathervPlanInput | ScattervPlanInput,
-  schedule: RankSchedule,
-  info: CollectiveInfo,
-  options: ScheduleOptions = {},
-): PersistentCollective {
+export function bindPlanSchedule(input: GathervPlanInput | ScattervPlanInput, schedule: RankSchedule, options: ScheduleOptions = {}): BoundSchedule {
   const buffers = schedule.buffers.map((b) => {
     if (b.name === 'packed') return new Uint8Array(b.bytes);
     const user = b.name === 'send' ? input.send : b.name === 'recv' ? input.recv : undefined;
@@ -51,6 +46,16 @@ export function compiledPlan(
     }
     return user.subarray(0, b.bytes);
   });
-  const bound = bindSchedule(input.comm, schedule, buffers, options);
+  return bindSchedule(input.comm, schedule, buffers, options);
+}
+
+/** The persistent plan whose start() runs `schedule` (bindPlanSchedule). */
+export function compiledPlan(
+  input: GathervPlanInput | ScattervPlanInput,
+  schedule: RankSchedule,
+  info: CollectiveInfo,
+  options: ScheduleOptions = {},
+): PersistentCollective {
+  const bound = bindPlanSchedule(input, schedule, options);
   return persistentPlan(input.comm, info, () => bound.run());
 }

@@ -15,13 +15,18 @@
  * Overlap (default, §3): `init` starts the construction and returns at once; the first
  * `start()` posts each receive as soon as the rank learns the join (and its previous
  * receives are done), so the construction hides behind the data. Later starts (and every
- * start without overlap, where `init` waits for the construction) only run the data phase.
+ * start without overlap, where `init` waits for the construction) only run the data phase,
+ * compiled into a schedule once the role is known (adaptive/schedule.ts) and run by the
+ * transport's executor.
  *
  * Cost (homogeneous one-ported model, γ = 0, free root of the Lemma 1 rule, p = 2^d,
  * positive blocks): data phase ⌈log₂p⌉α + βΣ_{i≠r} m_i; in general exactly the evaluator's
  * time of the tree; construction ⌈log₂p⌉ rounds of constant-size messages.
  */
 import type { Communicator } from '../../comm/communicator.js';
+import type { BoundSchedule } from '../../comm/schedule.js';
+import { bindPlanSchedule, describeRank } from '../compiled-plan.js';
+import { adaptiveGatherSchedule } from '../adaptive/schedule.js';
 import { VcollError } from '../../errors.js';
 import { blockView, rangePlacement, rootLayout, type Placement } from '../placement.js';
 import { persistentPlan } from '../node-schedule.js';
@@ -29,22 +34,16 @@ import type { PersistentCollective } from '../types.js';
 import type { GathervPlanInput, GathervVariant } from '../variant.js';
 import { EventQueue, RangeBuffer } from '../adaptive/buffer.js';
 import { constructAdaptive, type AdaptiveRole, type RoleEvent } from '../adaptive/construct.js';
-import { adaptiveContext, adaptiveInfo, bufferLayout, rootRangeCheck } from '../adaptive/plan.js';
+import { adaptiveContext, adaptiveInfo, rootRangeCheck } from '../adaptive/plan.js';
 import { nextPlanTags } from '../adaptive/tags.js';
 
 interface EventSource {
   next(): Promise<RoleEvent | undefined>;
 }
 
-function roleSource(role: AdaptiveRole): EventSource {
-  const events = role.parent === undefined ? [...role.children] : [...role.children, role.parent];
-  let i = 0;
-  return { next: () => Promise.resolve(events[i++]) };
-}
-
 const noop = (): void => {};
 
-/** One rank's data phase (the same code with the joins known or still arriving). */
+/** One rank's data phase while the joins are still arriving (the first start, overlapped with the construction). */
 class GatherExecutor {
   private readonly comm: Communicator;
   private readonly rank: number;
@@ -60,16 +59,6 @@ class GatherExecutor {
     this.comm = input.comm;
     this.rank = input.comm.rank;
     this.u = input.unitBytes;
-  }
-
-  /** Allocates the exact buffers of a known role. */
-  prepare(role: AdaptiveRole): void {
-    if (this.rank === this.input.root) {
-      role.children.forEach((c, k) => this.placement(k, c));
-    } else if (role.children.length > 0 || this.copyAll) {
-      const l = bufferLayout(role, this.u);
-      this.buffer = RangeBuffer.exact(role.count * this.u, l.own, l.total);
-    }
   }
 
   private placement(k: number, e: RoleEvent): Placement {
@@ -135,11 +124,6 @@ class GatherExecutor {
     }
     if (out.length > 0) await comm.send(e.peer, this.tag, out);
   }
-
-  /** After a run with the joins arriving: keep the buffer at its exact size. */
-  settle(): void {
-    this.buffer?.compact();
-  }
 }
 
 async function initAdaptiveGatherv(input: GathervPlanInput): Promise<PersistentCollective> {
@@ -150,10 +134,12 @@ async function initAdaptiveGatherv(input: GathervPlanInput): Promise<PersistentC
   const check = comm.rank === root ? rootRangeCheck(comm.rank, input.counts as readonly number[]) : undefined;
   const info = adaptiveInfo(comm.size);
 
+  // once the role is known, the data phase is a compiled schedule (adaptive/schedule.ts)
+  const compile = (role: AdaptiveRole): BoundSchedule => bindPlanSchedule(input, adaptiveGatherSchedule({ ...describeRank(input), copyAll: ctx.copyAll }, role, tags.data));
   if (!input.adaptive.overlap) {
     const role = await constructAdaptive({ comm, root, count: input.count, ctx, tags, onEvent: check });
-    exec.prepare(role);
-    return persistentPlan(comm, info, () => exec.run(roleSource(role)));
+    const bound = compile(role);
+    return persistentPlan(comm, info, () => bound.run());
   }
 
   const queue = new EventQueue<RoleEvent>();
@@ -178,12 +164,12 @@ async function initAdaptiveGatherv(input: GathervPlanInput): Promise<PersistentC
     },
   );
   built.catch(noop);
-  let role: AdaptiveRole | undefined;
-  return persistentPlan(comm, info, async () => {
-    if (role !== undefined) return exec.run(roleSource(role));
-    await exec.run(queue);
-    role = await built;
-    exec.settle();
+  let bound: BoundSchedule | undefined;
+  return persistentPlan(comm, info, () => {
+    if (bound !== undefined) return bound.run();
+    return exec.run(queue).then(async () => {
+      bound = compile(await built);
+    });
   });
 }
 

@@ -12,77 +12,29 @@
  * empty range moves no message.
  *
  * `init` runs the construction, `start()` only the data phase (the root cannot start before
- * the tree exists, §3: the construction is not hidden as in gather). Cost: construction
+ * the tree exists, §3: the construction is not hidden as in gather), compiled into a schedule
+ * once the role is known (adaptive/schedule.ts) and run by the transport's executor. Cost: construction
  * ⌈log₂p⌉ rounds of constant-size messages; data phase exactly the evaluator's scatter time
  * of the tree, ⌈log₂p⌉α + βΣ_{i≠r} m_i for the Lemma 1 free root with γ = 0, p = 2^d.
  */
-import type { MessageBuffer } from '../../comm/segments.js';
-import { blockView, rangePlacement, rootLayout } from '../placement.js';
+import { bindPlanSchedule, describeRank } from '../compiled-plan.js';
 import { persistentPlan } from '../node-schedule.js';
 import type { PersistentCollective } from '../types.js';
 import type { ScattervPlanInput, ScattervVariant } from '../variant.js';
 import { constructAdaptive, type AdaptiveRole } from '../adaptive/construct.js';
-import { adaptiveContext, adaptiveInfo, bufferLayout, copyPosition, rootRangeCheck } from '../adaptive/plan.js';
+import { adaptiveContext, adaptiveInfo, rootRangeCheck } from '../adaptive/plan.js';
+import { adaptiveScatterSchedule } from '../adaptive/schedule.js';
 import { nextPlanTags } from '../adaptive/tags.js';
 
-interface Outgoing {
-  readonly peer: number;
-  readonly bytes: number;
-  /** Where the range comes from (root: its placement in the send buffer). */
-  readonly buffer: MessageBuffer;
-}
-
 async function initAdaptiveScatterv(input: ScattervPlanInput): Promise<PersistentCollective> {
-  const { comm, root, unitBytes: u } = input;
+  const { comm, root } = input;
   const me = comm.rank;
   const ctx = adaptiveContext(comm, root, input.model, input.adaptive);
   const tags = nextPlanTags(comm);
   const check = me === root ? rootRangeCheck(me, input.counts as readonly number[]) : undefined;
   const role: AdaptiveRole = await constructAdaptive({ comm, root, count: input.count, ctx, tags, onEvent: check });
-  const tag = tags.data;
-  const kids = role.children;
-  const at = copyPosition(role, ctx.copyAll);
-
-  let receive: (() => Promise<void>) | undefined;
-  let copyOwn: () => void;
-  const out: Outgoing[] = [];
-  if (me === root) {
-    const layout = rootLayout(input);
-    const send = input.send as Uint8Array;
-    for (const c of kids) out.push({ peer: c.peer, bytes: c.size * u, buffer: rangePlacement(send, layout, c.lo, c.hi).buffer });
-    copyOwn = () => {
-      if (!input.inPlace) comm.copy(input.recv, blockView(send, layout, me));
-    };
-  } else if (kids.length === 0 && !ctx.copyAll) {
-    const parent = role.parent as NonNullable<AdaptiveRole['parent']>;
-    receive = async () => {
-      if (input.count > 0) await comm.recv(parent.peer, tag, input.recv);
-    };
-    copyOwn = () => {};
-  } else {
-    const parent = role.parent as NonNullable<AdaptiveRole['parent']>;
-    const l = bufferLayout(role, u);
-    const buf = new Uint8Array(l.total);
-    kids.forEach((c, k) => {
-      out.push({ peer: c.peer, bytes: c.size * u, buffer: buf.subarray(l.children[k], l.children[k] + c.size * u) });
-    });
-    receive = async () => {
-      if (l.total > 0) await comm.recv(parent.peer, tag, buf);
-    };
-    const own = buf.subarray(l.own, l.own + input.count * u);
-    copyOwn = () => comm.copy(input.recv, own);
-  }
-
-  return persistentPlan(comm, adaptiveInfo(comm.size), async () => {
-    if (receive !== undefined) await receive();
-    // The gather order reversed: sends to the last-joined child first, the copy mirrored.
-    if (at === out.length) copyOwn();
-    for (let j = out.length - 1; j >= 0; j--) {
-      const o = out[j];
-      if (o.bytes > 0) await comm.send(o.peer, tag, o.buffer);
-      if (j === at) copyOwn();
-    }
-  });
+  const bound = bindPlanSchedule(input, adaptiveScatterSchedule({ ...describeRank(input), copyAll: ctx.copyAll }, role, tags.data));
+  return persistentPlan(comm, adaptiveInfo(comm.size), () => bound.run());
 }
 
 export const ADAPTIVE_SCATTERV: ScattervVariant = {

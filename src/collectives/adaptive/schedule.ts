@@ -1,0 +1,118 @@
+/**
+ * The data phase of adaptive gatherv / scatterv (Traff18 §3) compiled into a schedule
+ * (src/comm/schedule.ts) once the construction (construct.ts, Lemma 3) has given this rank its
+ * role: the same operations in the same order as the program executors of gatherv/adaptive.ts
+ * and scatterv/adaptive.ts, which run the first, overlapped start (gather) while the joins
+ * are still arriving. One-ported (adaptive runs one-ported only): every step has window 1.
+ *
+ * Gather: a rank with children (or every rank under Lemma 4, copyAll) receives its children's
+ * ranges in join order into its packed buffer (bufferLayout: rank order, its own block at its
+ * offset), copies its own block in before the first receive or after it (copyPosition), then
+ * sends the whole range to its parent; a leaf sends straight from its block. The root
+ * receives each range straight into its buffer at the displacements (one range per block run,
+ * collectives/placement.ts) and copies its own block (not in place). Empty ranges move no
+ * message. Scatter: the reverse — receive the range from the parent, then send to the
+ * children last-joined first, the copy out mirrored.
+ *
+ * Buffers: 'send', 'recv' (the user's, as in schedule-builder.ts) and 'packed'.
+ */
+import type { ScheduleOp } from '../../comm/schedule.js';
+import { Buffers, copy, recv, send, sequenceSpan, span, Steps, type RankSchedule, type VRankDescription } from '../schedule-builder.js';
+import { rootArrays, capacityBytes } from '../schedule-builder.js';
+import type { AdaptiveRole } from './construct.js';
+import { bufferLayout, copyPosition } from './plan.js';
+
+/** The ranks lo..hi. */
+function rangeRanks(lo: number, hi: number): number[] {
+  return Array.from({ length: hi - lo + 1 }, (_, i) => lo + i);
+}
+
+/** This rank's schedule of adaptive gatherv for its constructed `role`. */
+export function adaptiveGatherSchedule(d: VRankDescription, role: AdaptiveRole, tag: number): RankSchedule {
+  const u = d.unitBytes;
+  const b = new Buffers();
+  const steps = new Steps();
+  const kids = role.children;
+  const at = copyPosition(role, d.copyAll);
+  if (d.rank === d.root) {
+    const { counts, displs } = rootArrays(d);
+    const inPlace = d.inPlace ?? false;
+    const mine = inPlace ? 0 : counts[d.rank] * u;
+    const sendBuf = b.add('send', mine);
+    const recvBuf = b.add('recv', capacityBytes(counts, displs, u));
+    const ops: ScheduleOp[] = [];
+    const own = (): void => {
+      if (!inPlace) ops.push(copy(span(recvBuf, displs[d.rank] * u, mine), span(sendBuf, 0, mine)));
+    };
+    kids.forEach((c, k) => {
+      if (k === at) own();
+      if (c.size > 0) ops.push(recv(c.peer, tag, sequenceSpan(recvBuf, counts, displs, u, rangeRanks(c.lo, c.hi))));
+    });
+    if (at >= kids.length) own();
+    steps.add(ops, 1);
+    return { rank: d.rank, buffers: b.list, steps: steps.list };
+  }
+  const parent = role.parent as NonNullable<AdaptiveRole['parent']>;
+  const block = d.count * u;
+  const sendBuf = b.add('send', block);
+  if (kids.length === 0 && !d.copyAll) {
+    if (block > 0) steps.add([send(parent.peer, tag, span(sendBuf, 0, block))], 1);
+    return { rank: d.rank, buffers: b.list, steps: steps.list };
+  }
+  const l = bufferLayout(role, u);
+  const packed = b.add('packed', l.total);
+  const ops: ScheduleOp[] = [];
+  const own = (): void => {
+    ops.push(copy(span(packed, l.own, block), span(sendBuf, 0, block)));
+  };
+  kids.forEach((c, k) => {
+    if (k === at) own();
+    if (c.size > 0) ops.push(recv(c.peer, tag, span(packed, l.children[k], c.size * u)));
+  });
+  if (at >= kids.length) own();
+  steps.add(ops, 1);
+  if (l.total > 0) steps.add([send(parent.peer, tag, span(packed, 0, l.total))], 1);
+  return { rank: d.rank, buffers: b.list, steps: steps.list };
+}
+
+/** This rank's schedule of adaptive scatterv for its constructed `role`. */
+export function adaptiveScatterSchedule(d: VRankDescription, role: AdaptiveRole, tag: number): RankSchedule {
+  const u = d.unitBytes;
+  const b = new Buffers();
+  const steps = new Steps();
+  const kids = role.children;
+  const at = copyPosition(role, d.copyAll);
+  const out: { peer: number; bytes: number; data: ReturnType<typeof span> }[] = [];
+  let ownCopy: ScheduleOp | undefined;
+  if (d.rank === d.root) {
+    const { counts, displs } = rootArrays(d);
+    const inPlace = d.inPlace ?? false;
+    const mine = inPlace ? 0 : counts[d.rank] * u;
+    const sendBuf = b.add('send', capacityBytes(counts, displs, u));
+    const recvBuf = b.add('recv', mine);
+    for (const c of kids) out.push({ peer: c.peer, bytes: c.size * u, data: sequenceSpan(sendBuf, counts, displs, u, rangeRanks(c.lo, c.hi)) });
+    if (!inPlace) ownCopy = copy(span(recvBuf, 0, mine), span(sendBuf, displs[d.rank] * u, mine));
+  } else {
+    const parent = role.parent as NonNullable<AdaptiveRole['parent']>;
+    const block = d.count * u;
+    const recvBuf = b.add('recv', block);
+    if (kids.length === 0 && !d.copyAll) {
+      if (block > 0) steps.add([recv(parent.peer, tag, span(recvBuf, 0, block))], 1);
+      return { rank: d.rank, buffers: b.list, steps: steps.list };
+    }
+    const l = bufferLayout(role, u);
+    const packed = b.add('packed', l.total);
+    if (l.total > 0) steps.add([recv(parent.peer, tag, span(packed, 0, l.total))], 1);
+    kids.forEach((c, k) => out.push({ peer: c.peer, bytes: c.size * u, data: span(packed, l.children[k], c.size * u) }));
+    ownCopy = copy(span(recvBuf, 0, block), span(packed, l.own, block));
+  }
+  // the gather order reversed: the last-joined child first, the copy mirrored
+  const ops: ScheduleOp[] = [];
+  if (at === out.length && ownCopy !== undefined) ops.push(ownCopy);
+  for (let j = out.length - 1; j >= 0; j--) {
+    if (out[j].bytes > 0) ops.push(send(out[j].peer, tag, out[j].data));
+    if (j === at && ownCopy !== undefined) ops.push(ownCopy);
+  }
+  steps.add(ops, 1);
+  return { rank: d.rank, buffers: b.list, steps: steps.list };
+}
