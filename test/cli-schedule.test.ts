@@ -60,7 +60,7 @@ describe('vcoll schedule in process', () => {
   });
 
   it('every compiled algorithm and op checks ok on a default case', () => {
-    for (const algorithm of ['linear', 'binomial', 'optimal', 'binary', 'traff', 'model-traff', 'model-binomial-min']) {
+    for (const algorithm of ['linear', 'adaptive', 'binomial', 'optimal', 'binary', 'traff', 'model-traff', 'model-binomial-min']) {
       for (const op of ['gatherv', 'scatterv'] as const) {
         const { report, text } = inProcess({ algorithm, op, dist: 'random', p: 13, root: 5, copyAll: true, gamma: 1 });
         expect(report.problems, `${op} ${algorithm}`).toEqual([]);
@@ -69,8 +69,9 @@ describe('vcoll schedule in process', () => {
     }
   });
 
-  it('refuses adaptive (not compiled), a root outside p and a variant restriction', () => {
-    expect(() => inProcess({ algorithm: 'adaptive' })).toThrow(UnavailableError);
+  it('refuses mpi-native (not compiled), a root outside p and a variant restriction', () => {
+    expect(() => inProcess({ algorithm: 'mpi-native' })).toThrow(UnavailableError);
+    expect(() => inProcess({ algorithm: 'adaptive', ports: 2 })).toThrow(/ports/);
     expect(() => inProcess({ root: 8 })).toThrow(/--root/);
     expect(() => inProcess({ algorithm: 'optimal', ports: 2 })).toThrow(/ports/);
   });
@@ -83,7 +84,11 @@ describe('vcoll schedule as a process', () => {
     expect(r.status).toBe(0);
     expect(r.stdout).toContain("schedule 'gatherv binomial': 8 ranks");
     expect(r.stdout.trim().endsWith('check: ok')).toBe(true);
-    const bad = vcoll(['schedule', '--algorithm', 'adaptive']);
+    const adaptive = vcoll(['schedule', '--op', 'gatherv', '--algorithm', 'adaptive', '--p', '16', '--dist', 'spikes']);
+    expect(adaptive.status).toBe(0);
+    expect(adaptive.stdout).toContain("schedule 'gatherv adaptive': 16 ranks");
+    expect(adaptive.stdout.trim().endsWith('check: ok')).toBe(true);
+    const bad = vcoll(['schedule', '--algorithm', 'mpi-native']);
     expect(bad.status).toBe(2);
   });
 });

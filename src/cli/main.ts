@@ -128,7 +128,7 @@ export function buildProgram(): Command {
     .command('schedule')
     .description('compile the data phase of one gatherv or scatterv into every rank\'s schedule, print it (text or JSON) and check it')
     .option('--op <op>', 'gatherv | scatterv', parseChoice('op', V_OPERATIONS), 'gatherv')
-    .option('--algorithm <name>', `${COMPILED_V_ALGORITHMS.join(' | ')} (adaptive, mpi-native: not compiled yet)`, parseChoice('algorithm', V_ALGORITHMS), 'binomial')
+    .option('--algorithm <name>', `${COMPILED_V_ALGORITHMS.join(' | ')} (mpi-native calls the MPI library: not compiled)`, parseChoice('algorithm', V_ALGORITHMS), 'binomial')
     .option('--p <n>', 'number of ranks', parseIntegerOption('p', 1), 8)
     .option('--dist <name>', 'block-size distribution (see `vcoll model --help`)', 'random')
     .option('--b <n>', 'average block size (elements)', parseIntegerOption('b', 1), 10)

@@ -31,6 +31,8 @@ import { treeGather } from './gatherv/tree.js';
 import { linearScatter } from './scatterv/linear.js';
 import { treeScatter } from './scatterv/tree.js';
 import type { VRankDescription } from './schedule-builder.js';
+import { adaptiveGatherSchedule, adaptiveScatterSchedule, rolesOfTree } from './adaptive/schedule.js';
+import { adaptiveBinomialTree } from '../trees/adaptive.js';
 import {
   binomialNode,
   binomialSchedule,
@@ -48,9 +50,13 @@ export type { VRankDescription } from './schedule-builder.js';
 
 export const FIRST_DATA_TAG = V_TAGS.dataFirst;
 
-/** The algorithms `compileVSchedule` compiles: every tree-run variant and `linear`. */
+/**
+ * The algorithms `compileVSchedule` compiles: `linear`, `adaptive` (its data phase once the
+ * construction has built the tree) and every tree-run variant.
+ */
 export const COMPILED_V_ALGORITHMS = [
   'linear',
+  'adaptive',
   'binomial',
   'optimal',
   'binary',
@@ -79,7 +85,6 @@ function notCompiled(algorithm: string): UnavailableError {
   return new UnavailableError(
     'schedule',
     `${algorithm} is not compiled into schedules (yet): compiled are ${COMPILED_V_ALGORITHMS.join(', ')}` +
-      (algorithm === 'adaptive' ? ' (adaptive builds its tree while the data moves)' : '') +
       (algorithm === 'mpi-native' ? " (mpi-native calls the MPI library's own collective)" : '') +
       (algorithm === 'auto' ? ' (auto: choose the algorithm first)' : ''),
   );
@@ -94,6 +99,9 @@ export function compileRankSchedule(op: VOp, algorithm: string, d: VRankDescript
   if (!isCompiled(algorithm)) throw notCompiled(algorithm);
   if (!Number.isInteger(d.ports) || d.ports < 1) throw new InvalidArgumentError('ports', `must be an integer >= 1, got ${d.ports}`);
   if (algorithm === 'linear') return op === 'gatherv' ? linearGather(d, tag) : linearScatter(d, tag);
+  if (algorithm === 'adaptive') {
+    throw new InvalidArgumentError('algorithm', 'adaptive compiles from a rank\'s constructed role: adaptiveGatherSchedule / adaptiveScatterSchedule', { rank: d.rank });
+  }
   if (node === undefined) throw new InvalidArgumentError('node', `${algorithm} needs the rank's NodeSchedule`, { rank: d.rank });
   return op === 'gatherv' ? treeGather(d, node, tag) : treeScatter(d, node, tag);
 }
@@ -136,9 +144,9 @@ export function treeNodes(algorithm: string, op: VOp, counts: readonly number[],
 
 /**
  * Every rank's schedule of the data phase of `op` with `algorithm` for `counts` (elements),
- * built from the same trees the runtime uses. Checks the variant's model and counts
- * restrictions as the ranks would. `adaptive`, `mpi-native` and `auto` are not compiled: an
- * UnavailableError.
+ * built from the same trees the runtime uses (adaptive: the tree its construction builds, with
+ * Traff18's exact rule). Checks the variant's model and counts restrictions as the ranks would.
+ * `mpi-native` and `auto` are not compiled: an UnavailableError.
  */
 export function compileVSchedule(op: VOp, algorithm: string, counts: readonly number[], options: CompileVOptions): WorldSchedule {
   if (!isCompiled(algorithm)) throw notCompiled(algorithm);
@@ -170,7 +178,9 @@ export function compileVSchedule(op: VOp, algorithm: string, counts: readonly nu
     const failed = failedRestriction(row, { p, model, counts }, ['model', 'counts']);
     if (failed !== undefined) throw failed[0].error(failed[1], root);
   }
-  const nodes = algorithm === 'linear' ? undefined : treeNodes(algorithm, op, counts, model, root);
+  const nodes = algorithm === 'linear' || algorithm === 'adaptive' ? undefined : treeNodes(algorithm, op, counts, model, root);
+  // adaptive: the roles the construction gives, from the tree it equals (adaptive/construct.ts)
+  const roles = algorithm === 'adaptive' ? rolesOfTree(adaptiveBinomialTree(counts, model, { root }).tree, counts) : undefined;
   const ranks: RankSchedule[] = [];
   for (let me = 0; me < p; me++) {
     const d: VRankDescription = {
@@ -183,7 +193,8 @@ export function compileVSchedule(op: VOp, algorithm: string, counts: readonly nu
       ports: model.ports,
       copyAll: model.copyAll,
     };
-    ranks.push(compileRankSchedule(op, algorithm, d, nodes?.[me], tag));
+    if (roles !== undefined) ranks.push((op === 'gatherv' ? adaptiveGatherSchedule : adaptiveScatterSchedule)(d, roles[me], tag));
+    else ranks.push(compileRankSchedule(op, algorithm, d, nodes?.[me], tag));
   }
   return { label: `${op} ${algorithm}`, ranks };
 }

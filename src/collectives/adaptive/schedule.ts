@@ -19,7 +19,8 @@
 import type { ScheduleOp } from '../../comm/schedule.js';
 import { Buffers, copy, recv, send, sequenceSpan, span, Steps, type RankSchedule, type VRankDescription } from '../schedule-builder.js';
 import { rootArrays, capacityBytes } from '../schedule-builder.js';
-import type { AdaptiveRole } from './construct.js';
+import type { Tree } from '../../trees/tree.js';
+import type { AdaptiveRole, RoleEvent } from './construct.js';
 import { bufferLayout, copyPosition } from './plan.js';
 
 /** The ranks lo..hi. */
@@ -115,4 +116,51 @@ export function adaptiveScatterSchedule(d: VRankDescription, role: AdaptiveRole,
   }
   steps.add(ops, 1);
   return { rank: d.rank, buffers: b.list, steps: steps.list };
+}
+
+/**
+ * Every rank's role in the ordered `tree` (the adaptive tree of `counts`, which the
+ * construction equals: construct.ts), as the construction would deliver it: each rank's
+ * children in receive order with their subtrees' ranges, and the range it sends to its parent.
+ * Without communication (for printing and checking schedules, v-schedule.ts); `round` is the
+ * join's depth below the receiver's range root (not used by the data phase).
+ */
+export function rolesOfTree(tree: Tree, counts: readonly number[]): AdaptiveRole[] {
+  const p = tree.p;
+  const lo = Int32Array.from({ length: p }, (_, v) => v);
+  const hi = Int32Array.from({ length: p }, (_, v) => v);
+  // children before parents: deepest first
+  const order: number[] = [tree.root];
+  for (let i = 0; i < order.length; i++) order.push(...tree.children[order[i]]);
+  for (let i = order.length - 1; i >= 0; i--) {
+    const v = order[i];
+    for (const c of tree.children[v]) {
+      lo[v] = Math.min(lo[v], lo[c]);
+      hi[v] = Math.max(hi[v], hi[c]);
+    }
+  }
+  const prefix = [0];
+  for (const c of counts) prefix.push(prefix[prefix.length - 1] + c);
+  const size = (v: number): number => prefix[hi[v] + 1] - prefix[lo[v]];
+  const event = (kind: 'recv' | 'send', peer: number, v: number, round: number): RoleEvent => ({
+    kind,
+    round,
+    peer,
+    size: size(v),
+    lo: lo[v],
+    hi: hi[v],
+    check: 0,
+  });
+  return Array.from({ length: p }, (_, v) => {
+    const parent = tree.parent[v];
+    return {
+      rank: v,
+      p,
+      root: tree.root,
+      count: counts[v],
+      children: tree.children[v].map((c, k) => event('recv', c, c, k)),
+      parent: parent < 0 ? undefined : event('send', parent, v, 0),
+      final: undefined,
+    };
+  });
 }
