@@ -161,9 +161,9 @@ export async function renderBenchReport(results: import('./harness/results.js').
   return renderReport(results);
 }
 
-/** Schedules: a collective's data phase as data (steps of send/recv/copy), its static check, printer and portable executor. */
-export type { ByteRange, CopyOp, RankSchedule, RecvOp, ScheduleBuffer, ScheduleOp, ScheduleStep, SendOp, Span, WorldSchedule } from './schedule/types.js';
-export { spanBytes } from './schedule/types.js';
+/** Schedules: a collective's data phase as data (steps of send/recv/copy), its static check, printer and executors. */
+export type { ByteRange, CopyOp, RankSchedule, RecvOp, ScheduleBuffer, ScheduleOp, ScheduleOptions, ScheduleStep, SendOp, Span, WorldSchedule } from './schedule/types.js';
+export { shiftedTag, spanBytes } from './schedule/types.js';
 export { assertSchedule, checkSchedule, type ScheduleProblem, type ScheduleProblemKind } from './schedule/check.js';
 export { formatSchedule } from './schedule/format.js';
 export { bindSchedule, runSchedule, type BoundSchedule } from './schedule/run.js';

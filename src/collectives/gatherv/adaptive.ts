@@ -164,11 +164,13 @@ async function initAdaptiveGatherv(input: GathervPlanInput): Promise<PersistentC
     },
   );
   built.catch(noop);
+  // compiled at the second start: a one-shot call (one start) never pays for it
+  let role: AdaptiveRole | undefined;
   let bound: BoundSchedule | undefined;
   return persistentPlan(comm, info, () => {
-    if (bound !== undefined) return bound.run();
+    if (role !== undefined) return (bound ??= compile(role)).run();
     return exec.run(queue).then(async () => {
-      bound = compile(await built);
+      role = await built;
     });
   });
 }
