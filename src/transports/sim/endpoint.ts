@@ -8,8 +8,10 @@ import { badMaxBytes, badRank, badTag } from '../../comm/group.js';
 import { OpRequest, type Request } from '../../comm/request.js';
 import { byteLength, isMessageBuffer, type MessageBuffer } from '../../comm/segments.js';
 import type { Endpoint, VirtualClock } from '../../comm/endpoint.js';
+import type { EndpointSchedule, RankSchedule, ScheduleOptions } from '../../comm/schedule.js';
 import { InvalidArgumentError } from '../../errors.js';
 import { RECV, SEND } from './op.js';
+import { SimSchedule } from './schedule.js';
 import type { Simulation } from './sim.js';
 
 class SimClock implements VirtualClock {
@@ -85,6 +87,21 @@ export class SimEndpoint implements Endpoint {
     }
     dst.set(src);
     this.sim.chargeCopy(rank, src.length);
+  }
+
+  /**
+   * The engine's native executor of `schedule` (sim/schedule.ts): the portable executor's
+   * operations, order, virtual times and errors, with one request per run and none per
+   * operation. Validated by the caller (schedule/run.ts bindSchedule).
+   */
+  bindSchedule(
+    ctx: number,
+    worldOf: Int32Array | null,
+    schedule: RankSchedule,
+    buffers: readonly Uint8Array[],
+    options: ScheduleOptions,
+  ): EndpointSchedule {
+    return new SimSchedule(this.sim, this.worldRank, ctx, worldOf, schedule, buffers, options);
   }
 
   nodeOf(worldRank: number): number {

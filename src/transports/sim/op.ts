@@ -12,6 +12,17 @@ import { tagText } from '../../comm/tags.js';
 export const SEND = 0;
 export const RECV = 1;
 
+/**
+ * Who settles an operation posted without a request (Simulation.postOwned): a native
+ * schedule (sim/schedule.ts). `index` and `run` are what the owner passed when posting.
+ */
+export interface OpOwner {
+  /** The operation completed; `bytes`: the message's length. */
+  opDone(index: number, run: number, bytes: number): void;
+  /** The operation failed (a truncated receive, or the simulation aborted). */
+  opFailed(index: number, run: number, error: unknown): void;
+}
+
 export class Op {
   kind = 0;
   rank = 0;
@@ -28,8 +39,12 @@ export class Op {
   pending = false;
   /** A transfer that holds its ports (its end is in the event heap). */
   started = false;
-  /** What the rank program holds (not pooled: programs may keep it). */
+  /** What the rank program holds (not pooled: programs may keep it); null when `owner` settles it. */
   req: OpRequest<unknown> | null = null;
+  /** Who settles an operation without a request (a native schedule), and its index and run there. */
+  owner: OpOwner | null = null;
+  oIndex = 0;
+  oRun = 0;
   /** Before matching: visibility order (first posted, first matched); after: match order (ports). */
   seq = 0;
   /** Destination's queue while unmatched; then the rank's list of transfers waiting for ports. */
@@ -74,6 +89,7 @@ export class OpPool {
   give(op: Op): void {
     op.buf = EMPTY;
     op.req = null;
+    op.owner = null;
     op.partner = null;
     op.qPrev = op.qNext = op.aPrev = op.aNext = op.bPrev = op.bNext = null;
     this.free.push(op);

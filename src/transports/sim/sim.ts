@@ -4,9 +4,17 @@
  * cost model (docs/MODEL.md "The simulator"; Traff17 §2.1, Traff18 §1 and Kang19 §2 for
  * the port models). Cost of the simulation itself: O(log E) per event (E events pending; a
  * FIFO lane makes events of one time O(1)), O(1) matching per operation (matching.ts), O(1)
- * arbitration per transfer, no allocation per operation (pooled), and one macrotask turn per
- * distinct virtual time at which some operation completes (the programs must reach quiescence
- * before time may advance).
+ * arbitration per transfer, no allocation per operation (pooled), and one wait for quiescence
+ * per distinct virtual time at which an operation some rank program waits for completes (the
+ * programs must run before time may advance): a process.nextTick, which Node calls once the
+ * microtask queue is empty, with a real turn of the event loop every few ms of wall time (so
+ * timers, e.g. wall-clock timeouts, still fire).
+ *
+ * Native schedules (sim/schedule.ts, Endpoint.bindSchedule) run inside the engine: their
+ * operations are the engine's own, settled by calls into the schedule, and their continuations
+ * (the next operations of a step, the next step) run from a ready queue at the virtual time of
+ * the completion, in the order the portable executor's promise chains would run them. While
+ * every active rank is inside a schedule, time advances with no wait at all.
  *
  * Conventions:
  * - Every rank has its own virtual clock. An operation is *posted* at the rank's clock and
@@ -46,11 +54,21 @@ import { OpRequest } from '../../comm/request.js';
 import { copyBytes, type MessageBuffer } from '../../comm/segments.js';
 import { EventQueue, KeyHeap } from './heap.js';
 import { MatchBook } from './matching.js';
-import { type Op, OpPool, SEND, describeOp } from './op.js';
+import { type Op, type OpOwner, OpPool, SEND, describeOp } from './op.js';
 import type { SimOptions, SimResult, SimTrace } from './types.js';
 
 const noop = (): void => {};
+/** A turn of the event loop: every microtask has run (and timers and I/O may have). */
 const drain = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+/**
+ * Quiescence without a turn of the event loop: a process.nextTick callback queued while a
+ * microtask runs is called only once the microtask queue is empty (Node drains microtasks,
+ * then ticks, then microtasks again, until both are empty). Only valid from inside a
+ * microtask (the run loop after its first `await drain()`).
+ */
+const tick = (): Promise<void> => new Promise((resolve) => process.nextTick(resolve));
+/** At most this much wall time (ms) between real turns, so timers (wall-clock timeouts) fire. */
+const TURN_EVERY_MS = 4;
 
 // One executor for every promise (no closure per operation).
 let capturedResolve: (v: unknown) => void = noop;
@@ -59,6 +77,22 @@ const capture = (res: (v: unknown) => void, rej: (e: unknown) => void): void => 
   capturedResolve = res;
   capturedReject = rej;
 };
+
+/**
+ * A native executor the engine runs between its events (sim/schedule.ts), in place of a rank
+ * program: `hop(code, run)` is called back from the run loop at the virtual time where
+ * `Simulation.later(task, hops, code, run)` was called, after as many turns of the ready queue
+ * as `hops` (a FIFO, like the microtask queue that runs a rank program's continuations: one
+ * turn per promise hop of the code it stands for); `abort` when the simulation aborts while
+ * the task is active (`Simulation.activate`).
+ */
+export interface SimTask {
+  /** Links of the simulation's list of active tasks (managed by `activate`). */
+  activePrev: SimTask | null;
+  activeNext: SimTask | null;
+  hop(code: number, run: number): void;
+  abort(reason: string, cause: unknown): void;
+}
 
 function errorText(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
@@ -111,6 +145,21 @@ export class Simulation {
   private readonly syncReject: (((e: unknown) => void) | null)[];
   private syncCount = 0;
   private syncMax = 0;
+  /**
+   * Native tasks' continuations at the current virtual time: a FIFO ring (capacity a power
+   * of two; entries [readyHead, readyTail) modulo it) of (task, hops left, code, run).
+   */
+  private rTask: (SimTask | null)[] = new Array<SimTask | null>(64).fill(null);
+  private rHops = new Int32Array(64);
+  private rCode = new Int32Array(64);
+  private rRun = new Float64Array(64);
+  private readyHead = 0;
+  private readyTail = 0;
+  /** Native tasks running (aborted with the simulation). */
+  private activeHead: SimTask | null = null;
+  /** Whether the run loop made a real turn of the event loop yet (it then runs in microtasks), and when the last was. */
+  private turned = false;
+  private lastTurn = 0;
 
   constructor(p: number, options: SimOptions) {
     if (!Number.isInteger(p) || p < 1) throw new InvalidArgumentError('p', `must be an integer >= 1, got ${p}`);
@@ -178,7 +227,29 @@ export class Simulation {
     op.alloc = alloc;
     const req = new OpRequest<unknown>();
     op.req = req;
+    this.enter(op);
+    return req;
+  }
+
+  /**
+   * Posts an operation settled by `owner` instead of a request (a native schedule's, at the
+   * rank's clock like `post`): `owner.opDone(index, run, bytes)` or `opFailed(index, run, e)`,
+   * called from inside the engine. Returns false (nothing posted) once the simulation aborted.
+   */
+  postOwned(kind: number, rank: number, ctx: number, peer: number, tag: number, buf: MessageBuffer, len: number, owner: OpOwner, index: number, run: number): boolean {
+    if (this.aborted !== undefined) return false;
+    const op = this.pool.take(kind, rank, ctx, peer, tag, buf, len);
+    op.alloc = false;
+    op.owner = owner;
+    op.oIndex = index;
+    op.oRun = run;
+    this.enter(op);
+    return true;
+  }
+
+  private enter(op: Op): void {
     this.live++;
+    const rank = op.rank;
     const t = this.clock[rank];
     if (t <= this.now) {
       // Visible now: match at once (rank programs only run between event batches of `now`).
@@ -187,7 +258,93 @@ export class Simulation {
     } else {
       this.events.push(t, this.evSeq++, op);
     }
-    return req;
+  }
+
+  /** Why the simulation aborted (undefined while it runs). */
+  get abortReason(): string | undefined {
+    return this.aborted;
+  }
+
+  /**
+   * Calls `task.hop(code, run)` at the current virtual time after `hops` ≥ 1 turns of the
+   * ready queue (FIFO: what was queued earlier with as many hops or fewer runs first).
+   */
+  later(task: SimTask, hops: number, code: number, run: number): void {
+    let mask = this.rTask.length - 1;
+    if (this.readyTail - this.readyHead > mask) {
+      this.growReady();
+      mask = this.rTask.length - 1;
+    }
+    const i = this.readyTail++ & mask;
+    this.rTask[i] = task;
+    this.rHops[i] = hops;
+    this.rCode[i] = code;
+    this.rRun[i] = run;
+  }
+
+  private growReady(): void {
+    const n = this.rTask.length;
+    const task = new Array<SimTask | null>(2 * n).fill(null);
+    const hops = new Int32Array(2 * n);
+    const code = new Int32Array(2 * n);
+    const run = new Float64Array(2 * n);
+    for (let k = 0, i = this.readyHead; i < this.readyTail; i++, k++) {
+      const j = i & (n - 1);
+      task[k] = this.rTask[j];
+      hops[k] = this.rHops[j];
+      code[k] = this.rCode[j];
+      run[k] = this.rRun[j];
+    }
+    this.readyTail -= this.readyHead;
+    this.readyHead = 0;
+    this.rTask = task;
+    this.rHops = hops;
+    this.rCode = code;
+    this.rRun = run;
+  }
+
+  /** A native task started (`true`) or ended: running tasks are aborted with the simulation. */
+  activate(task: SimTask, on: boolean): void {
+    if (on) {
+      task.activePrev = null;
+      task.activeNext = this.activeHead;
+      if (this.activeHead !== null) this.activeHead.activePrev = task;
+      this.activeHead = task;
+      return;
+    }
+    const prev = task.activePrev;
+    const next = task.activeNext;
+    if (prev === null) {
+      if (this.activeHead === task) this.activeHead = next;
+    } else {
+      prev.activeNext = next;
+    }
+    if (next !== null) next.activePrev = prev;
+    task.activePrev = task.activeNext = null;
+  }
+
+  /** Settles a native task's request: the rank program must run before time advances if it waits. */
+  settle(req: OpRequest<unknown>, failed: boolean, value: unknown): void {
+    if (failed ? req.reject(value) : req.resolve(value)) this.needDrain = true;
+  }
+
+  /** Runs the ready queue until it is empty (what the tasks queue meanwhile too), at the current virtual time. */
+  private runReady(): void {
+    while (this.readyHead < this.readyTail) {
+      const i = this.readyHead++ & (this.rTask.length - 1);
+      const task = this.rTask[i] as SimTask;
+      this.rTask[i] = null;
+      const hops = this.rHops[i] - 1;
+      if (hops > 0) this.later(task, hops, this.rCode[i], this.rRun[i]);
+      else task.hop(this.rCode[i], this.rRun[i]);
+      if (this.aborted !== undefined) break;
+    }
+    if (this.readyHead === this.readyTail) this.readyHead = this.readyTail = 0;
+  }
+
+  private clearReady(): void {
+    this.rTask.fill(null);
+    this.readyHead = this.readyTail = 0;
   }
 
   chargeCopy(rank: number, nbytes: number): void {
@@ -249,13 +406,19 @@ export class Simulation {
     for (;;) {
       if (this.needDrain) {
         this.needDrain = false;
-        await drain();
+        await this.quiesce();
       }
       if (this.failure !== undefined) {
         const { rank, error } = this.failure;
         this.abortAll(`rank ${rank} failed: ${errorText(error)}`, error);
         await drain();
         throw new CommunicationError(`rank ${rank} failed: ${errorText(error)}`, { rank, cause: error });
+      }
+      if (this.readyHead < this.readyTail) {
+        // Native schedules go on where their rank programs would have run (with the programs,
+        // before anything else at this time): no wait for quiescence.
+        this.runReady();
+        continue;
       }
       if (this.syncCount === this.p) {
         this.releaseSync();
@@ -298,6 +461,18 @@ export class Simulation {
     return out;
   }
 
+  /**
+   * Lets the rank programs run until they are all suspended: a nextTick (cheap: no turn of
+   * the event loop), with a real turn first and then every TURN_EVERY_MS of wall time.
+   */
+  private quiesce(): Promise<void> {
+    const t = performance.now();
+    if (this.turned && t - this.lastTurn < TURN_EVERY_MS) return tick();
+    this.turned = true;
+    this.lastTurn = t;
+    return drain();
+  }
+
   private markDirty(r: number): void {
     if (this.dirtyFlag[r] === 0) {
       this.dirtyFlag[r] = 1;
@@ -332,10 +507,20 @@ export class Simulation {
         recv.len,
         { rank: to },
       );
-      if ((recv.req as OpRequest<unknown>).reject(err)) this.needDrain = true;
-      if ((send.req as OpRequest<unknown>).resolve(undefined)) this.needDrain = true;
+      const ro = recv.owner;
+      const so = send.owner;
+      const ri = recv.oIndex;
+      const rr = recv.oRun;
+      const si = send.oIndex;
+      const sr = send.oRun;
+      const rq = recv.req;
+      const sq = send.req;
       this.pool.give(recv);
       this.pool.give(send);
+      if (ro !== null) ro.opFailed(ri, rr, err);
+      else if ((rq as OpRequest<unknown>).reject(err)) this.needDrain = true;
+      if (so !== null) so.opDone(si, sr, n);
+      else if ((sq as OpRequest<unknown>).resolve(undefined)) this.needDrain = true;
       return;
     }
     if (recv.alloc) {
@@ -430,10 +615,18 @@ export class Simulation {
     recv.pending = false;
     this.live -= 2;
     // Only a request somebody waits on schedules program code: then the programs must run
-    // before virtual time may advance (docs/MODEL.md "The simulator").
-    if ((send.req as OpRequest<unknown>).resolve(undefined)) this.needDrain = true;
-    const status = recv.alloc ? { source: from, tag: send.tag, bytes: n, data: rb as Uint8Array } : { source: from, tag: send.tag, bytes: n };
-    if ((recv.req as OpRequest<unknown>).resolve(status)) this.needDrain = true;
+    // before virtual time may advance (docs/MODEL.md "The simulator"). Operations of native
+    // schedules tell their owner, which the run loop progresses at this time (runReady).
+    const so = send.owner;
+    if (so !== null) so.opDone(send.oIndex, send.oRun, n);
+    else if ((send.req as OpRequest<unknown>).resolve(undefined)) this.needDrain = true;
+    const ro = recv.owner;
+    if (ro !== null) {
+      ro.opDone(recv.oIndex, recv.oRun, n);
+    } else {
+      const status = recv.alloc ? { source: from, tag: send.tag, bytes: n, data: rb as Uint8Array } : { source: from, tag: send.tag, bytes: n };
+      if ((recv.req as OpRequest<unknown>).resolve(status)) this.needDrain = true;
+    }
     this.pool.give(recv);
     this.pool.give(send);
   }
@@ -624,14 +817,24 @@ export class Simulation {
       if (op.partner !== null) ops.push(op.partner);
     }
     this.events.clear();
+    this.clearReady();
     for (const op of ops) {
       if (!op.pending) continue;
       op.pending = false;
       this.live--;
-      (op.req as OpRequest<unknown>).reject(
-        new CommunicationError(`rank ${op.rank}: ${describeOp(op)} aborted: ${reason}`, { rank: op.rank, cause }),
-      );
+      const err = new CommunicationError(`rank ${op.rank}: ${describeOp(op)} aborted: ${reason}`, { rank: op.rank, cause });
+      if (op.owner !== null) op.owner.opFailed(op.oIndex, op.oRun, err);
+      else (op.req as OpRequest<unknown>).reject(err);
     }
+    // native schedules not waiting for an operation (their failure above came first otherwise)
+    const tasks: SimTask[] = [];
+    for (let t = this.activeHead; t !== null; t = t.activeNext) tasks.push(t);
+    this.activeHead = null;
+    for (const task of tasks) {
+      task.activePrev = task.activeNext = null;
+      task.abort(reason, cause);
+    }
+    this.clearReady();
     for (let r = 0; r < this.p; r++) {
       const rej = this.syncReject[r];
       if (rej === null) continue;

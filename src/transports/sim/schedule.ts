@@ -1,0 +1,434 @@
+/**
+ * The simulator's native executor of schedules (comm/schedule.ts, Endpoint.bindSchedule): a
+ * state machine the engine runs between its events, replaying one rank's schedule exactly as
+ * the portable executor (schedule/run.ts) runs it on the simulator — same operations posted
+ * in the same order at the same virtual times, same matching, data, windows and errors — with
+ * one request per `start()` and nothing per operation: the operations are the engine's own
+ * (Simulation.postOwned), settled by calls to this object, and the rank's next operations are
+ * posted from the engine's ready queue at the virtual time of the completion that allows them
+ * (where the rank program of the portable executor would have run), without a turn of the
+ * event loop.
+ *
+ * Binding precomputes per operation what posting needs (kind, world peer, endpoint context,
+ * tag, length, the views of the bound buffers; the pieces of a copy), so a run allocates only
+ * its request.
+ *
+ * Semantics mirrored from the portable executor on the simulator:
+ * - a send / receive is one message of its span (a vectored one for several ranges); a
+ *   receive that got another length than its span fails the run with `options.recvError`
+ *   (default: the CommunicationError of schedule/run.ts); a longer message is the engine's
+ *   TruncationError (through `recvError` when given);
+ * - a copy without a tag is the endpoint's `copy`, piece by piece (each charged as one), done
+ *   when issued, holding no window slot; with a tag, the message to the rank itself (its
+ *   receive posted first), holding one slot until it has arrived;
+ * - operation j of a step is issued once fewer than `window` of the step's earlier operations
+ *   are unfinished (comm/request.ts `inOrder`); a step whose window covers its operations
+ *   posts them all and checks its receives' lengths, in order, once all have completed.
+ */
+import { endpointCtx } from '../../comm/agree.js';
+import { badTag } from '../../comm/group.js';
+import { OpRequest, type Request } from '../../comm/request.js';
+import { type EndpointSchedule, type RankSchedule, type ScheduleOp, type ScheduleOptions, type ScheduleWait, type Span, shiftedTag } from '../../comm/schedule.js';
+import { forEachPiece, type MessageBuffer } from '../../comm/segments.js';
+import { CommunicationError, InvalidArgumentError, TruncationError } from '../../errors.js';
+import { type OpOwner, RECV, SEND } from './op.js';
+import type { SimTask, Simulation } from './sim.js';
+
+const K_SEND = 0;
+const K_RECV = 1;
+/** The processor's copy (no tag). */
+const K_COPY = 2;
+/** A copy through a port: the message to oneself. */
+const K_PORT = 3;
+
+/** Continuations (SimTask.hop codes). */
+const C_OP = 0;
+const C_STEP = 1;
+const C_FAIL = 2;
+
+const EMPTY = new Uint8Array(0);
+
+/** Per-operation block (SimSchedule.d): its stride and fields. */
+const S = 9;
+const D_KIND = 0;
+const D_PEER = 1;
+const D_CTX = 2;
+const D_TAG = 3;
+const D_LEN = 4;
+const D_PEND = 5;
+const D_GOT = 6;
+const D_PIECE = 7;
+const D_SHIFT = 8;
+/** Per-step block (after the operations' in SimSchedule.d): its stride and fields. */
+const T = 3;
+const T_LO = 0;
+const T_WINDOW = 1;
+const T_REQS = 2;
+/** No failure pending. */
+const NONE: unique symbol = Symbol('none');
+
+export class SimSchedule implements EndpointSchedule, OpOwner, SimTask {
+  activePrev: SimTask | null = null;
+  activeNext: SimTask | null = null;
+  private readonly nSteps: number;
+  /**
+   * Where the steps' blocks begin in `d` (after the operations'): step s at stepAt + T·s,
+   * T_LO (its first operation: its operations are [lo, next step's lo), one more block for
+   * the end), T_WINDOW, T_REQS (1: it has an operation with a request, anything but a
+   * processor copy).
+   */
+  private readonly stepAt: number;
+  private readonly ops: ScheduleOp[];
+  /**
+   * Per operation i, at i·S (one block, so an operation's data shares cache lines): D_KIND,
+   * D_PEER (world rank; this rank for copies), D_CTX (endpoint context), D_TAG, D_LEN (bytes),
+   * D_PEND (engine operations outstanding: 2 for a copy through a port), D_GOT (bytes
+   * received), D_PIECE (a processor copy's first piece; its pieces end where operation i + 1's
+   * begin), D_SHIFT (1: a collective tag of the first call slot, moved by a run's tag shift,
+   * shiftedTag). One more block for that end.
+   */
+  private readonly d: Float64Array;
+  /** Send: the data; receive: the buffer; copy: the destination (at 2i); a copy's source (2i + 1). */
+  private readonly bufs: MessageBuffer[];
+  private readonly pieceDst: Uint8Array[] = [];
+  private readonly pieceSrc: Uint8Array[] = [];
+  /** Operations whose tag is not a tag (the portable executor's isend / irecv fail with this): their error. */
+  private readonly badTags: Map<number, Error> = new Map();
+  private readonly recvError: ScheduleOptions['recvError'];
+  /** The schedule's (communicator) rank, for error texts. */
+  private readonly commRank: number;
+
+  // the run
+  /** Number of the current (or last) run: settlements of an earlier run's operations are ignored. */
+  private run = 0;
+  /** The run's tag shift (shiftedTag). */
+  private shift = 0;
+  private req: OpRequest<void> | null = null;
+  private step = -1;
+  private lo = 0;
+  private hi = 0;
+  /** Next operation of the step to issue. */
+  private next = 0;
+  /** A windowed step: operations issued whose continuation has not run (inOrder's `running`). */
+  private running = 0;
+  /** A windowed step: operations whose continuation has run (inOrder's `done`). */
+  private done = 0;
+  /** A step all at once: operations not completed. */
+  private unfinished = 0;
+  /** A step all at once: being issued (its wait starts after the last operation is issued). */
+  private issuing = false;
+  private windowed = false;
+  private windowSize = 0;
+  private error: unknown = NONE;
+
+  constructor(
+    private readonly sim: Simulation,
+    private readonly worldRank: number,
+    ctx: number,
+    worldOf: Int32Array | null,
+    schedule: RankSchedule,
+    buffers: readonly Uint8Array[],
+    options: ScheduleOptions,
+  ) {
+    this.recvError = options.recvError;
+    this.commRank = schedule.rank;
+    const steps = schedule.steps;
+    this.nSteps = steps.length;
+    let n = 0;
+    for (const st of steps) n += st.ops.length;
+    this.stepAt = (n + 1) * S;
+    this.d = new Float64Array(this.stepAt + (steps.length + 1) * T);
+    let lo = 0;
+    for (let s = 0; s < steps.length; s++) {
+      const at = this.stepAt + s * T;
+      this.d[at + T_LO] = lo;
+      this.d[at + T_WINDOW] = steps[s].window;
+      this.d[at + T_REQS] = steps[s].ops.some((op) => op.kind !== 'copy' || op.tag !== undefined) ? 1 : 0;
+      lo += steps[s].ops.length;
+    }
+    this.d[this.stepAt + steps.length * T + T_LO] = n;
+    this.ops = new Array<ScheduleOp>(n);
+    this.bufs = new Array<MessageBuffer>(2 * n).fill(EMPTY);
+    const view = (span: Span): MessageBuffer => {
+      if (span.length === 0) return EMPTY;
+      if (span.length === 1) return buffers[span[0].buffer].subarray(span[0].offset, span[0].offset + span[0].length);
+      return span.map((r) => buffers[r.buffer].subarray(r.offset, r.offset + r.length));
+    };
+    let i = 0;
+    for (const st of steps) {
+      for (const op of st.ops) {
+        this.ops[i] = op;
+        this.d[i * S + D_PIECE] = this.pieceDst.length;
+        if (op.kind === 'copy') {
+          const to = view(op.to);
+          const from = view(op.from);
+          let bytes = 0;
+          for (const r of op.from) bytes += r.length;
+          this.bufs[2 * i] = to;
+          this.bufs[2 * i + 1] = from;
+          this.d[i * S + D_LEN] = bytes;
+          this.d[i * S + D_PEER] = worldRank;
+          if (op.tag !== undefined) {
+            this.d[i * S + D_KIND] = K_PORT;
+            this.setTag(i, op.tag, ctx);
+          } else {
+            this.d[i * S + D_KIND] = K_COPY;
+            // as schedule/run.ts copySpan: one copy of whole views, else piece by piece
+            if (to instanceof Uint8Array && from instanceof Uint8Array) {
+              this.pieceDst.push(to);
+              this.pieceSrc.push(from);
+            } else {
+              forEachPiece(to, from, bytes, (d, s) => {
+                this.pieceDst.push(d);
+                this.pieceSrc.push(s);
+              });
+            }
+          }
+        } else {
+          this.d[i * S + D_KIND] = op.kind === 'send' ? K_SEND : K_RECV;
+          this.d[i * S + D_PEER] = worldOf === null ? op.peer : worldOf[op.peer];
+          this.setTag(i, op.tag, ctx);
+          const b = view(op.data);
+          this.bufs[2 * i] = b;
+          let bytes = 0;
+          for (const r of op.data) bytes += r.length;
+          this.d[i * S + D_LEN] = bytes;
+          this.bufs[2 * i + 1] = EMPTY;
+        }
+        i++;
+      }
+    }
+    this.d[n * S + D_PIECE] = this.pieceDst.length;
+  }
+
+  /** Operation i's tag, its endpoint context, whether a run's shift moves it, or that it is no tag. */
+  private setTag(i: number, tag: number, ctx: number): void {
+    const bad = badTag(tag, false, this.commRank);
+    if (bad !== undefined) {
+      this.badTags.set(i, bad);
+      return;
+    }
+    this.d[i * S + D_TAG] = tag;
+    this.d[i * S + D_CTX] = endpointCtx(ctx, tag);
+    this.d[i * S + D_SHIFT] = shiftedTag(tag, 1) !== tag ? 1 : 0;
+  }
+
+  /** Runs the schedule once, its collective tags moved by `tagShift` (shiftedTag). */
+  start(tagShift = 0): Request<void> {
+    const rank = this.worldRank;
+    if (this.req !== null) {
+      return OpRequest.failed(new InvalidArgumentError('schedule', 'started again before its previous run completed (one run at a time)', { rank }));
+    }
+    const aborted = this.sim.abortReason;
+    if (aborted !== undefined) return OpRequest.failed(new CommunicationError(aborted, { rank }));
+    const req = new OpRequest<void>();
+    this.req = req;
+    this.run++;
+    this.shift = tagShift;
+    this.error = NONE;
+    this.step = -1;
+    this.lo = this.hi = this.next = 0;
+    this.issuing = false;
+    this.sim.activate(this, true);
+    this.nextStep();
+    return req;
+  }
+
+  waiting(): ScheduleWait | undefined {
+    if (this.req === null) return undefined;
+    for (let i = this.lo; i < this.next; i++) {
+      if (this.d[i * S + D_PEND] === 0) continue;
+      return { kind: this.d[i * S + D_KIND] === K_SEND ? 'send' : 'recv', peer: this.d[i * S + D_PEER], tag: this.d[i * S + D_TAG] + this.d[i * S + D_SHIFT] * this.shift };
+    }
+    return undefined;
+  }
+
+  /*
+   * Continuations, counted in hops of the portable executor's promise chains (so that ranks
+   * at one virtual time post in the order their portable programs would): a windowed
+   * operation's completion reaches inOrder two hops later (one for a processor copy, whose
+   * promise is settled), the end of a windowed step the run one hop after that; a step all
+   * at once resumes the run two hops after its last completion (its waitAll, then allAtOnce
+   * returning), one when it made no request.
+   */
+
+  hop(code: number, run: number): void {
+    if (run !== this.run || this.req === null) return;
+    if (this.error !== NONE) {
+      this.end(true, this.error);
+      return;
+    }
+    if (code === C_OP) {
+      this.running--;
+      if (++this.done === this.hi - this.lo) this.sim.later(this, 1, C_STEP, run);
+      else this.launch();
+      return;
+    }
+    // C_STEP: the run resumes after a step
+    if (!this.windowed) {
+      const e = this.checkStep();
+      if (e !== undefined) {
+        this.end(true, e);
+        return;
+      }
+    }
+    this.nextStep();
+  }
+
+  /** Starts the next step with operations, or ends the run. */
+  private nextStep(): void {
+    const d = this.d;
+    const base = this.stepAt + T_LO;
+    let s = this.step + 1;
+    while (s < this.nSteps && d[base + (s + 1) * T] === d[base + s * T]) s++;
+    this.step = s;
+    if (s === this.nSteps) {
+      this.end(false, undefined);
+      return;
+    }
+    const at = this.stepAt + s * T;
+    this.lo = this.next = d[at + T_LO];
+    this.hi = d[at + T + T_LO];
+    const n = this.hi - this.lo;
+    this.windowSize = d[at + T_WINDOW];
+    this.windowed = this.windowSize < n;
+    if (this.windowed) {
+      this.running = this.done = 0;
+      this.launch();
+      return;
+    }
+    this.unfinished = n;
+    this.issuing = true;
+    const hi = this.hi;
+    while (this.next < hi) if (!this.issue(this.next++)) return;
+    this.issuing = false;
+    if (this.unfinished === 0) this.sim.later(this, d[at + T_REQS] === 1 ? 2 : 1, C_STEP, this.run);
+  }
+
+  /** A windowed step: issues while fewer than `window` operations are running. */
+  private launch(): void {
+    const hi = this.hi;
+    while (this.next < hi && this.running < this.windowSize) if (!this.issue(this.next++)) return;
+  }
+
+  /** Issues operation i; false when the simulation aborted (the run then has failed). */
+  private issue(i: number): boolean {
+    const sim = this.sim;
+    const rank = this.worldRank;
+    const d = this.d;
+    const at = i * S;
+    const k = d[at + D_KIND];
+    if (k === K_COPY) {
+      const end = d[at + S + D_PIECE];
+      for (let x = d[at + D_PIECE]; x < end; x++) {
+        const s = this.pieceSrc[x];
+        this.pieceDst[x].set(s);
+        sim.chargeCopy(rank, s.length);
+      }
+      if (this.windowed) {
+        this.running++;
+        sim.later(this, 1, C_OP, this.run);
+      } else {
+        this.unfinished--;
+      }
+      return true;
+    }
+    this.running++;
+    if (this.badTags.size > 0 && this.badTags.has(i)) {
+      // the portable executor's isend / irecv fail at once
+      d[at + D_PEND] = 1;
+      this.opFailed(i, this.run, this.badTags.get(i));
+      return true;
+    }
+    const tag = d[at + D_TAG] + d[at + D_SHIFT] * this.shift;
+    let ok: boolean;
+    if (k === K_PORT) {
+      d[at + D_PEND] = 2;
+      // as collectives/ports.ts selfCopy: the receive first
+      ok =
+        sim.postOwned(RECV, rank, d[at + D_CTX], rank, tag, this.bufs[2 * i], d[at + D_LEN], this, i, this.run) &&
+        sim.postOwned(SEND, rank, d[at + D_CTX], rank, tag, this.bufs[2 * i + 1], d[at + D_LEN], this, i, this.run);
+    } else {
+      d[at + D_PEND] = 1;
+      ok = sim.postOwned(k === K_SEND ? SEND : RECV, rank, d[at + D_CTX], d[at + D_PEER], tag, this.bufs[2 * i], d[at + D_LEN], this, i, this.run);
+    }
+    if (!ok && this.req !== null) this.end(true, new CommunicationError(sim.abortReason ?? 'the simulation aborted', { rank }));
+    return ok && this.req !== null;
+  }
+
+  opDone(i: number, run: number, bytes: number): void {
+    const d = this.d;
+    const at = i * S;
+    if (run !== this.run || this.req === null || d[at + D_PEND] === 0) return;
+    if (--d[at + D_PEND] > 0) return;
+    d[at + D_GOT] = bytes;
+    if (this.windowed) {
+      if (d[at + D_KIND] === K_RECV && bytes !== d[at + D_LEN] && this.error === NONE) this.error = this.shortError(i, bytes);
+      this.sim.later(this, 2, C_OP, run);
+    } else if (--this.unfinished === 0 && !this.issuing) {
+      this.sim.later(this, 2, C_STEP, run);
+    }
+  }
+
+  opFailed(i: number, run: number, error: unknown): void {
+    if (run !== this.run || this.req === null) return;
+    this.d[i * S + D_PEND] = 0;
+    if (this.error === NONE) {
+      const op = this.ops[i];
+      const recvError = this.recvError;
+      if (recvError !== undefined && op.kind === 'recv' && error instanceof TruncationError) {
+        try {
+          this.error = recvError(op.peer, op.tag, this.d[i * S + D_LEN], undefined, error);
+        } catch (e) {
+          this.error = e;
+        }
+      } else {
+        this.error = error;
+      }
+    }
+    this.sim.later(this, 1, C_FAIL, run);
+  }
+
+  abort(reason: string, cause: unknown): void {
+    if (this.req === null) return;
+    const rank = this.worldRank;
+    this.end(true, this.error !== NONE ? this.error : new CommunicationError(`rank ${rank}: schedule aborted: ${reason}`, { rank, cause }));
+  }
+
+  /** A step run all at once: its receives' lengths, in order (the first wrong one's error). */
+  private checkStep(): unknown {
+    for (let i = this.lo; i < this.hi; i++) {
+      if (this.d[i * S + D_KIND] === K_RECV && this.d[i * S + D_GOT] !== this.d[i * S + D_LEN]) return this.shortError(i, this.d[i * S + D_GOT]);
+    }
+    return undefined;
+  }
+
+  /** schedule/run.ts checkStatus's error. */
+  private shortError(i: number, got: number): unknown {
+    const op = this.ops[i];
+    if (op.kind !== 'recv') return undefined;
+    const expected = this.d[i * S + D_LEN];
+    if (this.recvError !== undefined) {
+      try {
+        return this.recvError(op.peer, op.tag, expected, got, undefined);
+      } catch (e) {
+        return e;
+      }
+    }
+    let s = 0;
+    while (this.d[this.stepAt + (s + 1) * T + T_LO] <= i) s++;
+    const j = i - this.d[this.stepAt + s * T + T_LO];
+    const rank = this.commRank;
+    return new CommunicationError(
+      `rank ${rank}: schedule step ${s} op ${j}: receive from rank ${op.peer} tag ${op.tag} got ${got} bytes, expected ${expected}`,
+      { rank },
+    );
+  }
+
+  private end(failed: boolean, value: unknown): void {
+    const req = this.req as OpRequest<void>;
+    this.req = null;
+    this.sim.activate(this, false);
+    this.sim.settle(req as OpRequest<unknown>, failed, value);
+  }
+}
