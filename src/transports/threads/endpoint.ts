@@ -55,7 +55,10 @@
  * queues, the incoming message of every source, the progress loop, completion, failure);
  * matching.ts the posted and unexpected queues; pools.ts the recycled records and buffers;
  * deadlock-state.ts what the endpoint publishes for the deadlock monitor and the DeadlockError
- * it fails with. An endpoint is one object: its class is built up through those modules by
+ * it fails with; schedule.ts the native executor of schedules (`bindSchedule`), whose
+ * operations are this endpoint's own sends and receives without a request each (the
+ * `schedule*` methods below, and the `owner` of a queued record, told by progress.ts on
+ * completion). An endpoint is one object: its class is built up through those modules by
  * inheritance — RecordPools (pools.ts) ← MatchQueues (matching.ts) ← ProgressEngine
  * (progress.ts) ← ThreadsEndpoint — so the hot path reads its state with no indirection, from
  * one hidden class, with the call structure it had as one class (as separate objects, the
@@ -70,9 +73,11 @@ import { badMaxBytes, badRank, badTag } from '../../comm/group.js';
 import { InvalidArgumentError } from '../../errors.js';
 import type { Bell, Channel } from './channel.js';
 import { allocFor, matches, received, truncation } from './matching.js';
-import { EMPTY, Fifo, RecvOp, SendOp, type Unexpected } from './pools.js';
+import { EMPTY, Fifo, RecvOp, type ScheduleOwner, SendOp, type Unexpected } from './pools.js';
 import { ProgressEngine, RESOLVED, SINK_NONE } from './progress.js';
 import type { RankWords } from './shared-layout.js';
+import { ThreadsSchedule } from './schedule.js';
+import type { EndpointSchedule, RankSchedule, ScheduleOptions } from '../../comm/schedule.js';
 
 export { DEFAULT_SPIN_LOADS, defaultSpinLoads } from './progress.js';
 
@@ -352,6 +357,100 @@ export class ThreadsEndpoint extends ProgressEngine implements Endpoint {
 
   copy(dst: Uint8Array, src: Uint8Array): void {
     dst.set(src);
+  }
+
+  /**
+   * The native executor of a schedule (Endpoint.bindSchedule; schedule.ts): its operations are
+   * this endpoint's own sends and receives, posted and matched as `isend`/`irecv` would (same
+   * queues, same order), without a request per operation; `start()` returns one request.
+   */
+  bindSchedule(ctx: number, worldOf: Int32Array | null, schedule: RankSchedule, buffers: readonly Uint8Array[], options: ScheduleOptions): EndpointSchedule {
+    return new ThreadsSchedule(this, ctx, worldOf, schedule, buffers, options);
+  }
+
+  // ---- the native schedule executor's access (schedule.ts; not for programs) --------------
+
+  /**
+   * Posts a schedule's send (valid arguments; `dest` may be this rank): completes it at once
+   * if it goes into the ring now (returns true), else queues it for `owner` (told by `opDone`),
+   * behind the sends already queued to `dest` (as `isend`).
+   */
+  scheduleSend(owner: ScheduleOwner, index: number, run: number, ctx: number, dest: number, tag: number, data: MessageBuffer): boolean {
+    if (dest === this.rank) {
+      this.deliverLocal(ctx, tag, data);
+      return true;
+    }
+    const q = (this.sendQueues[dest] ??= new Fifo<SendOp>());
+    if (q.length === 0) {
+      const ch = this.out(dest);
+      if (data instanceof Uint8Array && ch.trySend(ctx, tag, data)) return true;
+      ch.beginSend(ctx, tag, data);
+      ch.writeSome();
+      if (!ch.sending) return true;
+    }
+    const op = this.sendPool.pop() ?? new SendOp();
+    op.ctx = ctx;
+    op.tag = tag;
+    op.data = data;
+    op.req = null;
+    op.owner = owner;
+    op.ownerIndex = index;
+    op.ownerRun = run;
+    q.push(op);
+    this.pending++;
+    this.setFocus(dest);
+    this.startLoop();
+    return false;
+  }
+
+  /**
+   * Posts a schedule's receive of `cap` bytes (valid arguments): returns the bytes received
+   * if it completed at once, -1 if it is posted for `owner` (told by `opDone`); a truncated
+   * message at once is thrown.
+   */
+  scheduleRecv(owner: ScheduleOwner, index: number, run: number, ctx: number, source: number, tag: number, into: MessageBuffer, cap: number): number {
+    const direct = this.postedHead === null && this.unexpectedHead === null && source !== this.rank;
+    if (direct) {
+      const done = this.takeDirect(ctx, source, tag, into, cap);
+      if (done !== null) return (done.value as Status).bytes;
+    }
+    const op = this.postRecv(ctx, source, tag, into, cap, false, !direct);
+    if (op.done) {
+      const err = op.error;
+      const bytes = op.stBytes;
+      this.releaseRecv(op);
+      if (err !== null) throw err;
+      return bytes;
+    }
+    op.owner = owner;
+    op.ownerIndex = index;
+    op.ownerRun = run;
+    if (source !== this.rank) this.setFocus(source);
+    this.startLoop();
+    return -1;
+  }
+
+  /** A schedule has completed operations to act on: the progress loop resumes it at its next turn. */
+  scheduleResume(owner: ScheduleOwner): void {
+    this.scheduleReady(owner);
+  }
+
+  /**
+   * For a schedule's `start()` that must wait: spins a bounded number of loads (at most those
+   * of a blocking `recv`, `RECV_SPIN_LOADS`) for news, then moves what came; whether anything moved.
+   */
+  scheduleSpin(): boolean {
+    return this.spinPoll(this.recvSpinLoads);
+  }
+
+  /** The endpoint's failure (the run failed or deadlocked), if any. */
+  scheduleFailure(): Error | undefined {
+    return this.checkFailed() ? this.failure : undefined;
+  }
+
+  /** A schedule's request settled from the progress loop and scheduled program code. */
+  scheduleWoke(): void {
+    this.woke = true;
   }
 
   /** The node of `worldRank`: 0 (all threads share one machine) unless the run assigned nodes. */

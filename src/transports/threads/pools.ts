@@ -12,6 +12,19 @@ import type { OpRequest } from '../../comm/request.js';
 import type { MessageBuffer } from '../../comm/segments.js';
 
 export const EMPTY = new Uint8Array(0);
+
+/**
+ * The native schedule executor (schedule.ts) that posted an operation with no request of its
+ * own: told when it completes (`bytes` received, or `error`), with the operation's index and
+ * the run it belongs to.
+ */
+export interface ScheduleOwner {
+  opDone(index: number, run: number, bytes: number, error: Error | null): void;
+  /** Issues what its completed operations let go (the progress loop's turn, progress.ts). */
+  resume(): void;
+  /** The endpoint failed while it was waiting to resume. */
+  abort(error: Error): void;
+}
 /** Unexpected-message buffers up to 2^POOL_MAX_CLASS bytes are pooled, POOL_PER_CLASS of each size. */
 const POOL_MAX_CLASS = 20;
 const POOL_PER_CLASS = 4;
@@ -22,6 +35,10 @@ export class SendOp {
   tag = 0;
   data: MessageBuffer = EMPTY;
   req: OpRequest<void> | null = null;
+  /** A schedule's send (no request): its executor, operation index and run. */
+  owner: ScheduleOwner | null = null;
+  ownerIndex = 0;
+  ownerRun = 0;
 }
 
 /** A receive: posted (matching.ts), or being filled by the message that matched it (progress.ts). */
@@ -42,6 +59,10 @@ export class RecvOp {
   stSource = 0;
   stTag = 0;
   stBytes = 0;
+  /** A schedule's receive (no request): its executor, operation index and run. */
+  owner: ScheduleOwner | null = null;
+  ownerIndex = 0;
+  ownerRun = 0;
   prev: RecvOp | null = null;
   next: RecvOp | null = null;
 }
@@ -129,6 +150,7 @@ export abstract class RecordPools {
     op.into = EMPTY;
     op.alloc = false;
     op.req = null;
+    op.owner = null;
     op.error = null;
     this.recvPool.push(op);
   }
@@ -136,6 +158,7 @@ export abstract class RecordPools {
   protected releaseSend(op: SendOp): void {
     op.data = EMPTY;
     op.req = null;
+    op.owner = null;
     this.sendPool.push(op);
   }
 }

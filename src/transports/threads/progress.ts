@@ -15,7 +15,7 @@ import { Channel, waitAsync } from './channel.js';
 import { DEADLOCK_LIST_MAX, MonitorWords, deadlockError } from './deadlock-state.js';
 import type { ChannelSource, ThreadsEndpointInit } from './endpoint.js';
 import { MatchQueues, allocFor, matches, received, truncation } from './matching.js';
-import type { Fifo, RecvOp, SendOp, Unexpected } from './pools.js';
+import type { Fifo, RecvOp, ScheduleOwner, SendOp, Unexpected } from './pools.js';
 import { RUN_DEADLOCKED } from './shared-layout.js';
 import { tagText } from '../../comm/tags.js';
 
@@ -97,7 +97,15 @@ export abstract class ProgressEngine extends MatchQueues {
   private unpublishedCount = 0;
   private readonly isUnpublished: Uint8Array;
   /** Whether a completion since the loop last looked scheduled program code (a continuation). */
-  private woke = false;
+  protected woke = false;
+  /** Whether the loop sleeps in `Atomics.waitAsync` (then `scheduleReady` notifies it). */
+  private asleep = false;
+  /**
+   * Native schedules (schedule.ts) whose operations completed outside their own turn (in a
+   * poll of the loop or of another operation): the loop resumes them at the top of its next
+   * turn, so that nothing is posted from inside a channel pump.
+   */
+  protected readonly readySchedules: ScheduleOwner[] = [];
   protected failure: CommunicationError | undefined;
   protected readonly drainWaiters: (() => void)[] = [];
 
@@ -192,7 +200,13 @@ export abstract class ProgressEngine extends MatchQueues {
   protected completeRecv(op: RecvOp, source: number, tag: number, bytes: number): void {
     this.pending--;
     const req = op.req;
-    if (req !== null) {
+    const owner = op.owner;
+    if (owner !== null) {
+      const index = op.ownerIndex;
+      const run = op.ownerRun;
+      this.releaseRecv(op);
+      owner.opDone(index, run, bytes, null);
+    } else if (req !== null) {
       const st = op.alloc ? received(op, source, tag, bytes) : this.statusOf(source, tag, bytes);
       this.releaseRecv(op);
       if (req.resolve(st)) this.woke = true;
@@ -207,7 +221,13 @@ export abstract class ProgressEngine extends MatchQueues {
   protected failRecv(op: RecvOp, err: Error): void {
     this.pending--;
     const req = op.req;
-    if (req !== null) {
+    const owner = op.owner;
+    if (owner !== null) {
+      const index = op.ownerIndex;
+      const run = op.ownerRun;
+      this.releaseRecv(op);
+      owner.opDone(index, run, 0, err);
+    } else if (req !== null) {
       this.releaseRecv(op);
       if (req.reject(err)) this.woke = true;
     } else {
@@ -268,12 +288,56 @@ export abstract class ProgressEngine extends MatchQueues {
     }
   }
 
+  /**
+   * A native schedule has completed operations to act on (called once per wait, by
+   * schedule.ts): queued for the loop's next turn; the loop is started, or woken if it sleeps.
+   */
+  protected scheduleReady(owner: ScheduleOwner): void {
+    this.readySchedules.push(owner);
+    if (!this.looping) this.startLoop();
+    else if (this.asleep) Atomics.notify(this.bellWords, this.bellIndex);
+  }
+
+  /** Resumes the ready schedules (those that become ready meanwhile too). */
+  private resumeSchedules(): void {
+    const list = this.readySchedules;
+    for (let i = 0; i < list.length; i++) list[i].resume();
+    list.length = 0;
+  }
+
+  /**
+   * Spins up to `budget` loads for news on the focus peer's incoming channel or the doorbell,
+   * then moves what arrived (`poll`); returns whether anything moved. For a caller that
+   * waits at once (a native schedule's start): bounded, never blocks.
+   */
+  protected spinPoll(budget: number): boolean {
+    const words = this.bellWords;
+    const i = this.bellIndex;
+    const f = this.focus;
+    const inc = f >= 0 ? this.incoming[f] : undefined;
+    if (inc != null) {
+      for (let k = 0; k < budget; k += 2) {
+        if (inc.hasNews || Atomics.load(words, i) !== this.bellExpected) return this.poll();
+      }
+    } else {
+      for (let k = 0; k < budget; k++) if (Atomics.load(words, i) !== this.bellExpected) return this.poll();
+    }
+    return false;
+  }
+
   private async loop(): Promise<void> {
     try {
       // First let the program post whatever else it can (e.g. the send after an irecv).
       await RESOLVED;
       let idle = 0;
       while (this.failure === undefined) {
+        if (this.readySchedules.length > 0) {
+          // Native schedules whose operations completed: issue what they let go now.
+          this.woke = false;
+          this.resumeSchedules();
+          if (this.woke) await RESOLVED;
+          continue;
+        }
         this.publishAll();
         if (this.pending === 0) {
           if (idle++ === LINGER_TURNS) break;
@@ -306,7 +370,11 @@ export abstract class ProgressEngine extends MatchQueues {
         if (mon !== null) mon.asleep();
         Atomics.store(this.bellWords, this.sleepIndex, 1);
         const r = waitAsync(this.bellWords, this.bellIndex, 0);
-        if (r.async) await r.value;
+        if (r.async) {
+          this.asleep = true;
+          await r.value;
+          this.asleep = false;
+        }
         Atomics.store(this.bellWords, this.sleepIndex, 0);
         if (mon !== null) mon.awake();
       }
@@ -437,6 +505,14 @@ export abstract class ProgressEngine extends MatchQueues {
       if (ch.sending) break;
       const op = q.shift();
       this.pending--;
+      const owner = op.owner;
+      if (owner !== null) {
+        const index = op.ownerIndex;
+        const run = op.ownerRun;
+        this.releaseSend(op);
+        owner.opDone(index, run, 0, null);
+        continue;
+      }
       const req = op.req as OpRequest<void>;
       this.releaseSend(op);
       if (req.resolve(undefined)) this.woke = true;
@@ -563,7 +639,9 @@ export abstract class ProgressEngine extends MatchQueues {
     this.failure = err;
     for (const q of this.sendQueues) {
       while (q !== undefined && q.length > 0) {
-        q.shift().req?.reject(err);
+        const op = q.shift();
+        if (op.owner !== null) op.owner.opDone(op.ownerIndex, op.ownerRun, 0, err);
+        else op.req?.reject(err);
       }
     }
     for (let op = this.postedHead; op !== null; op = op.next) this.rejectOp(op, err);
@@ -574,11 +652,15 @@ export abstract class ProgressEngine extends MatchQueues {
       this.sinkOp[s] = null;
     }
     this.pending = 0;
+    const ready = this.readySchedules;
+    for (let i = 0; i < ready.length; i++) ready[i].abort(err);
+    ready.length = 0;
     this.wakeDrainers();
   }
 
   private rejectOp(op: RecvOp, err: Error): void {
-    if (op.req !== null) op.req.reject(err);
+    if (op.owner !== null) op.owner.opDone(op.ownerIndex, op.ownerRun, 0, err);
+    else if (op.req !== null) op.req.reject(err);
     else {
       op.done = true;
       op.error = err;
