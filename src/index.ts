@@ -168,3 +168,4 @@ export { assertSchedule, checkSchedule, type ScheduleProblem, type ScheduleProbl
 export { formatSchedule } from './schedule/format.js';
 export { bindSchedule, runSchedule, type BoundSchedule } from './schedule/run.js';
 export { COMPILED_V_ALGORITHMS, compileVSchedule, type CompileVOptions, type CompiledVAlgorithm } from './collectives/v-schedule.js';
+export { COMPILED_ALLGATHER_ALGORITHMS, compileAllgatherSchedule, type CompileAllgatherOptions, type CompiledAllgatherAlgorithm } from './collectives/allgather/schedule.js';

@@ -10,6 +10,10 @@
  * the allgatherv suited to small irregular blocks (few rounds, one copy of everything).
  * Round 0 is the handshake (handshake.ts): its message carries the 8-byte fingerprint of the
  * sizes in front of the block, so ranks whose counts differ fail instead of misplacing data.
+ * Everything after round 0 is a compiled schedule (bruckSchedule; schedule.ts): the own
+ * block's copy (issued while round 0 is in flight), the rounds d ≥ 2 and the rotation's
+ * copies, run by the transport's executor (schedule/run.ts bindSchedule); 'tmp' is allocated
+ * once per call.
  * Cost (full duplex, equal blocks m): ⌈log₂p⌉α + β(p−1)m + 8β + γ(p−1)m for the rotation
  * (the own block's copy overlaps round 0 when γm ≤ α+βm). Irregular: Σ_k (α + β·max_r of the n
  * blocks r receives in round k) + γ·(total − m_r). One-ported: every round's transfers
@@ -17,44 +21,65 @@
  * blocks, γ = 0) exactly twice the full-duplex time for p = 2^k, more for other p (e.g.
  * p = 6, α = 10, βm = 5: 150 one-ported against 3α + 5βm = 55 full duplex).
  */
-import { checkReceived, copyOwn } from './blocks.js';
+import type { RankSchedule, ScheduleOp, ScheduleStep } from '../../comm/schedule.js';
 import { firstStep } from './handshake.js';
+import {
+  addStep,
+  bindBuffers,
+  copy,
+  describeAllgather,
+  ownCopy,
+  recv,
+  RECV,
+  runAfterFirstStep,
+  scheduleBuffers,
+  send,
+  SEND,
+  span,
+  TMP,
+  type AllgatherRankDescription,
+} from './schedule-parts.js';
 import { ALLGATHER_TAGS, type AllgathervInput, type AllgathervVariant } from './types.js';
 
-export async function bruckAllgatherv(input: AllgathervInput, tag: number): Promise<void> {
-  const { comm, bytes, offsets, recv, send } = input;
-  const { rank, size: p } = comm;
-  // relative block j (rank + j mod p), j ≥ 1, lies at tmp[at[j], at[j + 1])
+/** Where relative block j ≥ 1 (rank + j mod p) lies in tmp: [at[j], at[j + 1]); at[p] is tmp's size. */
+function packedAt(d: AllgatherRankDescription): number[] {
+  const { rank, p, bytes } = d;
   const at = new Array<number>(p + 1);
   at[0] = 0;
   at[1] = 0;
   for (let j = 1; j < p; j++) at[j + 1] = at[j] + bytes[(rank + j) % p];
-  const tmp = new Uint8Array(at[p]);
-  let copied = false;
-  for (let d = 1; d < p; d *= 2) {
-    const n = Math.min(d, p - d);
-    const head = tmp.subarray(0, at[n]);
-    const out = send.length === 0 ? head : head.length === 0 ? send : [send, head];
-    const into = tmp.subarray(at[d], at[d + n]);
-    if (d === 1) {
-      // round 0 is the handshake (handshake.ts): to rank − 1, from rank + 1, fingerprint first
-      const first = firstStep(input, 'bruck', tag, out, into);
-      copyOwn(input);
-      copied = true;
-      await first.received();
-      await first.w;
-      continue;
-    }
-    const r = comm.irecv((rank + d) % p, tag, into);
-    const w = comm.isend((rank - d + p) % p, tag, out);
-    await comm.waitAll<unknown>([r, w]);
-    checkReceived(comm, await r, into.length);
+  return at;
+}
+
+/**
+ * This rank's schedule of Bruck after round 0 (the handshake, program code): the own block's
+ * copy (a step of its own, issued while round 0 is in flight), then rounds d = 2, 4, … < p,
+ * each [receive n = min(d, p−d) blocks from r+d into tmp, send the own block (from 'send')
+ * and the first n−1 packed ones to r−d as one message] at once, then the rotation: one copy
+ * per run of packed blocks contiguous in recv. `withFirst`: round 0 included instead of the
+ * copy's step, [receive block r+1 into tmp, send the own block to r−1, the own copy], as it
+ * runs without the handshake (no fingerprint, on `tag`).
+ */
+export function bruckSchedule(d: AllgatherRankDescription, tag: number, withFirst = false): RankSchedule {
+  const { rank, p, bytes, offsets } = d;
+  const at = packedAt(d);
+  const steps: ScheduleStep[] = [];
+  const mine = span(SEND, 0, bytes[rank]);
+  if (withFirst && p > 1) addStep(steps, [recv((rank + 1) % p, tag, span(TMP, 0, at[2])), send((rank - 1 + p) % p, tag, mine), ...ownCopy(d)]);
+  else addStep(steps, ownCopy(d));
+  for (let dist = 2; dist < p; dist *= 2) {
+    const n = Math.min(dist, p - dist);
+    const into = span(TMP, at[dist], at[dist + n] - at[dist]);
+    addStep(steps, [recv((rank + dist) % p, tag, into), send((rank - dist + p) % p, tag, [...mine, ...span(TMP, 0, at[n])])]);
   }
-  if (!copied) copyOwn(input);
   // the rotation: runs of blocks that are contiguous in recv, one copy each
+  const rotation: ScheduleOp[] = [];
   let runTmp = 0;
   let runRecv = -1;
   let runLen = 0;
+  const flush = (): void => {
+    if (runLen > 0) rotation.push(copy(span(RECV, runRecv, runLen), span(TMP, runTmp, runLen)));
+  };
   for (let j = 1; j < p; j++) {
     const i = (rank + j) % p;
     if (bytes[i] === 0) continue;
@@ -62,12 +87,27 @@ export async function bruckAllgatherv(input: AllgathervInput, tag: number): Prom
       runLen += bytes[i];
       continue;
     }
-    if (runLen > 0) comm.copy(recv.subarray(runRecv, runRecv + runLen), tmp.subarray(runTmp, runTmp + runLen));
+    flush();
     runTmp = at[j];
     runRecv = offsets[i];
     runLen = bytes[i];
   }
-  if (runLen > 0) comm.copy(recv.subarray(runRecv, runRecv + runLen), tmp.subarray(runTmp, runTmp + runLen));
+  flush();
+  addStep(steps, rotation);
+  return { rank, buffers: scheduleBuffers(d, at[p]), steps };
+}
+
+export async function bruckAllgatherv(input: AllgathervInput, tag: number): Promise<void> {
+  const { comm, send: own } = input;
+  const { rank, size: p } = comm;
+  const schedule = bruckSchedule(describeAllgather(input), tag);
+  const buffers = bindBuffers(input, schedule); // 'tmp' allocated here, once per call
+  const lead = input.bytes[rank] > 0 ? 1 : 0; // the own copy overlaps round 0
+  // round 0 (d = 1) is the handshake (handshake.ts): the own block to rank − 1, block rank + 1
+  // from rank + 1 into the start of tmp, fingerprint first
+  const tmp = buffers[TMP];
+  const first = p === 1 ? undefined : firstStep(input, 'bruck', tag, own.length === 0 ? tmp.subarray(0, 0) : own, tmp.subarray(0, input.bytes[(rank + 1) % p]));
+  await runAfterFirstStep(input, schedule, buffers, first, lead);
 }
 
 export const BRUCK_ALLGATHER: AllgathervVariant = {

@@ -42,10 +42,19 @@ export {
   type AllgatherVariantRow,
 } from './variants.js';
 export { allgatherInput, normalizeAllgather, normalizeAllgatherv } from './args.js';
-export { ringAllgatherv } from './ring.js';
-export { recursiveDoublingAllgatherv } from './recursive-doubling.js';
-export { bruckAllgatherv } from './bruck.js';
+export { ringAllgatherv, ringSchedule } from './ring.js';
+export { recursiveDoublingAllgatherv, recursiveDoublingSchedule } from './recursive-doubling.js';
+export { bruckAllgatherv, bruckSchedule } from './bruck.js';
 export { chunkBytes, PIPELINE_CHUNKS_PER_RANK, pipelinedRingAllgatherv } from './pipelined-ring.js';
+export {
+  COMPILED_ALLGATHER_ALGORITHMS,
+  compileAllgatherRankSchedule,
+  compileAllgatherSchedule,
+  recvCapacity,
+  type AllgatherRankDescription,
+  type CompileAllgatherOptions,
+  type CompiledAllgatherAlgorithm,
+} from './schedule.js';
 
 /** Below this total (bytes, all blocks), `auto` takes a logarithmic algorithm (MPICH: 80 KiB). */
 export const AUTO_SHORT_BYTES = 80 * 1024;

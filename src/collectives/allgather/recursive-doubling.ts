@@ -13,10 +13,25 @@
  *   the pre-step, the rounds (the slowest pair holds the extra blocks of ranks 0 … 2^k−1)
  *   and the post-step. Latency-optimal for p = 2^k; use Bruck for other p.
  * Plus, first, the handshake (handshake.ts): one message of 8 bytes to the left neighbour and
- * one from the right, α + 8β (2α + 16β one-ported), before round 0.
+ * one from the right, α + 8β (2α + 16β one-ported), before round 0. Everything after the
+ * handshake (program code) is a compiled schedule (recursiveDoublingSchedule; schedule.ts),
+ * run by the transport's executor (schedule/run.ts bindSchedule).
  */
-import { blocksBytes, blocksMessage, checkReceived, copyOwn, recvBlock } from './blocks.js';
+import type { RankSchedule, ScheduleOp, ScheduleStep } from '../../comm/schedule.js';
 import { handshake } from './handshake.js';
+import {
+  addStep,
+  bindAllgather,
+  bindBuffers,
+  blocksSpan,
+  blockSpan,
+  describeAllgather,
+  ownCopy,
+  recv,
+  scheduleBuffers,
+  send,
+  type AllgatherRankDescription,
+} from './schedule-parts.js';
 import { ALLGATHER_TAGS, type AllgathervInput, type AllgathervVariant } from './types.js';
 
 /** The largest power of two ≤ p. */
@@ -34,48 +49,53 @@ function group(g: number, n: number, q: number, p: number): number[] {
   return out;
 }
 
-export async function recursiveDoublingAllgatherv(input: AllgathervInput, tag: number): Promise<void> {
-  const { comm, bytes } = input;
-  const { rank, size: p } = comm;
-  await handshake(input, 'recursive-doubling'); // its first partner is r ⊕ 1, not the handshake's neighbours
+/**
+ * This rank's schedule of recursive doubling after the handshake (which is separate, program
+ * code). An extra rank r ≥ q: [send its block to r − q, copy its own block], then [receive all
+ * other blocks from r − q]. A rank r < q: [receive block r + q] when it has an extra partner,
+ * then per round [receive the partner's group, send its own group, the own block's copy in
+ * round 0] at once, then [send all blocks but r + q's to r + q] when it has one.
+ */
+export function recursiveDoublingSchedule(d: AllgatherRankDescription, tag: number): RankSchedule {
+  const { rank, p } = d;
   const q = pof2Below(p);
-  const copied = { done: false };
-  const own = (): void => {
-    if (!copied.done) copyOwn(input);
-    copied.done = true;
+  const steps: ScheduleStep[] = [];
+  const done = { own: false };
+  const own = (): ScheduleOp[] => {
+    if (done.own) return [];
+    done.own = true;
+    return ownCopy(d);
   };
   if (rank >= q) {
     // an extra rank: hand the block to rank − q, get everything back from it
     const partner = rank - q;
     const others: number[] = [];
     for (let i = 0; i < p; i++) if (i !== rank) others.push(i);
-    const w = comm.isend(partner, tag, input.send);
-    own();
-    await w;
-    const st = await comm.recv(partner, tag, blocksMessage(input, others, false));
-    checkReceived(comm, st, blocksBytes(input, others));
-    return;
+    addStep(steps, [send(partner, tag, blockSpan(d, rank, true)), ...own()]);
+    addStep(steps, [recv(partner, tag, blocksSpan(d, others, false))]);
+    return { rank, buffers: scheduleBuffers(d), steps };
   }
-  if (rank + q < p) {
-    const st = await comm.recv(rank + q, tag, recvBlock(input, rank + q));
-    checkReceived(comm, st, bytes[rank + q]);
-  }
+  if (rank + q < p) addStep(steps, [recv(rank + q, tag, blockSpan(d, rank + q, false))]);
   for (let mask = 1; mask < q; mask *= 2) {
     const partner = rank ^ mask;
     const mine = group(rank & ~(mask - 1), mask, q, p);
     const theirs = group(partner & ~(mask - 1), mask, q, p);
-    const r = comm.irecv(partner, tag, blocksMessage(input, theirs, false));
-    const w = comm.isend(partner, tag, blocksMessage(input, mine, true));
-    own();
-    await comm.waitAll<unknown>([r, w]);
-    checkReceived(comm, await r, blocksBytes(input, theirs));
+    addStep(steps, [recv(partner, tag, blocksSpan(d, theirs, false)), send(partner, tag, blocksSpan(d, mine, true)), ...own()]);
   }
-  own();
+  addStep(steps, own());
   if (rank + q < p) {
     const all: number[] = [];
     for (let i = 0; i < p; i++) if (i !== rank + q) all.push(i);
-    await comm.send(rank + q, tag, blocksMessage(input, all, true));
+    addStep(steps, [send(rank + q, tag, blocksSpan(d, all, true))]);
   }
+  return { rank, buffers: scheduleBuffers(d), steps };
+}
+
+export async function recursiveDoublingAllgatherv(input: AllgathervInput, tag: number): Promise<void> {
+  const schedule = recursiveDoublingSchedule(describeAllgather(input), tag);
+  const bound = bindAllgather(input, schedule, bindBuffers(input, schedule));
+  await handshake(input, 'recursive-doubling'); // its first partner is r ⊕ 1, not the handshake's neighbours
+  await bound.run();
 }
 
 export const RECURSIVE_DOUBLING_ALLGATHER: AllgathervVariant = {
