@@ -1233,13 +1233,15 @@ static napi_value js_pingpong_c(napi_env env, napi_callback_info info) {
  *   copy:        2, nfrom, (buffer, offset, length) * nfrom, nto, (buffer, offset, length) * nto
  * Ranges were validated by the caller (schedule/run.ts) and are checked again here.
  *
- * schedCreate(code, buffers: Uint8Array[], info: Int32Array(6)) -> handle
+ * schedCreate(code, buffers: Uint8Array[], info: Int32Array(7)) -> handle
  * schedRun(handle, spinNs, shift) -> 1: done (a run starting now adds `shift` to the tags of
  *   the operations marked shiftable); 0: still running after spinning spinNs ns (call again);
  *   -1: failed, info = step, op (index in the schedule), peer, tag, error class (or 0), bytes
- *   received (a receive of another length than its ranges: error class 0); while running,
+ *   received (a receive of another length than its ranges: error class 0), and whether the
+ *   schedule is unusable now (1: the failed run left requests outstanding; 0: it may be
+ *   started again); while running,
  *   info[0..1] = the step and its first op. spinNs < 0 blocks
- *   until done (under the watchdog). After a failure the schedule is unusable.
+ *   until done (under the watchdog).
  * schedFree(handle)
  */
 
@@ -1281,10 +1283,13 @@ static int nscheds = 0, capscheds = 0;
 
 static void sched_destroy(napi_env env, sched_t *s) {
   if (s == NULL) return;
+  /* a schedule collected after MPI_Finalize (the JS side frees it when it is garbage): only memory */
+  int finalized = 0;
+  MPI_Finalized(&finalized);
   for (int i = 0; i < s->nops; i++) {
-    if (s->reqs != NULL && s->reqs[i] != MPI_REQUEST_NULL) MPI_Request_free(&s->reqs[i]);
+    if (!finalized && s->reqs != NULL && s->reqs[i] != MPI_REQUEST_NULL) MPI_Request_free(&s->reqs[i]);
     if (s->ops != NULL) {
-      if (s->ops[i].type != MPI_DATATYPE_NULL) MPI_Type_free(&s->ops[i].type);
+      if (!finalized && s->ops[i].type != MPI_DATATYPE_NULL) MPI_Type_free(&s->ops[i].type);
       free(s->ops[i].pieces);
     }
   }
@@ -1336,7 +1341,7 @@ static napi_value js_sched_create(napi_env env, napi_callback_info info) {
   int *infop;
   size_t ninfo;
   if (!get_int32_array(env, argv[2], &infop, &ninfo, 0)) return NULL;
-  if (ninfo < 6) return throw_range(env, "vcoll_mpi: schedCreate: info must hold 6 Int32");
+  if (ninfo < 7) return throw_range(env, "vcoll_mpi: schedCreate: info must hold 7 Int32");
   bool isarr = false;
   napi_is_array(env, argv[1], &isarr);
   if (!isarr) return throw_type(env, "vcoll_mpi: schedCreate: buffers must be an array of Uint8Array");
@@ -1528,8 +1533,9 @@ static napi_value js_sched_create(napi_env env, napi_callback_info info) {
 }
 
 /* Records a failure of op `o` (error class cls, 0: wrong length `bytes`). */
-static int sched_fail(sched_t *s, int o, int cls, int bytes) {
-  s->failed = 1;
+static int sched_fail(sched_t *s, int o, int cls, int bytes, int unusable) {
+  /* a run that leaves requests outstanding leaves the schedule unusable (they are MPI's) */
+  s->failed = unusable || s->outstanding > 0;
   s->running = 0;
   int *f = s->info;
   f[0] = s->step;
@@ -1538,6 +1544,7 @@ static int sched_fail(sched_t *s, int o, int cls, int bytes) {
   f[3] = s->ops[o].tag;
   f[4] = cls;
   f[5] = bytes;
+  f[6] = s->failed;
   return -1;
 }
 
@@ -1565,7 +1572,7 @@ static int sched_advance(sched_t *s, double spin) {
       if (rc != MPI_SUCCESS) {
         int cls = MPI_ERR_UNKNOWN;
         MPI_Error_class(rc, &cls);
-        return sched_fail(s, o, cls, -1);
+        return sched_fail(s, o, cls, -1, 0);
       }
       s->outstanding++;
     }
@@ -1591,23 +1598,23 @@ static int sched_advance(sched_t *s, double spin) {
     if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) {
       int cls = MPI_ERR_UNKNOWN;
       MPI_Error_class(rc, &cls);
-      return sched_fail(s, f, cls, -1);
+      return sched_fail(s, f, cls, -1, 1);
     }
     if (outcount == MPI_UNDEFINED) outcount = 0;
+    s->outstanding -= outcount;
     for (int i = 0; i < outcount; i++) {
       int o = f + s->idx[i];
       sched_op *op = &s->ops[o];
       if (rc == MPI_ERR_IN_STATUS && s->sts[i].MPI_ERROR != MPI_SUCCESS) {
         int cls = MPI_ERR_UNKNOWN;
         MPI_Error_class(s->sts[i].MPI_ERROR, &cls);
-        return sched_fail(s, o, cls, -1);
+        return sched_fail(s, o, cls, -1, 0);
       }
       if (op->kind == 1) {
         int got = status_bytes(&s->sts[i], op->type == MPI_DATATYPE_NULL ? MPI_DATATYPE_NULL : op->type);
-        if (got != op->expect) return sched_fail(s, o, 0, got);
+        if (got != op->expect) return sched_fail(s, o, 0, got, 0);
       }
     }
-    s->outstanding -= outcount;
     if (outcount == 0 && spin >= 0) {
       if (spin == 0 || ((++polls & 15) == 0 && now_ns() > until)) {
         s->info[0] = s->step;
@@ -1655,7 +1662,11 @@ static napi_value js_sched_free(napi_env env, napi_callback_info info) {
   if (h < 0 || h >= nscheds || scheds[h] == NULL) return throw_range(env, "vcoll_mpi: not a live schedule handle");
   sched_t *s = scheds[h];
   /* a run still going (its JS side failed or closed): cancel what is active; sched_destroy frees it */
-  for (int i = 0; i < s->nops; i++) if (s->reqs[i] != MPI_REQUEST_NULL) MPI_Cancel(&s->reqs[i]);
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized)
+    for (int i = 0; i < s->nops; i++)
+      if (s->reqs[i] != MPI_REQUEST_NULL) MPI_Cancel(&s->reqs[i]);
   scheds[h] = NULL;
   sched_destroy(env, s);
   return undefined_value(env);

@@ -8,7 +8,8 @@
  *   native from JS  comm.native.gatherv per call (one N-API call each: the mpi-native variant)
  *   linear          gathervInit(…, { algorithm: 'linear' }) then `await plan.start()` per call:
  *                   the compiled schedule run by the MPI transport's native executor (in C)
- *   binomial        the same with the binomial tree
+ *   linear, blocking  the same plan's `startBlocking()` per call (no promise: the thread waits in C)
+ *   binomial        the same with the binomial tree (and `binomial, blocking`)
  *   linear, portable  linear's schedule bound with bindSchedule(…, { portable: true }): one
  *                   request per message through the endpoint (what start() was before)
  *
@@ -30,12 +31,13 @@ import { parseIntegerListOption, parseIntegerOption } from '../src/cli/options.j
 import { gathervInit } from '../src/collectives/index.js';
 import { compileVSchedule } from '../src/collectives/v-schedule.js';
 import type { Communicator } from '../src/comm/communicator.js';
+import type { PersistentCollective } from '../src/collectives/types.js';
 import { bindSchedule } from '../src/schedule/run.js';
 import { loadMpiBinding } from '../src/transports/mpi/binding.js';
 import { runMpi } from '../src/transports/mpi/run.js';
 import { mpiWorld } from '../src/transports/mpi/world.js';
 
-const VARIANTS = ['C loop', 'native from JS', 'linear', 'binomial', 'linear, portable'] as const;
+export const VARIANTS = ['C loop', 'native from JS', 'linear', 'linear, blocking', 'binomial', 'binomial, blocking', 'linear, portable'] as const;
 type Variant = (typeof VARIANTS)[number];
 
 interface RankArgs {
@@ -49,6 +51,12 @@ interface RankResult {
   readonly times: number[][][];
   readonly library: string;
   readonly mismatch?: string;
+}
+
+function blocking(plan: PersistentCollective): () => void {
+  const go = plan.startBlocking;
+  if (go === undefined) throw new Error('the plan has no startBlocking: is the MPI binding built with schedules (npm run build:mpi)?');
+  return () => go.call(plan);
 }
 
 export default async function mpiScheduleRank(comm: Communicator, args: RankArgs): Promise<RankResult> {
@@ -90,6 +98,16 @@ export default async function mpiScheduleRank(comm: Communicator, args: RankArgs
         case 'binomial':
           for (let i = 0; i < calls; i++) await binomial.start();
           return;
+        case 'linear, blocking': {
+          const go = blocking(linear);
+          for (let i = 0; i < calls; i++) go();
+          return;
+        }
+        case 'binomial, blocking': {
+          const go = blocking(binomial);
+          for (let i = 0; i < calls; i++) go();
+          return;
+        }
         case 'linear, portable':
           for (let i = 0; i < calls; i++) await portable.run();
           return;

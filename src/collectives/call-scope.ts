@@ -157,7 +157,9 @@ export class CallScope extends SlotView<Communicator> implements Communicator {
     if (bind === undefined) return undefined;
     return (schedule: RankSchedule, buffers: readonly Uint8Array[], options: ScheduleOptions): BoundSchedule => {
       const inner = bind.call(this.base, schedule, buffers, options);
-      return { run: (tagShift = 0) => inner.run(this.shift + tagShift) };
+      const blocking = inner.runBlocking;
+      const run = (tagShift = 0): PromiseLike<void> => inner.run(this.shift + tagShift);
+      return blocking === undefined ? { run } : { run, runBlocking: (tagShift = 0) => blocking.call(inner, this.shift + tagShift) };
     };
   }
 }
@@ -251,8 +253,21 @@ export async function plannedInCall(
   const settled = (): void => {
     mine = false;
   };
+  const blocking = plan.startBlocking;
   return {
     info: plan.info,
+    ...(blocking === undefined
+      ? {}
+      : {
+          startBlocking(): void {
+            if (running() === true) {
+              blocking.call(plan); // the plan refuses it: no call number is taken
+              return;
+            }
+            scope.renew();
+            blocking.call(plan);
+          },
+        }),
     start(): Promise<void> {
       // an overlapping start is the plan's to refuse: no call number is taken for it
       const busy = running() ?? mine;

@@ -57,5 +57,6 @@ export function compiledPlan(
   options: ScheduleOptions = {},
 ): PersistentCollective {
   const bound = bindPlanSchedule(input, schedule, options);
-  return persistentPlan(input.comm, info, () => bound.run());
+  const blocking = bound.runBlocking;
+  return persistentPlan(input.comm, info, () => bound.run(), blocking === undefined ? undefined : () => blocking.call(bound));
 }

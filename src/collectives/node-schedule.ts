@@ -457,15 +457,29 @@ export function planRunning(plan: PersistentCollective): boolean | undefined {
  * when it is started (a request already settled: a native executor that finished within its
  * spin) costs no promise of its own.
  */
-export function persistentPlan(comm: Communicator, info: CollectiveInfo, run: () => PromiseLike<void>): PersistentCollective {
+export function persistentPlan(
+  comm: Communicator,
+  info: CollectiveInfo,
+  run: () => PromiseLike<void>,
+  runBlocking?: () => void,
+): PersistentCollective {
   let running = false;
   const clear = (): void => {
     running = false;
   };
+  const busy = (): InvalidArgumentError => new InvalidArgumentError('start', 'the previous start() of this plan has not resolved yet', { rank: comm.rank });
   const plan: PersistentCollective = {
     info,
+    ...(runBlocking === undefined
+      ? {}
+      : {
+          startBlocking(): void {
+            if (running) throw busy();
+            runBlocking();
+          },
+        }),
     start(): Promise<void> {
-      if (running) return Promise.reject(new InvalidArgumentError('start', 'the previous start() of this plan has not resolved yet', { rank: comm.rank }));
+      if (running) return Promise.reject(busy());
       let r: PromiseLike<void>;
       try {
         r = run();

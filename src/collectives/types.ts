@@ -130,6 +130,15 @@ export interface PersistentCollective {
   readonly info: CollectiveInfo;
   /** Runs the data phase once; may be called again after it resolved. */
   start(): Promise<void>;
+  /**
+   * Present where the transport can run the plan's data phase to completion in the calling
+   * thread (a compiled schedule on the MPI transport): `start()` without a promise, for
+   * latency-critical loops, as `mpiBlocking` is for point-to-point. It returns when this rank's
+   * part is done and throws what `start()` would reject with; the event loop stands still
+   * meanwhile (the thread waits inside MPI, under the watchdog), so every rank must be able to
+   * finish without this rank's JavaScript running.
+   */
+  startBlocking?(): void;
 }
 
 export type GathervFn = (comm: Communicator, args: GathervArgs, options?: CollectiveOptions) => Promise<CollectiveInfo>;

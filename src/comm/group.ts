@@ -91,7 +91,10 @@ export class GroupCommunicator extends BaseCommunicator implements Members {
     if (native !== undefined) {
       this.bindValidatedSchedule = (schedule, buffers, options) => {
         const es = native.call(endpoint, ctx, this.group, schedule, buffers, options);
-        return { run: (tagShift = 0) => es.start(tagShift) };
+        const blocking = es.startBlocking;
+        return blocking === undefined
+          ? { run: (tagShift = 0) => es.start(tagShift) }
+          : { run: (tagShift = 0) => es.start(tagShift), runBlocking: (tagShift = 0) => blocking.call(es, tagShift) };
       };
     }
   }

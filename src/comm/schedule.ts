@@ -124,6 +124,11 @@ export interface BoundSchedule {
    * `tagShift` (default 0) moves the collective tags of this run (shiftedTag).
    */
   run(tagShift?: number): Request<void>;
+  /**
+   * Present when the executor can run the schedule to completion in the calling thread (MPI):
+   * returns when done, throws the first failure; nothing else runs meanwhile.
+   */
+  runBlocking?(tagShift?: number): void;
 }
 
 /** What a pending schedule waits for (world rank, tag): what a timeout names. */
@@ -141,5 +146,7 @@ export interface ScheduleWait {
  */
 export interface EndpointSchedule {
   start(tagShift: number): Request<void>;
+  /** Optional: the whole run in the calling thread (BoundSchedule.runBlocking). */
+  startBlocking?(tagShift: number): void;
   waiting(): ScheduleWait | undefined;
 }

@@ -259,6 +259,8 @@ class TimeoutEndpoint implements Endpoint {
             return w === undefined ? req : tracker.track(req, w.kind, endpointCtx(ctx, w.tag), w.peer, w.tag);
           },
           waiting: () => es.waiting(),
+          // a blocking run waits inside the transport (its own watchdog): no JS timeout
+          ...(es.startBlocking !== undefined ? { startBlocking: es.startBlocking.bind(es) } : {}),
         };
       };
     }

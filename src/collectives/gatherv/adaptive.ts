@@ -139,7 +139,8 @@ async function initAdaptiveGatherv(input: GathervPlanInput): Promise<PersistentC
   if (!input.adaptive.overlap) {
     const role = await constructAdaptive({ comm, root, count: input.count, ctx, tags, onEvent: check });
     const bound = compile(role);
-    return persistentPlan(comm, info, () => bound.run());
+    const blocking = bound.runBlocking;
+    return persistentPlan(comm, info, () => bound.run(), blocking === undefined ? undefined : () => blocking.call(bound));
   }
 
   const queue = new EventQueue<RoleEvent>();

@@ -34,7 +34,8 @@ async function initAdaptiveScatterv(input: ScattervPlanInput): Promise<Persisten
   const check = me === root ? rootRangeCheck(me, input.counts as readonly number[]) : undefined;
   const role: AdaptiveRole = await constructAdaptive({ comm, root, count: input.count, ctx, tags, onEvent: check });
   const bound = bindPlanSchedule(input, adaptiveScatterSchedule({ ...describeRank(input), copyAll: ctx.copyAll }, role, tags.data));
-  return persistentPlan(comm, adaptiveInfo(comm.size), () => bound.run());
+  const blocking = bound.runBlocking;
+  return persistentPlan(comm, adaptiveInfo(comm.size), () => bound.run(), blocking === undefined ? undefined : () => blocking.call(bound));
 }
 
 export const ADAPTIVE_SCATTERV: ScattervVariant = {

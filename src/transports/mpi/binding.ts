@@ -116,11 +116,12 @@ export interface MpiBinding {
    */
   recvBlocking(comm: number, source: number, tag: number, into: NativeBuffer, out?: Int32Array): void;
   /**
-   * A schedule (src/comm/schedule.ts) made once in C, its sends and receives persistent
-   * requests (native/vcoll_mpi.c, "schedules"): `code` encodes the steps (endpoint.ts
-   * encodeSchedule), `buffers` are the buffers its ranges address (kept alive), `info` (6
+   * A schedule (src/comm/schedule.ts) made once in C, every send's and receive's address,
+   * count and datatype resolved (native/vcoll_mpi.c, "schedules"): `code` encodes the steps (endpoint.ts
+   * bindSchedule), `buffers` are the buffers its ranges address (kept alive), `info` (7
    * Int32) receives a failure's step, op, peer, tag, error class (0: a receive of another
-   * length) and bytes received. Returns the handle. Absent from bindings built before it.
+   * length), bytes received and whether the schedule is unusable now. Returns the handle.
+   * Absent from bindings built before it.
    */
   schedCreate?(code: Int32Array, buffers: readonly Uint8Array[], info: Int32Array): number;
   /**

@@ -477,11 +477,14 @@ export class MpiEndpoint implements Endpoint {
 
   /**
    * The native executor of schedules (Endpoint.bindSchedule): the schedule is encoded once and
-   * made in C with a persistent request per send and receive (binding schedCreate); `start()`
-   * is one binding call that runs the steps in C, spinning up to the poll budget (recvSpinNs),
-   * and completes at once when that suffices; otherwise the progress loop advances it, one
-   * binding call per poll, never one JS turn per message. Absent (undefined) when the binding
-   * predates schedules: the portable executor runs them then.
+   * made in C — every send's and receive's address, count and datatype resolved (binding
+   * schedCreate); `start()` is one binding call (the fast path's schedRun) that posts and
+   * completes the steps in C (MPI_Isend / MPI_Irecv / MPI_Testsome), spinning up to the poll
+   * budget (recvSpinNs), and returns a settled request when that suffices; otherwise the
+   * progress loop advances it, one binding call per poll, never one JS turn per message.
+   * `startBlocking` runs it to the end in C (MPI_Waitsome, under the watchdog). Absent
+   * (undefined) when the binding predates schedules or VCOLL_MPI_SCHEDULES=0: the portable
+   * executor runs them then.
    */
   get bindSchedule():
     | ((ctx: number, worldOf: Int32Array | null, schedule: RankSchedule, buffers: readonly Uint8Array[], options: ScheduleOptions) => EndpointSchedule)
@@ -505,14 +508,16 @@ export class MpiEndpoint implements Endpoint {
     };
     // what each op is, for errors: kind, the schedule's peer and tag
     const ops: ScheduleOpInfo[] = [];
-    for (const step of schedule.steps) {
+    for (let st = 0; st < schedule.steps.length; st++) {
+      const step = schedule.steps[st];
       code.push(step.window, step.ops.length);
-      for (const op of step.ops) {
+      for (let j = 0; j < step.ops.length; j++) {
+        const op = step.ops[j];
         if (op.kind === 'copy') {
           code.push(2);
           ranges(op.from);
           ranges(op.to);
-          ops.push({ kind: 'copy', peer: -1, tag: -1, world: -1, bytes: 0 });
+          ops.push({ kind: 'copy', peer: -1, tag: -1, world: -1, bytes: 0, step: st, index: j });
           continue;
         }
         const c = this.context(endpointCtx(ctx, op.tag));
@@ -526,10 +531,10 @@ export class MpiEndpoint implements Endpoint {
         if (top !== undefined) throw top;
         code.push(op.kind === 'send' ? 0 : 1, c.handle, this.peer(c, world), this.mpiTag(c, op.tag), shiftable ? 1 : 0);
         ranges(op.data);
-        ops.push({ kind: op.kind, peer: op.peer, tag: op.tag, world, bytes: spanBytes(op.data) });
+        ops.push({ kind: op.kind, peer: op.peer, tag: op.tag, world, bytes: spanBytes(op.data), step: st, index: j });
       }
     }
-    const info = new Int32Array(6);
+    const info = new Int32Array(7);
     const handle = this.call(() => (this.mpi.schedCreate as NonNullable<MpiBinding['schedCreate']>)(Int32Array.from(code), buffers, info));
     const run = new NativeRun(this, handle, info, ops, options, schedule.rank);
     // the C side holds requests and references: free them when the schedule is collected
@@ -822,6 +827,15 @@ class NativeRun implements EndpointSchedule {
     return req;
   }
 
+  /** The whole run in this thread (C blocks in MPI_Waitsome under the watchdog); throws its failure. */
+  startBlocking(tagShift: number): void {
+    if (this.failedWith !== undefined) throw this.failedWith;
+    if (this.req !== undefined) throw new CommunicationError('MPI transport: a schedule was started again before its run completed', { rank: this.ep.worldRank });
+    if (this.ep.isClosed) throw new CommunicationError('MPI transport: used after MPI_Finalize', { rank: this.ep.worldRank });
+    this.shift = tagShift;
+    if (this.ep.advanceSchedule(this.handle, -1, tagShift) !== 1) throw this.failure();
+  }
+
   /** Called by the progress loop: advances the run; returns whether it settled. */
   advance(spinNs: number): boolean {
     const req = this.req;
@@ -869,14 +883,16 @@ class NativeRun implements EndpointSchedule {
       e =
         recvError !== undefined
           ? recvError(op.peer, op.tag, expected, bytes, undefined)
-          : new CommunicationError(`rank ${this.rank}: schedule op ${o}: receive from rank ${op.peer} tag ${op.tag} got ${bytes} bytes, expected ${expected}`, {
-              rank: this.ep.worldRank,
-            });
+          : new CommunicationError(
+              `rank ${this.rank}: schedule step ${op.step} op ${op.index}: receive from rank ${op.peer} tag ${op.tag} got ${bytes} bytes, expected ${expected}`,
+              { rank: this.ep.worldRank },
+            );
     } else {
       const base = this.ep.mpiFailure(op.kind === 'send' ? 'send' : 'recv', this.expected(o), errClass);
       e = op.kind === 'recv' && base instanceof TruncationError && recvError !== undefined ? recvError(op.peer, op.tag, this.expected(o), undefined, base) : base;
     }
-    this.failedWith = e;
+    // a failed run that left requests outstanding leaves the schedule unusable (info[6])
+    if (this.info[6] !== 0) this.failedWith = e;
     return e;
   }
 
@@ -895,6 +911,9 @@ interface ScheduleOpInfo {
   readonly world: number;
   /** Bytes of its message. */
   readonly bytes: number;
+  /** Its step and its index in the step (error messages, as the portable executor's). */
+  readonly step: number;
+  readonly index: number;
 }
 
 const DONE: OpRequest<void> = OpRequest.done(undefined);

@@ -1,0 +1,51 @@
+/**
+ * The MPI transport's native schedule executor (native/vcoll_mpi.c "schedules", reached through
+ * schedule/run.ts bindSchedule → the communicator → MpiEndpoint.bindSchedule): the rank program
+ * of test/threads-schedule.test.ts (test/programs/schedule-program.ts) under mpirun — every
+ * compiled gatherv/scatterv algorithm, both ops, random counts with zeros, several roots,
+ * models with 1 and 2 ports and copyAll off and on, on the world and on a split whose ranks
+ * are not world ranks, each schedule run repeatedly and checked byte for byte against the
+ * known result and the portable executor (native ranks against portable ranks, in a shifted
+ * tag slot); schedule operations matched by plain ones in posting order; receive length
+ * errors as the portable executor's. Plus the persistent plans' `startBlocking` (the whole
+ * run in C) and the bench tool's rank program as a smoke test of `start()` back to back.
+ */
+import { describe, expect, it } from 'vitest';
+import { runMpi } from '../../src/transports/mpi/run.js';
+import { makeCases, type ScheduleArgs } from '../programs/schedule-program.js';
+
+const PROGRAM = new URL('../programs/schedule-program.ts', import.meta.url);
+const BLOCKING = new URL('../programs/blocking-start-program.ts', import.meta.url);
+
+describe('native schedules over MPI', () => {
+  it.each([2, 3, 4])('every compiled algorithm, gatherv and scatterv, 4 models, 2 roots: p = %i', async (p) => {
+    const cases = makeCases(p, 500 + p, 2);
+    expect(cases.length).toBeGreaterThan(80);
+    const out = await runMpi<string[]>(p, PROGRAM, { scenario: 'cases', cases, repeats: 3 } satisfies ScheduleArgs);
+    expect(out.flat()).toEqual([]);
+  });
+
+  it('schedule operations and plain ones match in posting order, without overtaking', async () => {
+    const out = await runMpi<string[]>(3, PROGRAM, { scenario: 'mixed' } satisfies ScheduleArgs);
+    expect(out.flat()).toEqual([]);
+  });
+
+  it('short and long messages fail as with the portable executor, through recvError when given', async () => {
+    const [out] = await runMpi<string[]>(2, PROGRAM, { scenario: 'recv-error' } satisfies ScheduleArgs);
+    // native (without, with recvError) then portable (the same): identical outcomes
+    expect(out).toHaveLength(12);
+    expect(out.slice(0, 6)).toEqual(out.slice(6));
+    expect(out[0]).toBe('CommunicationError: rank 0: schedule step 0 op 0: receive from rank 1 tag 5 got 3 bytes, expected 5');
+    // MPI says only that the message was longer (bytes -1)
+    expect(out[1]).toBe('TruncationError: message truncated: longer than the receive buffer of 5 bytes [-1 > 5]');
+    expect(out[2]).toBe('then 3,3,3,3,3');
+    expect(out[3]).toBe('CommunicationError: custom: peer 1 tag 5 expected 5 got 3 cause undefined');
+    expect(out[4]).toBe('CommunicationError: custom: peer 1 tag 5 expected 5 got undefined cause TruncationError');
+    expect(out[5]).toBe('then 3,3,3,3,3');
+  });
+
+  it('startBlocking runs a persistent plan in C; start() and startBlocking() interleave; bad use is refused', async () => {
+    const out = await runMpi<string[]>(3, BLOCKING, {});
+    expect(out.flat()).toEqual([]);
+  });
+});
