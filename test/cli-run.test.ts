@@ -159,6 +159,11 @@ class Corrupting extends CountingCommunicator {
     super(inner);
   }
 
+  // every message goes through isend, where the fault is injected: no native schedules
+  override get bindValidatedSchedule(): Communicator['bindValidatedSchedule'] {
+    return undefined;
+  }
+
   override isend(dest: number, tag: number, data: Uint8Array): PromiseLike<void> {
     if (this.rank !== this.bad || data.length === 0) return super.isend(dest, tag, data);
     const copy = data.slice();
@@ -213,6 +218,11 @@ describe('verification', () => {
         runCaseOnRank(
           comm.rank === 2
             ? new (class extends CountingCommunicator {
+                // every receive goes through irecv, where the fault is injected
+                override get bindValidatedSchedule(): Communicator['bindValidatedSchedule'] {
+                  return undefined;
+                }
+
                 override irecv(source: number, tag: number, into: Uint8Array) {
                   return super.irecv(source, tag, new Uint8Array(into.length));
                 }

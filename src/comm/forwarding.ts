@@ -2,7 +2,9 @@
  * A Communicator that forwards every operation to another one: the base of wrappers that
  * observe traffic (counting, tracing) without changing it. Subclasses override the
  * operations they observe and `wrap`, which wraps the sub-communicators split from this one
- * so they are observed too.
+ * so they are observed too. Schedules (Communicator.bindValidatedSchedule) are not forwarded
+ * here: without a subclass that forwards and observes them, they run on the portable executor,
+ * operation by operation through the methods above.
  */
 import { BaseCommunicator, type Communicator, type Received, type Status } from './communicator.js';
 import type { Request } from './request.js';

@@ -2,9 +2,12 @@
  * A Communicator that forwards every operation to another one and counts the point-to-point
  * messages this rank sends (isend calls, 0-byte ones included, as the simulator counts them)
  * and their bytes. Summed over the ranks this is the operation's traffic on any transport.
- * Sub-communicators split from it count into the same counter.
+ * Sub-communicators split from it count into the same counter. Schedules go to the inner
+ * communicator's native executor, each run counted when it starts: its sends, and its copies
+ * through a port (messages to itself), as the portable executor would send them.
  */
 import type { Communicator } from '../comm/communicator.js';
+import { spanBytes, type BoundSchedule, type RankSchedule, type ScheduleOptions } from '../comm/schedule.js';
 import { ForwardingCommunicator } from '../comm/forwarding.js';
 import type { Request } from '../comm/request.js';
 import { byteLength, type MessageData } from '../comm/segments.js';
@@ -31,6 +34,44 @@ export class CountingCommunicator extends ForwardingCommunicator {
   reset(): void {
     this.counter.messages = 0;
     this.counter.bytes = 0;
+  }
+
+  get bindValidatedSchedule(): Communicator['bindValidatedSchedule'] {
+    const bind = this.inner.bindValidatedSchedule;
+    if (bind === undefined) return undefined;
+    return (schedule: RankSchedule, buffers: readonly Uint8Array[], options: ScheduleOptions): BoundSchedule => {
+      let messages = 0;
+      let bytes = 0;
+      for (const step of schedule.steps) {
+        for (const op of step.ops) {
+          if (op.kind === 'send') {
+            messages++;
+            bytes += spanBytes(op.data);
+          } else if (op.kind === 'copy' && op.tag !== undefined) {
+            messages++;
+            bytes += spanBytes(op.from);
+          }
+        }
+      }
+      const inner = bind.call(this.inner, schedule, buffers, options);
+      const count = (): void => {
+        this.counter.messages += messages;
+        this.counter.bytes += bytes;
+      };
+      const run = (tagShift?: number): PromiseLike<void> => {
+        count();
+        return inner.run(tagShift);
+      };
+      const blocking = inner.runBlocking;
+      if (blocking === undefined) return { run };
+      return {
+        run,
+        runBlocking: (tagShift?: number): void => {
+          count();
+          blocking.call(inner, tagShift);
+        },
+      };
+    };
   }
 
   override isend(dest: number, tag: number, data: MessageData): Request<void> {
