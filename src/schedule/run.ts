@@ -52,9 +52,10 @@ export function bindSchedule(
   buffers: readonly Uint8Array[],
   options: ScheduleOptions & { readonly portable?: boolean } = {},
 ): BoundSchedule {
-  const steps = bind(comm, schedule, buffers);
-  const native = comm.bindValidatedSchedule;
-  if (native !== undefined && options.portable !== true) return native.call(comm, schedule, buffers, options);
+  const native = options.portable === true ? undefined : comm.bindValidatedSchedule;
+  // the native executors address the buffers themselves: validate only, no views
+  const steps = bind(comm, schedule, buffers, native === undefined);
+  if (native !== undefined) return native.call(comm, schedule, buffers, options);
   const recvError = options.recvError;
   return {
     async run(tagShift = 0): Promise<void> {
@@ -83,8 +84,8 @@ export async function runSchedule(
   await bindSchedule(comm, schedule, buffers, options).run();
 }
 
-/** Validates everything and binds each operation's views. */
-function bind(comm: Communicator, schedule: RankSchedule, buffers: readonly Uint8Array[]): Bound[][] {
+/** Validates everything and (`views`) binds each operation's views. */
+function bind(comm: Communicator, schedule: RankSchedule, buffers: readonly Uint8Array[], views: boolean): Bound[][] {
   const rank = comm.rank;
   if (schedule.rank !== rank) throw new InvalidArgumentError('schedule', `it is rank ${schedule.rank}'s, and this is rank ${rank}`, { rank });
   if (!Array.isArray(buffers)) throw new InvalidArgumentError('buffers', 'not an array of Uint8Array', { rank });
@@ -118,7 +119,7 @@ function bind(comm: Communicator, schedule: RankSchedule, buffers: readonly Uint
           { rank },
         );
       }
-      parts.push(b.subarray(r.offset, r.offset + r.length));
+      if (views) parts.push(b.subarray(r.offset, r.offset + r.length));
       bytes += r.length;
     });
     return { buf: parts.length === 0 ? EMPTY : parts.length === 1 ? parts[0] : parts, bytes };
