@@ -11,6 +11,8 @@
  * Per p, `runs` separate runThreads runs (fresh workers); in each, per size, `rounds` rounds of
  * every variant in turn (after a warm-up of the same length), the median round per variant:
  *
+ *   plan.start()  gathervInit(…, { algorithm: 'linear' }) then `await plan.start()` × starts: the
+ *               persistent plan, which runs the same schedule through the same executor
  *   native      every rank: `bound.run()` × starts (the transport's executor), awaited only when
  *               it did not complete within the call (run() returns a request: one already
  *               settled needs no await), with a sync every `sync` starts (the root sends an
@@ -37,6 +39,7 @@
  * This file is also the rank program that runThreads loads (its default export).
  */
 
+import { gathervInit } from '../src/collectives/index.js';
 import { isMainThread } from 'node:worker_threads';
 import { barrier } from '../src/collectives/basic/barrier.js';
 import { compileVSchedule } from '../src/collectives/v-schedule.js';
@@ -56,7 +59,7 @@ interface BenchArgs {
   readonly sync: number;
 }
 
-const VARIANTS = ['native', 'native+await', 'portable', 'one-way', 'ping-pong/2'] as const;
+const VARIANTS = ['plan.start()', 'native', 'native+await', 'portable', 'one-way', 'ping-pong/2'] as const;
 type Variant = (typeof VARIANTS)[number];
 
 /** Per size: per variant, the median µs per start (or per one-way message) over rounds (rank 0's). */
@@ -97,6 +100,8 @@ export default async function bench(comm: Communicator, args: BenchArgs): Promis
     const bufs = rs.buffers.map((x) => new Uint8Array(x.bytes).fill(me + 1));
     const native = bindSchedule(comm, rs, bufs);
     const portable = bindSchedule(comm, rs, bufs, { portable: true });
+    const send = new Uint8Array(b).fill(me + 1);
+    const plan = await gathervInit(comm, me === 0 ? { root: 0, send, recv: new Uint8Array(p * b), counts } : { root: 0, send }, { algorithm: 'linear' });
     const msg = new Uint8Array(b).fill(me + 1);
     const run = async (v: Variant): Promise<number> => {
       await barrier(comm);
@@ -108,6 +113,11 @@ export default async function bench(comm: Communicator, args: BenchArgs): Promis
           // A run that completed within the call is not awaited (a request, not a promise:
           // awaiting a thenable costs three microtask turns).
           if (!(req instanceof OpRequest) || req.pending || req.failed) await req;
+          if (i % sync === sync - 1) await syncRanks(comm, p);
+        }
+      } else if (v === 'plan.start()') {
+        for (let i = 0; i < n; i++) {
+          await plan.start();
           if (i % sync === sync - 1) await syncRanks(comm, p);
         }
       } else if (v === 'native+await') {
@@ -138,7 +148,7 @@ export default async function bench(comm: Communicator, args: BenchArgs): Promis
       await barrier(comm);
       return Number(process.hrtime.bigint() - t0) / 1000 / (v === 'ping-pong/2' ? 2 * pingPongs(n) : n);
     };
-    const times: Record<Variant, number[]> = { native: [], 'native+await': [], portable: [], 'one-way': [], 'ping-pong/2': [] };
+    const times: Record<Variant, number[]> = { 'plan.start()': [], native: [], 'native+await': [], portable: [], 'one-way': [], 'ping-pong/2': [] };
     for (const v of VARIANTS) await run(v); // warm-up
     for (let r = 0; r < args.rounds; r++) {
       // the variants in turn, the order rotated per round

@@ -33,7 +33,7 @@ import type { InterCommunicator } from '../comm/intercomm.js';
 import type { NativeCollectives, NativeInterCollectives } from '../comm/native.js';
 import { waitAll, type Request } from '../comm/request.js';
 import type { BoundSchedule, RankSchedule, ScheduleOptions } from '../comm/schedule.js';
-import { planRunning } from './node-schedule.js';
+import { runningTest } from './node-schedule.js';
 import type { PersistentCollective } from './types.js';
 
 // The slot arithmetic (CALL_TAG_STRIDE, OWN_SLOTS, derived slots, unslottedTag, callSlotOfTag)
@@ -248,7 +248,8 @@ export async function plannedInCall(
   const scope = beginCall(comm);
   const plan = await init(scope);
   if (scope === comm || !(scope instanceof CallScope)) return plan;
-  const running = (): boolean | undefined => planRunning(plan);
+  const test = runningTest(plan);
+  const running = (): boolean | undefined => test?.();
   let mine = false;
   const settled = (): void => {
     mine = false;

@@ -445,11 +445,11 @@ export function buildTree(name: string, counts: readonly number[], model: CostMo
 const startedPlans = new WeakMap<PersistentCollective, () => boolean>();
 
 /**
- * Whether `plan` (made by persistentPlan) has a start() that has not settled yet; undefined
- * for plans made otherwise.
+ * The test of whether `plan` (made by persistentPlan) has a start() that has not settled yet;
+ * undefined for plans made otherwise.
  */
-export function planRunning(plan: PersistentCollective): boolean | undefined {
-  return startedPlans.get(plan)?.();
+export function runningTest(plan: PersistentCollective): (() => boolean) | undefined {
+  return startedPlans.get(plan);
 }
 
 /**
