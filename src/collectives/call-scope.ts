@@ -42,12 +42,20 @@ export { CALL_TAG_STRIDE, OWN_SLOTS, callSlotOfTag, unslottedTag } from '../comm
 
 const SHIFTED_LAST = COLLECTIVE_TAG + CALL_TAG_STRIDE - 1;
 
-const callNumbers = new WeakMap<object, number>();
+/** Each communicator's call counter (one mutable record, so a scope can keep it). */
+const callNumbers = new WeakMap<object, { n: number }>();
+
+function counterOf(base: object): { n: number } {
+  let c = callNumbers.get(base);
+  if (c === undefined) {
+    c = { n: 0 };
+    callNumbers.set(base, c);
+  }
+  return c;
+}
 
 function nextSlot(base: object): number {
-  const n = callNumbers.get(base) ?? 0;
-  callNumbers.set(base, n + 1);
-  return n % OWN_SLOTS;
+  return counterOf(base).n++ % OWN_SLOTS;
 }
 
 function shiftOf(slot: number): number {
@@ -117,10 +125,13 @@ abstract class SlotView<B extends PointToPoint> {
 
 /** A communicator seen by one collective call: its collective tags shifted into the call's slot. */
 export class CallScope extends SlotView<Communicator> implements Communicator {
+  private counter: { n: number } | undefined;
+
   /** Takes the next call number of the base communicator (a persistent plan's start()). */
   renew(): void {
-    this.slotNumber = nextSlot(this.base);
-    this.shift = shiftOf(this.slotNumber);
+    const c = (this.counter ??= counterOf(this.base));
+    this.slotNumber = c.n++ % OWN_SLOTS;
+    this.shift = this.slotNumber * CALL_TAG_STRIDE;
   }
 
   get rank(): number {
