@@ -39,6 +39,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "vcoll_mpi_internal.h"
+
 /* ---------- tables ---------- */
 
 static MPI_Comm *comms = NULL;
@@ -102,17 +104,17 @@ static napi_value mpi_error(napi_env env, const char *what, int err) {
 }
 
 /* Throws mpi_error(what, err); returns NULL for the caller. */
-static napi_value throw_mpi(napi_env env, const char *what, int err) {
+VCOLL_INTERNAL napi_value throw_mpi(napi_env env, const char *what, int err) {
   napi_throw(env, mpi_error(env, what, err));
   return NULL;
 }
 
-static napi_value throw_type(napi_env env, const char *msg) {
+VCOLL_INTERNAL napi_value throw_type(napi_env env, const char *msg) {
   napi_throw_type_error(env, NULL, msg);
   return NULL;
 }
 
-static napi_value throw_range(napi_env env, const char *msg) {
+VCOLL_INTERNAL napi_value throw_range(napi_env env, const char *msg) {
   napi_throw_range_error(env, NULL, msg);
   return NULL;
 }
@@ -125,19 +127,19 @@ static napi_value throw_range(napi_env env, const char *msg) {
 
 /* ---------- argument helpers ---------- */
 
-static napi_value undefined_value(napi_env env) {
+VCOLL_INTERNAL napi_value undefined_value(napi_env env) {
   napi_value u;
   napi_get_undefined(env, &u);
   return u;
 }
 
-static napi_value int_value(napi_env env, int64_t v) {
+VCOLL_INTERNAL napi_value int_value(napi_env env, int64_t v) {
   napi_value r;
   napi_create_int64(env, v, &r);
   return r;
 }
 
-static int get_args(napi_env env, napi_callback_info info, size_t want, napi_value *argv) {
+VCOLL_INTERNAL int get_args(napi_env env, napi_callback_info info, size_t want, napi_value *argv) {
   size_t argc = want;
   if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < want) {
     throw_type(env, "vcoll_mpi: too few arguments");
@@ -146,7 +148,7 @@ static int get_args(napi_env env, napi_callback_info info, size_t want, napi_val
   return 1;
 }
 
-static int get_int(napi_env env, napi_value v, int *out) {
+VCOLL_INTERNAL int get_int(napi_env env, napi_value v, int *out) {
   int32_t x;
   if (napi_get_value_int32(env, v, &x) != napi_ok) {
     throw_type(env, "vcoll_mpi: expected an integer");
@@ -193,7 +195,7 @@ static size_t element_size(napi_typedarray_type tt) {
  * asked first, without napi_is_typedarray (it fails on anything else), for only what is used:
  * the per-message path of the blocking point-to-point is a handful of these calls.
  */
-static int get_bytes(napi_env env, napi_value v, void **data, size_t *len, int optional) {
+VCOLL_INTERNAL int get_bytes(napi_env env, napi_value v, void **data, size_t *len, int optional) {
   napi_typedarray_type tt;
   size_t n;
   void *p;
@@ -215,7 +217,7 @@ static int get_bytes(napi_env env, napi_value v, void **data, size_t *len, int o
   return 0;
 }
 
-static int get_int32_array(napi_env env, napi_value v, int **data, size_t *n, int optional) {
+VCOLL_INTERNAL int get_int32_array(napi_env env, napi_value v, int **data, size_t *n, int optional) {
   void *p;
   size_t len;
   if (!get_bytes(env, v, &p, &len, optional)) return 0;
@@ -370,7 +372,7 @@ static void free_msgbuf(msgbuf *b) {
 
 /* ---------- request slots ---------- */
 
-static int grow(void **p, int *cap, int need, size_t el) {
+VCOLL_INTERNAL int grow(void **p, int *cap, int need, size_t el) {
   if (need <= *cap) return 1;
   int c = *cap == 0 ? 64 : *cap;
   while (c < need) c *= 2;
@@ -409,7 +411,7 @@ static void release_slot(int s) {
 }
 
 /* The byte count of a completed receive. */
-static int status_bytes(MPI_Status *st, MPI_Datatype t) {
+VCOLL_INTERNAL int status_bytes(MPI_Status *st, MPI_Datatype t) {
   int n = 0;
   if (t == MPI_DATATYPE_NULL) {
     MPI_Get_count(st, MPI_BYTE, &n);
@@ -433,7 +435,7 @@ typedef struct {
 
 __attribute__((visibility("default"))) vcoll_watch_t vcoll_mpi_watch;
 
-static void watch_begin(const char *what, int peer, int tag) {
+VCOLL_INTERNAL void watch_begin(const char *what, int peer, int tag) {
   vcoll_watch_t *w = &vcoll_mpi_watch;
   __atomic_store_n(&w->what, what, __ATOMIC_RELAXED);
   __atomic_store_n(&w->peer, peer, __ATOMIC_RELAXED);
@@ -442,7 +444,7 @@ static void watch_begin(const char *what, int peer, int tag) {
   __atomic_store_n(&w->in, 1, __ATOMIC_RELEASE);
 }
 
-static void watch_end(void) { __atomic_store_n(&vcoll_mpi_watch.in, 0, __ATOMIC_RELEASE); }
+VCOLL_INTERNAL void watch_end(void) { __atomic_store_n(&vcoll_mpi_watch.in, 0, __ATOMIC_RELEASE); }
 
 static long watch_ms = 0; /* 0: off */
 static int watch_rank = -1;
@@ -744,7 +746,6 @@ static napi_value js_isend(napi_env env, napi_callback_info info) {
 
 static void put_status(int *out, int slot, MPI_Status *st, int err, MPI_Datatype t);
 static void put_error(int *out, int slot, int rc);
-static double now_ns(void);
 
 /*
  * irecv(comm, source, tag, into, spinNs = 0, out?: Int32Array(5)) -> slot; with spinNs > 0 it
@@ -816,7 +817,7 @@ static void put_error(int *out, int slot, int rc) {
   out[4] = cls;
 }
 
-static double now_ns(void) {
+VCOLL_INTERNAL double now_ns(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
@@ -1215,463 +1216,6 @@ static napi_value js_pingpong_c(napi_env env, napi_callback_info info) {
   napi_create_double(env, t, &r);
   return r;
 }
-
-/* ---------- schedules: a collective's data phase run in C (src/comm/schedule.ts) ---------- */
-
-/*
- * A schedule is made once (schedCreate) from its encoding and the buffers it addresses, and run
- * as often as wanted (schedRun): every send's and receive's address, count and datatype (an
- * hindexed one for several ranges) are made at creation, so a run posts MPI_Isend / MPI_Irecv
- * and completes them, nothing else; copies are memcpy of precomputed pieces. (Not persistent
- * requests: a run's collective tags move with the call slot it runs in, `shift` below.) Steps run in order; a step's
- * operations are started in order with at most `window` of them outstanding (a copy holds no
- * slot: it is done when started), and the step ends when all have completed (MPI_Testsome, or
- * MPI_Waitsome when blocking).
- *
- * Encoding (Int32Array): nsteps, then per step: window, nops, then per operation
- *   send / recv: kind (0 / 1), comm handle, MPI peer, MPI tag, shiftable (0 / 1), nranges, (buffer, offset, length) * nranges
- *   copy:        2, nfrom, (buffer, offset, length) * nfrom, nto, (buffer, offset, length) * nto
- * Ranges were validated by the caller (schedule/run.ts) and are checked again here.
- *
- * schedCreate(code, buffers: Uint8Array[], info: Int32Array(7)) -> handle
- * schedRun(handle, spinNs, shift) -> 1: done (a run starting now adds `shift` to the tags of
- *   the operations marked shiftable); 0: still running after spinning spinNs ns (call again);
- *   -1: failed, info = step, op (index in the schedule), peer, tag, error class (or 0), bytes
- *   received (a receive of another length than its ranges: error class 0), and whether the
- *   schedule is unusable now (1: the failed run left requests outstanding; 0: it may be
- *   started again); while running,
- *   info[0..1] = the step and its first op. spinNs < 0 blocks
- *   until done (under the watchdog).
- * schedFree(handle)
- */
-
-typedef struct {
-  unsigned char *dst;
-  const unsigned char *src;
-  size_t len;
-} piece;
-
-typedef struct {
-  int kind; /* 0 send, 1 recv, 2 copy */
-  int peer, tag, shiftable;
-  MPI_Comm comm;
-  void *base;
-  int count;
-  int expect;      /* bytes a receive must get */
-  MPI_Datatype type; /* a derived datatype to free, or MPI_DATATYPE_NULL */
-  int npieces;
-  piece *pieces; /* copy */
-} sched_op;
-
-typedef struct {
-  int nsteps, nops;
-  int *first, *count, *window; /* per step */
-  sched_op *ops;
-  MPI_Request *reqs; /* per op: the run's request (MPI_REQUEST_NULL when none) */
-  int *idx;
-  MPI_Status *sts;
-  napi_ref *refs;
-  int nrefs;
-  int *info;
-  napi_ref info_ref;
-  /* run state */
-  int running, failed, step, issued, outstanding, shift;
-} sched_t;
-
-static sched_t **scheds = NULL;
-static int nscheds = 0, capscheds = 0;
-
-static void sched_destroy(napi_env env, sched_t *s) {
-  if (s == NULL) return;
-  /* a schedule collected after MPI_Finalize (the JS side frees it when it is garbage): only memory */
-  int finalized = 0;
-  MPI_Finalized(&finalized);
-  for (int i = 0; i < s->nops; i++) {
-    if (!finalized && s->reqs != NULL && s->reqs[i] != MPI_REQUEST_NULL) MPI_Request_free(&s->reqs[i]);
-    if (s->ops != NULL) {
-      if (!finalized && s->ops[i].type != MPI_DATATYPE_NULL) MPI_Type_free(&s->ops[i].type);
-      free(s->ops[i].pieces);
-    }
-  }
-  for (int i = 0; i < s->nrefs; i++) if (s->refs[i] != NULL) napi_delete_reference(env, s->refs[i]);
-  if (s->info_ref != NULL) napi_delete_reference(env, s->info_ref);
-  free(s->first);
-  free(s->count);
-  free(s->window);
-  free(s->ops);
-  free(s->reqs);
-  free(s->idx);
-  free(s->sts);
-  free(s->refs);
-  free(s);
-}
-
-typedef struct {
-  unsigned char **base;
-  size_t *len;
-  int n;
-} sched_bufs;
-
-/* Reads `n` ranges at code[*at]; fills ptrs/lens (allocated) and returns the total, or -1. */
-static long read_ranges(const int *code, size_t ncode, size_t *at, const sched_bufs *b, int *n, unsigned char ***ptrs, int **lens) {
-  if (*at >= ncode) return -1;
-  int k = code[(*at)++];
-  if (k < 0 || *at + 3 * (size_t)k > ncode) return -1;
-  *n = k;
-  *ptrs = malloc(sizeof(unsigned char *) * (size_t)(k > 0 ? k : 1));
-  *lens = malloc(sizeof(int) * (size_t)(k > 0 ? k : 1));
-  long total = 0;
-  for (int i = 0; i < k; i++) {
-    int buf = code[*at], off = code[*at + 1], len = code[*at + 2];
-    *at += 3;
-    if (buf < 0 || buf >= b->n || off < 0 || len < 0 || (size_t)off + (size_t)len > b->len[buf]) return -1;
-    (*ptrs)[i] = b->base[buf] + off;
-    (*lens)[i] = len;
-    total += len;
-    if (total > INT_MAX) return -1;
-  }
-  return total;
-}
-
-static napi_value js_sched_create(napi_env env, napi_callback_info info) {
-  napi_value argv[3];
-  int *code;
-  size_t ncode;
-  if (!get_args(env, info, 3, argv) || !get_int32_array(env, argv[0], &code, &ncode, 0)) return NULL;
-  int *infop;
-  size_t ninfo;
-  if (!get_int32_array(env, argv[2], &infop, &ninfo, 0)) return NULL;
-  if (ninfo < 7) return throw_range(env, "vcoll_mpi: schedCreate: info must hold 7 Int32");
-  bool isarr = false;
-  napi_is_array(env, argv[1], &isarr);
-  if (!isarr) return throw_type(env, "vcoll_mpi: schedCreate: buffers must be an array of Uint8Array");
-  uint32_t nb;
-  napi_get_array_length(env, argv[1], &nb);
-  sched_t *s = calloc(1, sizeof(sched_t));
-  sched_bufs b = {malloc(sizeof(unsigned char *) * (nb + 1)), malloc(sizeof(size_t) * (nb + 1)), (int)nb};
-  s->refs = calloc(nb + 1, sizeof(napi_ref));
-  s->nrefs = (int)nb;
-  const char *bad = NULL;
-  for (uint32_t i = 0; i < nb && bad == NULL; i++) {
-    napi_value v;
-    napi_get_element(env, argv[1], i, &v);
-    void *p;
-    size_t len;
-    if (!get_bytes(env, v, &p, &len, 0)) {
-      bad = "";
-      break;
-    }
-    b.base[i] = p;
-    b.len[i] = len;
-    napi_create_reference(env, v, 1, &s->refs[i]);
-  }
-  napi_create_reference(env, argv[2], 1, &s->info_ref);
-  s->info = infop;
-  size_t at = 0;
-  if (bad == NULL && ncode < 1) bad = "vcoll_mpi: schedCreate: empty code";
-  int nsteps = bad == NULL ? code[at++] : 0;
-  if (bad == NULL && (nsteps < 0 || (size_t)nsteps > ncode)) bad = "vcoll_mpi: schedCreate: bad step count";
-  /* first pass: count operations */
-  int nops = 0;
-  if (bad == NULL) {
-    size_t a = at;
-    for (int st = 0; st < nsteps && bad == NULL; st++) {
-      if (a + 2 > ncode) { bad = "vcoll_mpi: schedCreate: truncated code"; break; }
-      int n = code[a + 1];
-      a += 2;
-      if (n < 0) { bad = "vcoll_mpi: schedCreate: bad op count"; break; }
-      for (int j = 0; j < n && bad == NULL; j++) {
-        if (a >= ncode) { bad = "vcoll_mpi: schedCreate: truncated code"; break; }
-        int kind = code[a];
-        if (kind == 2) {
-          a++;
-          for (int side = 0; side < 2; side++) {
-            if (a >= ncode) { bad = "vcoll_mpi: schedCreate: truncated code"; break; }
-            int k = code[a];
-            if (k < 0) { bad = "vcoll_mpi: schedCreate: bad range count"; break; }
-            a += 1 + 3 * (size_t)k;
-          }
-        } else if (kind == 0 || kind == 1) {
-          if (a + 6 > ncode) { bad = "vcoll_mpi: schedCreate: truncated code"; break; }
-          int k = code[a + 5];
-          if (k < 0) { bad = "vcoll_mpi: schedCreate: bad range count"; break; }
-          a += 6 + 3 * (size_t)k;
-        } else {
-          bad = "vcoll_mpi: schedCreate: bad operation kind";
-        }
-        nops++;
-      }
-    }
-    if (bad == NULL && a != ncode) bad = "vcoll_mpi: schedCreate: trailing code";
-  }
-  if (bad == NULL) {
-    s->nsteps = nsteps;
-    s->nops = nops;
-    s->first = malloc(sizeof(int) * (size_t)(nsteps + 1));
-    s->count = malloc(sizeof(int) * (size_t)(nsteps + 1));
-    s->window = malloc(sizeof(int) * (size_t)(nsteps + 1));
-    s->ops = calloc((size_t)(nops + 1), sizeof(sched_op));
-    s->reqs = malloc(sizeof(MPI_Request) * (size_t)(nops + 1));
-    s->idx = malloc(sizeof(int) * (size_t)(nops + 1));
-    s->sts = malloc(sizeof(MPI_Status) * (size_t)(nops + 1));
-    for (int i = 0; i <= nops; i++) {
-      s->reqs[i] = MPI_REQUEST_NULL;
-      s->ops[i].type = MPI_DATATYPE_NULL;
-    }
-  }
-  int o = 0;
-  static unsigned char zero_byte[1];
-  for (int st = 0; st < nsteps && bad == NULL; st++) {
-    s->window[st] = code[at] < 1 ? 1 : code[at];
-    s->count[st] = code[at + 1];
-    s->first[st] = o;
-    at += 2;
-    for (int j = 0; j < s->count[st] && bad == NULL; j++, o++) {
-      sched_op *op = &s->ops[o];
-      int kind = code[at];
-      op->kind = kind;
-      if (kind == 2) {
-        at++;
-        unsigned char **fp, **tp;
-        int *fl, *tl, nf, nt;
-        long bf = read_ranges(code, ncode, &at, &b, &nf, &fp, &fl);
-        long bt = bf < 0 ? -1 : read_ranges(code, ncode, &at, &b, &nt, &tp, &tl);
-        if (bf < 0 || bt < 0 || bf != bt) {
-          bad = "vcoll_mpi: schedCreate: a copy's ranges do not fit the buffers";
-        } else {
-          /* pieces: walk both range lists together */
-          op->pieces = malloc(sizeof(piece) * (size_t)(nf + nt + 1));
-          int i = 0, k = 0, np = 0;
-          int fo = 0, to = 0;
-          while (i < nf && k < nt) {
-            int fl_left = fl[i] - fo, tl_left = tl[k] - to;
-            if (fl_left == 0) { i++; fo = 0; continue; }
-            if (tl_left == 0) { k++; to = 0; continue; }
-            int m = fl_left < tl_left ? fl_left : tl_left;
-            op->pieces[np].dst = tp[k] + to;
-            op->pieces[np].src = fp[i] + fo;
-            op->pieces[np].len = (size_t)m;
-            np++;
-            fo += m;
-            to += m;
-          }
-          op->npieces = np;
-        }
-        if (bf >= 0) { free(fp); free(fl); }
-        if (bf >= 0 && bt >= 0) { free(tp); free(tl); }
-        continue;
-      }
-      int h = code[at + 1];
-      op->peer = code[at + 2];
-      op->tag = code[at + 3];
-      op->shiftable = code[at + 4];
-      at += 5;
-      MPI_Comm c;
-      if (!vcoll_mpi_comm(h, &c)) {
-        bad = "vcoll_mpi: schedCreate: not a live communicator handle";
-        break;
-      }
-      unsigned char **pp;
-      int *pl, np;
-      long total = read_ranges(code, ncode, &at, &b, &np, &pp, &pl);
-      if (total < 0) {
-        bad = "vcoll_mpi: schedCreate: ranges do not fit the buffers";
-        break;
-      }
-      void *base;
-      int count;
-      MPI_Datatype t = MPI_BYTE;
-      int rc = MPI_SUCCESS;
-      if (np == 0) {
-        base = zero_byte;
-        count = 0;
-      } else if (np == 1) {
-        base = pp[0];
-        count = pl[0];
-      } else {
-        MPI_Aint *disp = malloc(sizeof(MPI_Aint) * (size_t)np);
-        for (int r = 0; r < np; r++) MPI_Get_address(pp[r], &disp[r]);
-        rc = MPI_Type_create_hindexed(np, pl, disp, MPI_BYTE, &t);
-        free(disp);
-        if (rc == MPI_SUCCESS) rc = MPI_Type_commit(&t);
-        base = MPI_BOTTOM;
-        count = 1;
-        if (rc == MPI_SUCCESS) op->type = t;
-      }
-      free(pp);
-      free(pl);
-      op->expect = (int)total;
-      op->comm = c;
-      op->base = base;
-      op->count = count;
-      if (rc != MPI_SUCCESS) {
-        free(b.base);
-        free(b.len);
-        sched_destroy(env, s);
-        return throw_mpi(env, "MPI_Type_create_hindexed", rc);
-      }
-    }
-  }
-  free(b.base);
-  free(b.len);
-  if (bad != NULL) {
-    sched_destroy(env, s);
-    if (bad[0] == 0) return NULL; /* get_bytes threw */
-    return throw_range(env, bad);
-  }
-  int hnd = -1;
-  for (int i = 0; i < nscheds; i++) if (scheds[i] == NULL) { hnd = i; break; }
-  if (hnd < 0) {
-    if (!grow((void **)&scheds, &capscheds, nscheds + 1, sizeof(sched_t *))) {
-      sched_destroy(env, s);
-      return throw_range(env, "vcoll_mpi: schedCreate: out of memory");
-    }
-    hnd = nscheds++;
-  }
-  scheds[hnd] = s;
-  return int_value(env, hnd);
-}
-
-/* Records a failure of op `o` (error class cls, 0: wrong length `bytes`). */
-static int sched_fail(sched_t *s, int o, int cls, int bytes, int unusable) {
-  /* a run that leaves requests outstanding leaves the schedule unusable (they are MPI's) */
-  s->failed = unusable || s->outstanding > 0;
-  s->running = 0;
-  int *f = s->info;
-  f[0] = s->step;
-  f[1] = o;
-  f[2] = s->ops[o].peer;
-  f[3] = s->ops[o].tag;
-  f[4] = cls;
-  f[5] = bytes;
-  f[6] = s->failed;
-  return -1;
-}
-
-/*
- * Advances a running schedule: 1 done, 0 pending, -1 failed. spin < 0: blocks (Waitsome);
- * else polls (Testsome) for up to spin ns.
- */
-static int sched_advance(sched_t *s, double spin) {
-  double until = spin > 0 ? now_ns() + spin : 0;
-  int polls = 0;
-  while (s->step < s->nsteps) {
-    int f = s->first[s->step], n = s->count[s->step], w = s->window[s->step];
-    while (s->issued < n && s->outstanding < w) {
-      int o = f + s->issued;
-      sched_op *op = &s->ops[o];
-      s->issued++;
-      if (op->kind == 2) {
-        for (int k = 0; k < op->npieces; k++) memmove(op->pieces[k].dst, op->pieces[k].src, op->pieces[k].len);
-        continue;
-      }
-      int tag = op->shiftable ? op->tag + s->shift : op->tag;
-      MPI_Datatype t = op->type == MPI_DATATYPE_NULL ? MPI_BYTE : op->type;
-      int rc = op->kind == 0 ? MPI_Isend(op->base, op->count, t, op->peer, tag, op->comm, &s->reqs[o])
-                             : MPI_Irecv(op->base, op->count, t, op->peer, tag, op->comm, &s->reqs[o]);
-      if (rc != MPI_SUCCESS) {
-        int cls = MPI_ERR_UNKNOWN;
-        MPI_Error_class(rc, &cls);
-        return sched_fail(s, o, cls, -1, 0);
-      }
-      s->outstanding++;
-    }
-    if (s->outstanding == 0) {
-      s->step++;
-      s->issued = 0;
-      continue;
-    }
-    int outcount = 0, rc;
-    if (spin < 0) {
-      /* the first operation still outstanding names what this rank waits for */
-      int o = f;
-      for (int i = 0; i < s->issued; i++) {
-        if (s->reqs[f + i] != MPI_REQUEST_NULL) { o = f + i; break; }
-      }
-      watch_begin(s->ops[o].kind == 0 ? "MPI_Waitsome (schedule send)" : "MPI_Waitsome (schedule receive)", s->ops[o].peer,
-                  s->ops[o].shiftable ? s->ops[o].tag + s->shift : s->ops[o].tag);
-      rc = MPI_Waitsome(s->issued, s->reqs + f, &outcount, s->idx, s->sts);
-      watch_end();
-    } else {
-      rc = MPI_Testsome(s->issued, s->reqs + f, &outcount, s->idx, s->sts);
-    }
-    if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) {
-      int cls = MPI_ERR_UNKNOWN;
-      MPI_Error_class(rc, &cls);
-      return sched_fail(s, f, cls, -1, 1);
-    }
-    if (outcount == MPI_UNDEFINED) outcount = 0;
-    s->outstanding -= outcount;
-    for (int i = 0; i < outcount; i++) {
-      int o = f + s->idx[i];
-      sched_op *op = &s->ops[o];
-      if (rc == MPI_ERR_IN_STATUS && s->sts[i].MPI_ERROR != MPI_SUCCESS) {
-        int cls = MPI_ERR_UNKNOWN;
-        MPI_Error_class(s->sts[i].MPI_ERROR, &cls);
-        return sched_fail(s, o, cls, -1, 0);
-      }
-      if (op->kind == 1) {
-        int got = status_bytes(&s->sts[i], op->type == MPI_DATATYPE_NULL ? MPI_DATATYPE_NULL : op->type);
-        if (got != op->expect) return sched_fail(s, o, 0, got, 0);
-      }
-    }
-    if (outcount == 0 && spin >= 0) {
-      if (spin == 0 || ((++polls & 15) == 0 && now_ns() > until)) {
-        s->info[0] = s->step;
-        s->info[1] = f;
-        return 0;
-      }
-    }
-  }
-  s->running = 0;
-  return 1;
-}
-
-/*
- * schedRun's work (exported: the fast path module vcoll_mpi_fast.cc calls it too): 1 done,
- * 0 running, -1 failed (info written), -2 not a live handle, -3 failed earlier.
- */
-__attribute__((visibility("default"))) int vcoll_mpi_sched_run(int h, int spin, int shift) {
-  if (h < 0 || h >= nscheds || scheds[h] == NULL) return -2;
-  sched_t *s = scheds[h];
-  if (s->failed) return -3;
-  if (!s->running) {
-    s->running = 1;
-    s->shift = shift;
-    s->step = 0;
-    s->issued = 0;
-    s->outstanding = 0;
-  }
-  return sched_advance(s, spin < 0 ? -1.0 : (double)spin);
-}
-
-static napi_value js_sched_run(napi_env env, napi_callback_info info) {
-  napi_value argv[3];
-  int h, spin, shift;
-  if (!get_args(env, info, 3, argv) || !get_int(env, argv[0], &h) || !get_int(env, argv[1], &spin) || !get_int(env, argv[2], &shift)) return NULL;
-  int r = vcoll_mpi_sched_run(h, spin, shift);
-  if (r == -2) return throw_range(env, "vcoll_mpi: not a live schedule handle");
-  if (r == -3) return throw_range(env, "vcoll_mpi: the schedule failed earlier");
-  return int_value(env, r);
-}
-
-static napi_value js_sched_free(napi_env env, napi_callback_info info) {
-  napi_value argv[1];
-  int h;
-  if (!get_args(env, info, 1, argv) || !get_int(env, argv[0], &h)) return NULL;
-  if (h < 0 || h >= nscheds || scheds[h] == NULL) return throw_range(env, "vcoll_mpi: not a live schedule handle");
-  sched_t *s = scheds[h];
-  /* a run still going (its JS side failed or closed): cancel what is active; sched_destroy frees it */
-  int finalized = 0;
-  MPI_Finalized(&finalized);
-  if (!finalized)
-    for (int i = 0; i < s->nops; i++)
-      if (s->reqs[i] != MPI_REQUEST_NULL) MPI_Cancel(&s->reqs[i]);
-  scheds[h] = NULL;
-  sched_destroy(env, s);
-  return undefined_value(env);
-}
-
 
 /* gathervLoopC(comm, send, recv, counts, displs, root, iterations) -> seconds per MPI_Gatherv, back to back (the reference of bench:mpi-schedule) */
 static napi_value js_gatherv_loop_c(napi_env env, napi_callback_info info) {

@@ -20,7 +20,7 @@
  *   sendBlocking(comm, dest, tag, data)          -> 0, or the MPI error code of MPI_Send
  *   recvBlocking(comm, source, tag, into)        -> undefined; status buffer = -1, source, tag,
  *                                                   bytes, error class (0: MPI_SUCCESS)
- *   schedRun(handle, spinNs, tagShift)           -> vcoll_mpi.c's schedRun (schedules): 1 done,
+ *   schedRun(handle, spinNs, tagShift)           -> vcoll_mpi_schedule.c's schedRun: 1 done,
  *                                                   0 running, -1 failed, -2 / -3 bad handle
  *
  * Both mark themselves in vcoll_mpi.c's watchdog record (vcoll_mpi_watch, found by link).
@@ -220,7 +220,7 @@ void RecvBlocking(const FunctionCallbackInfo<Value>& args) {
 }
 
 /*
- * schedRun(handle, spinNs, tagShift) -> vcoll_mpi.c's schedRun without N-API: 1 done,
+ * schedRun(handle, spinNs, tagShift) -> vcoll_mpi_schedule.c's schedRun without N-API: 1 done,
  * 0 running, -1 failed (the schedule's info written), -2 not a live handle, -3 failed earlier.
  */
 void SchedRunFast(const FunctionCallbackInfo<Value>& args) {

@@ -1,5 +1,5 @@
 /**
- * The MPI transport's native schedule executor (native/vcoll_mpi.c "schedules", reached through
+ * The MPI transport's native schedule executor (native/vcoll_mpi_schedule.c, reached through
  * schedule/run.ts bindSchedule → the communicator → MpiEndpoint.bindSchedule): the rank program
  * of test/threads-schedule.test.ts (test/programs/schedule-program.ts) under mpirun — every
  * compiled gatherv/scatterv algorithm, both ops, random counts with zeros, several roots,

@@ -117,7 +117,7 @@ export interface MpiBinding {
   recvBlocking(comm: number, source: number, tag: number, into: NativeBuffer, out?: Int32Array): void;
   /**
    * A schedule (src/comm/schedule.ts) made once in C, every send's and receive's address,
-   * count and datatype resolved (native/vcoll_mpi.c, "schedules"): `code` encodes the steps (endpoint.ts
+   * count and datatype resolved (native/vcoll_mpi_schedule.c): `code` encodes the steps (endpoint.ts
    * bindSchedule), `buffers` are the buffers its ranges address (kept alive), `info` (7
    * Int32) receives a failure's step, op, peer, tag, error class (0: a receive of another
    * length), bytes received and whether the schedule is unusable now. Returns the handle.
