@@ -1284,6 +1284,7 @@ static napi_value module_init(napi_env env, napi_value exports) {
       FN("schedCreate", js_sched_create),
       FN("schedRun", js_sched_run),
       FN("schedFree", js_sched_free),
+      FN("schedRunOnce", js_sched_run_once),
   };
   napi_define_properties(env, exports, sizeof props / sizeof props[0], props);
   /* Error class numbers differ between libraries (MPI_ERR_TRUNCATE is 15 in Open MPI, 14 in MPICH). */

@@ -35,5 +35,6 @@ int vcoll_mpi_comm(int h, MPI_Comm *out);
 VCOLL_INTERNAL napi_value js_sched_create(napi_env env, napi_callback_info info);
 VCOLL_INTERNAL napi_value js_sched_run(napi_env env, napi_callback_info info);
 VCOLL_INTERNAL napi_value js_sched_free(napi_env env, napi_callback_info info);
+VCOLL_INTERNAL napi_value js_sched_run_once(napi_env env, napi_callback_info info);
 
 #endif

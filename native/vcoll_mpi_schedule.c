@@ -15,7 +15,7 @@
  *   copy:        2, nfrom, (buffer, offset, length) * nfrom, nto, (buffer, offset, length) * nto
  * Ranges were validated by the caller (schedule/run.ts) and are checked again here.
  *
- * schedCreate(code, buffers: Uint8Array[], info: Int32Array(7)) -> handle
+ * schedCreate(code, buffers: Uint8Array[], info: Int32Array(8)) -> handle
  * schedRun(handle, spinNs, shift) -> 1: done (a run starting now adds `shift` to the tags of
  *   the operations marked shiftable); 0: still running after spinning spinNs ns (call again);
  *   -1: failed, info = step, op (index in the schedule), peer, tag, error class (or 0), bytes
@@ -24,6 +24,8 @@
  *   started again); while running,
  *   info[0..1] = the step and its first op. spinNs < 0 blocks
  *   until done (under the watchdog).
+ * schedRunOnce(code, buffers, info, spinNs, tagShift) -> made, run and freed in one call (a
+ *   one-shot collective): 1 / -1 as schedRun; 0: still running, kept, info[7] = its handle.
  * schedFree(handle)
  */
 
@@ -126,18 +128,49 @@ static long read_ranges(const int *code, size_t ncode, size_t *at, const sched_b
   return total;
 }
 
-napi_value js_sched_create(napi_env env, napi_callback_info info) {
-  napi_value argv[3];
+/* Keeps the buffers (argv[1]'s elements) and info (argv[2]) of `s` alive: references. */
+static void sched_keep(napi_env env, sched_t *s, napi_value *argv) {
+  for (int i = 0; i < s->nrefs; i++) {
+    napi_value v;
+    napi_get_element(env, argv[1], (uint32_t)i, &v);
+    napi_create_reference(env, v, 1, &s->refs[i]);
+  }
+  napi_create_reference(env, argv[2], 1, &s->info_ref);
+}
+
+/* Registers `s` in the handle table: its handle, or -1 (out of memory). */
+static int sched_register(sched_t *s) {
+  int hnd = -1;
+  for (int i = 0; i < nscheds; i++) if (scheds[i] == NULL) { hnd = i; break; }
+  if (hnd < 0) {
+    if (!grow((void **)&scheds, &capscheds, nscheds + 1, sizeof(sched_t *))) return -1;
+    hnd = nscheds++;
+  }
+  scheds[hnd] = s;
+  return hnd;
+}
+
+/*
+ * Builds a schedule from argv = (code, buffers, info); NULL with a JS exception pending when
+ * the arguments do not fit. Holds no reference to the buffers (sched_keep does).
+ */
+static sched_t *sched_make(napi_env env, napi_value *argv) {
   int *code;
   size_t ncode;
-  if (!get_args(env, info, 3, argv) || !get_int32_array(env, argv[0], &code, &ncode, 0)) return NULL;
+  if (!get_int32_array(env, argv[0], &code, &ncode, 0)) return NULL;
   int *infop;
   size_t ninfo;
   if (!get_int32_array(env, argv[2], &infop, &ninfo, 0)) return NULL;
-  if (ninfo < 7) return throw_range(env, "vcoll_mpi: schedCreate: info must hold 7 Int32");
+  if (ninfo < 8) {
+    throw_range(env, "vcoll_mpi: schedCreate: info must hold 8 Int32");
+    return NULL;
+  }
   bool isarr = false;
   napi_is_array(env, argv[1], &isarr);
-  if (!isarr) return throw_type(env, "vcoll_mpi: schedCreate: buffers must be an array of Uint8Array");
+  if (!isarr) {
+    throw_type(env, "vcoll_mpi: schedCreate: buffers must be an array of Uint8Array");
+    return NULL;
+  }
   uint32_t nb;
   napi_get_array_length(env, argv[1], &nb);
   sched_t *s = calloc(1, sizeof(sched_t));
@@ -156,9 +189,7 @@ napi_value js_sched_create(napi_env env, napi_callback_info info) {
     }
     b.base[i] = p;
     b.len[i] = len;
-    napi_create_reference(env, v, 1, &s->refs[i]);
   }
-  napi_create_reference(env, argv[2], 1, &s->info_ref);
   s->info = infop;
   size_t at = 0;
   if (bad == NULL && ncode < 1) bad = "vcoll_mpi: schedCreate: empty code";
@@ -301,7 +332,8 @@ napi_value js_sched_create(napi_env env, napi_callback_info info) {
         free(b.base);
         free(b.len);
         sched_destroy(env, s);
-        return throw_mpi(env, "MPI_Type_create_hindexed", rc);
+        throw_mpi(env, "MPI_Type_create_hindexed", rc);
+        return NULL;
       }
     }
   }
@@ -309,19 +341,23 @@ napi_value js_sched_create(napi_env env, napi_callback_info info) {
   free(b.len);
   if (bad != NULL) {
     sched_destroy(env, s);
-    if (bad[0] == 0) return NULL; /* get_bytes threw */
-    return throw_range(env, bad);
+    if (bad[0] != 0) throw_range(env, bad); /* else get_bytes threw */
+    return NULL;
   }
-  int hnd = -1;
-  for (int i = 0; i < nscheds; i++) if (scheds[i] == NULL) { hnd = i; break; }
+  return s;
+}
+
+napi_value js_sched_create(napi_env env, napi_callback_info info) {
+  napi_value argv[3];
+  if (!get_args(env, info, 3, argv)) return NULL;
+  sched_t *s = sched_make(env, argv);
+  if (s == NULL) return NULL;
+  sched_keep(env, s, argv);
+  int hnd = sched_register(s);
   if (hnd < 0) {
-    if (!grow((void **)&scheds, &capscheds, nscheds + 1, sizeof(sched_t *))) {
-      sched_destroy(env, s);
-      return throw_range(env, "vcoll_mpi: schedCreate: out of memory");
-    }
-    hnd = nscheds++;
+    sched_destroy(env, s);
+    return throw_range(env, "vcoll_mpi: schedCreate: out of memory");
   }
-  scheds[hnd] = s;
   return int_value(env, hnd);
 }
 
@@ -424,10 +460,8 @@ static int sched_advance(sched_t *s, double spin) {
  * schedRun's work (exported: the fast path module vcoll_mpi_fast.cc calls it too): 1 done,
  * 0 running, -1 failed (info written), -2 not a live handle, -3 failed earlier.
  */
-__attribute__((visibility("default"))) int vcoll_mpi_sched_run(int h, int spin, int shift) {
-  if (h < 0 || h >= nscheds || scheds[h] == NULL) return -2;
-  sched_t *s = scheds[h];
-  if (s->failed) return -3;
+/* Starts `s` if it is not running (tags moved by shift), then advances it (sched_advance). */
+static int sched_go(sched_t *s, int spin, int shift) {
   if (!s->running) {
     s->running = 1;
     s->shift = shift;
@@ -436,6 +470,41 @@ __attribute__((visibility("default"))) int vcoll_mpi_sched_run(int h, int spin, 
     s->outstanding = 0;
   }
   return sched_advance(s, spin < 0 ? -1.0 : (double)spin);
+}
+
+/*
+ * schedRun's work (exported: the fast path module vcoll_mpi_fast.cc calls it too): 1 done,
+ * 0 running, -1 failed (info written), -2 not a live handle, -3 failed earlier.
+ */
+__attribute__((visibility("default"))) int vcoll_mpi_sched_run(int h, int spin, int shift) {
+  if (h < 0 || h >= nscheds || scheds[h] == NULL) return -2;
+  sched_t *s = scheds[h];
+  if (s->failed) return -3;
+  return sched_go(s, spin, shift);
+}
+
+/*
+ * schedRunOnce(code, buffers, info, spinNs, tagShift): a schedule made, run and freed in one
+ * call (a one-shot collective): 1 done, -1 failed (info written as for schedRun). When it is
+ * still running after spinNs it is kept: 0, info[7] = its handle (schedRun advances it,
+ * schedFree frees it).
+ */
+napi_value js_sched_run_once(napi_env env, napi_callback_info info) {
+  napi_value argv[5];
+  int spin, shift;
+  if (!get_args(env, info, 5, argv) || !get_int(env, argv[3], &spin) || !get_int(env, argv[4], &shift)) return NULL;
+  sched_t *s = sched_make(env, argv);
+  if (s == NULL) return NULL;
+  int r = sched_go(s, spin, shift);
+  if (r != 0) {
+    sched_destroy(env, s);
+    return int_value(env, r);
+  }
+  sched_keep(env, s, argv);
+  int hnd = sched_register(s);
+  if (hnd < 0) return throw_range(env, "vcoll_mpi: schedRunOnce: out of memory (a schedule left running)");
+  s->info[7] = hnd;
+  return int_value(env, 0);
 }
 
 napi_value js_sched_run(napi_env env, napi_callback_info info) {

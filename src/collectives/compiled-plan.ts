@@ -46,7 +46,7 @@ export function bindPlanSchedule(input: GathervPlanInput | ScattervPlanInput, sc
     }
     return user.subarray(0, b.bytes);
   });
-  return bindSchedule(input.comm, schedule, buffers, options);
+  return bindSchedule(input.comm, schedule, buffers, input.once === true ? { ...options, once: true } : options);
 }
 
 /** The persistent plan whose start() runs `schedule` (bindPlanSchedule). */

@@ -37,7 +37,7 @@ export function gathervInit(comm: Communicator, args: GathervArgs, options?: Col
 async function planGatherv(comm: Communicator, args: GathervArgs, options: CollectiveOptions | undefined, persistent: boolean): Promise<PersistentCollective> {
   const normalized = normalizeGatherv(comm, args, options);
   const { algorithm } = normalized;
-  const input = persistent ? { ...normalized.input, adaptive: { ...normalized.input.adaptive, overlap: false } } : normalized.input;
+  const input = persistent ? { ...normalized.input, adaptive: { ...normalized.input.adaptive, overlap: false } } : { ...normalized.input, once: true };
   return planVariant(input, algorithm, GATHERV_VARIANTS, 'gatherv', normalized.auto);
 }
 
@@ -57,17 +57,17 @@ export const SCATTERV_VARIANTS: readonly ScattervVariant[] = V_VARIANTS.map((row
 
 /** Plans a scatterv (collective): validation, then the algorithm's planning phase. */
 export function scattervInit(comm: Communicator, args: ScattervArgs, options?: CollectiveOptions): Promise<PersistentCollective> {
-  return plannedInCall(comm, (scope) => planScatterv(scope, args, options));
+  return plannedInCall(comm, (scope) => planScatterv(scope, args, options, true));
 }
 
-async function planScatterv(comm: Communicator, args: ScattervArgs, options: CollectiveOptions | undefined): Promise<PersistentCollective> {
+async function planScatterv(comm: Communicator, args: ScattervArgs, options: CollectiveOptions | undefined, persistent: boolean): Promise<PersistentCollective> {
   const { input, algorithm, auto } = normalizeScatterv(comm, args, options);
-  return planVariant(input, algorithm, SCATTERV_VARIANTS, 'scatterv', auto);
+  return planVariant(persistent ? input : { ...input, once: true }, algorithm, SCATTERV_VARIANTS, 'scatterv', auto);
 }
 
 /** Scatters the root's blocks to every rank (MPI_Scatterv semantics, collectives/types.ts). */
 export async function scatterv(comm: Communicator, args: ScattervArgs, options?: CollectiveOptions): Promise<CollectiveInfo> {
-  const planned = await planScatterv(beginCall(comm), args, options);
+  const planned = await planScatterv(beginCall(comm), args, options, false);
   await planned.start();
   return planned.info;
 }

@@ -26,6 +26,8 @@ export interface VPlanInput {
   readonly inPlace: boolean;
   readonly model: CostModel;
   readonly adaptive: Required<AdaptiveVariantOptions>;
+  /** A one-shot call (`gatherv`, `scatterv`): the plan starts once (its schedule is bound with ScheduleOptions.once). */
+  readonly once?: boolean;
 }
 
 /** Normalised, validated gatherv arguments as one rank sees them. */

@@ -104,6 +104,12 @@ export interface ScheduleOptions {
    * transport's truncation error).
    */
   readonly recvError?: (peer: number, tag: number, expected: number, got: number | undefined, cause: unknown) => Error;
+  /**
+   * The schedule runs once (a one-shot collective): an executor may skip what pays off only
+   * over several runs (MPI: the schedule is made, run and freed in one call when it completes
+   * within it). Running it again is still allowed.
+   */
+  readonly once?: boolean;
 }
 
 /**

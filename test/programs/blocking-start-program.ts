@@ -9,6 +9,9 @@ import { gathervInit, scattervInit } from '../../src/collectives/index.js';
 import { bcast } from '../../src/collectives/basic/index.js';
 import type { Communicator } from '../../src/comm/communicator.js';
 
+/** A user tag: the root's go-ahead of the refusal check. */
+const GO = 7;
+
 export default async function blockingStartProgram(comm: Communicator): Promise<string[]> {
   const p = comm.size;
   const me = comm.rank;
@@ -53,7 +56,8 @@ export default async function blockingStartProgram(comm: Communicator): Promise<
         if (sRecv[k] !== (((displs[me] + k) * 3 + it) & 0xff)) problems.push(`${algorithm} scatterv it ${it}: byte ${k} is ${sRecv[k]}`);
       }
     }
-    // refused while a start() is still running (the plan's own check, before anything is sent)
+    // refused while a start() is still running (the plan's own check, before anything is
+    // sent): the other ranks start only once the root has tried, so its start() is pending
     if (me === root) {
       const running = g.start();
       try {
@@ -62,8 +66,10 @@ export default async function blockingStartProgram(comm: Communicator): Promise<
       } catch (e) {
         if (!(e instanceof Error) || !/previous start\(\)/.test(e.message)) problems.push(`${algorithm}: startBlocking during start() threw ${String(e)}`);
       }
+      for (let r = 0; r < p; r++) if (r !== root) await comm.send(r, GO, new Uint8Array(0));
       await running;
     } else {
+      await comm.recv(root, GO, new Uint8Array(0));
       await g.start();
     }
   }

@@ -120,7 +120,8 @@ const noop = (): void => undefined;
 
 /** `schedule` bound for input.comm's executor (schedule/run.ts bindSchedule), receives checked as the program code checked them. */
 export function bindAllgather(input: AllgathervInput, schedule: RankSchedule, buffers: readonly Uint8Array[]): BoundSchedule {
-  return bindSchedule(input.comm, schedule, buffers, { recvError: allgatherRecvError(input.comm) });
+  // an allgather call runs its schedule once
+  return bindSchedule(input.comm, schedule, buffers, { recvError: allgatherRecvError(input.comm), once: true });
 }
 
 /**

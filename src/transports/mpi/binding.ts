@@ -130,6 +130,12 @@ export interface MpiBinding {
    */
   schedRun?(handle: number, spinNs: number, tagShift: number): number;
   schedFree?(handle: number): void;
+  /**
+   * A schedule made, run and freed in one call (a one-shot collective): 1 done, -1 failed (info
+   * as schedCreate's); 0: still running after spinNs, kept: info[7] is its handle (schedRun
+   * advances it, schedFree frees it). Absent from bindings built before it.
+   */
+  schedRunOnce?(code: Int32Array, buffers: readonly Uint8Array[], info: Int32Array, spinNs: number, tagShift: number): number;
   /** A ping-pong loop written in C (MPI_Send/MPI_Recv): seconds per round trip. */
   pingpongC(comm: number, peer: number, bytes: number, iterations: number, first: number): number;
   /** `iterations` MPI_Gatherv back to back in C (byte counts and displacements; root only: recv, counts, displs): seconds per call. */

@@ -534,7 +534,8 @@ export class MpiEndpoint implements Endpoint {
         ops.push({ kind: op.kind, peer: op.peer, tag: op.tag, world, bytes: spanBytes(op.data), step: st, index: j });
       }
     }
-    const info = new Int32Array(7);
+    const info = new Int32Array(8);
+    if (options.once === true && this.mpi.schedRunOnce !== undefined) return new OnceRun(this, Int32Array.from(code), buffers, info, ops, options, schedule.rank);
     const handle = this.call(() => (this.mpi.schedCreate as NonNullable<MpiBinding['schedCreate']>)(Int32Array.from(code), buffers, info));
     const run = new NativeRun(this, handle, info, ops, options, schedule.rank);
     // the C side holds requests and references: free them when the schedule is collected
@@ -551,6 +552,16 @@ export class MpiEndpoint implements Endpoint {
 
   /** The fast path's schedRun (V8 API), when it loaded and has it. */
   private runFast: ((handle: number, spinNs: number, tagShift: number) => number) | undefined;
+
+  /** The binding's schedRunOnce (a one-shot schedule made, run and freed in one call). */
+  runOnce(code: Int32Array, buffers: readonly Uint8Array[], info: Int32Array, tagShift: number): number {
+    return (this.mpi.schedRunOnce as NonNullable<MpiBinding['schedRunOnce']>)(code, buffers, info, this.recvSpinNs, tagShift);
+  }
+
+  /** Frees the C side of `run` once it is collected. */
+  keepUntilCollected(run: object, handle: number): void {
+    scheduleRegistry.register(run, { mpi: this.mpi, handle });
+  }
 
   /** A run left running: the progress loop advances it until it settles. */
   watchRun(run: NativeRun): void {
@@ -827,6 +838,15 @@ class NativeRun implements EndpointSchedule {
     return req;
   }
 
+  /** Continues a run the C side started and left running (OnceRun): settles as start()'s request. */
+  resume(tagShift: number): OpRequest<void> {
+    const req = new OpRequest<void>();
+    this.shift = tagShift;
+    this.req = req;
+    this.ep.watchRun(this);
+    return req;
+  }
+
   /** The whole run in this thread (C blocks in MPI_Waitsome under the watchdog); throws its failure. */
   startBlocking(tagShift: number): void {
     if (this.failedWith !== undefined) throw this.failedWith;
@@ -873,7 +893,7 @@ class NativeRun implements EndpointSchedule {
   }
 
   /** The error of the failure the C side recorded in `info`. */
-  private failure(): Error {
+  failure(): Error {
     const [, o, , , errClass, bytes] = this.info;
     const op = this.ops[o];
     let e: Error;
@@ -917,3 +937,43 @@ interface ScheduleOpInfo {
 }
 
 const DONE: OpRequest<void> = OpRequest.done(undefined);
+
+/**
+ * A one-shot schedule (ScheduleOptions.once): each start() makes, runs and frees it in one
+ * binding call (schedRunOnce) when it completes within the spin; one that does not is kept
+ * by the C side and continues as a NativeRun.
+ */
+class OnceRun implements EndpointSchedule {
+  private kept: NativeRun | undefined;
+
+  constructor(
+    private readonly ep: MpiEndpoint,
+    private readonly code: Int32Array,
+    private readonly buffers: readonly Uint8Array[],
+    private readonly info: Int32Array,
+    private readonly ops: readonly ScheduleOpInfo[],
+    private readonly options: ScheduleOptions,
+    private readonly rank: number,
+  ) {}
+
+  start(tagShift: number): OpRequest<void> {
+    if (this.kept !== undefined) return this.kept.start(tagShift);
+    if (this.ep.isClosed) return OpRequest.failed(new CommunicationError('MPI transport: used after MPI_Finalize', { rank: this.ep.worldRank }));
+    let r: number;
+    try {
+      r = this.ep.runOnce(this.code, this.buffers, this.info, tagShift);
+    } catch (e) {
+      return OpRequest.failed(e instanceof Error ? e : new Error(String(e)));
+    }
+    if (r === 1) return DONE;
+    const run = new NativeRun(this.ep, r === 0 ? this.info[7] : -1, this.info, this.ops, this.options, this.rank);
+    if (r < 0) return OpRequest.failed(run.failure());
+    this.ep.keepUntilCollected(run, this.info[7]);
+    this.kept = run;
+    return run.resume(tagShift);
+  }
+
+  waiting(): ScheduleWait | undefined {
+    return this.kept?.waiting();
+  }
+}
