@@ -587,6 +587,8 @@ function padEmpty(comm: Communicator): Communicator {
   const one = new Uint8Array(1);
   const padded = Object.create(comm) as Communicator;
   return Object.assign(padded, {
+    // every message goes through isend/irecv below: no native schedules
+    bindValidatedSchedule: undefined,
     isend: (dest: number, tag: number, data: Uint8Array): PromiseLike<void> => comm.isend(dest, tag, data.length === 0 ? one : data),
     irecv: async (source: number, tag: number, into: Uint8Array): Promise<Status> => {
       if (into.length > 0) return comm.irecv(source, tag, into);

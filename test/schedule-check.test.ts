@@ -11,6 +11,7 @@ import { formatSchedule } from '../src/schedule/format.js';
 import { bindSchedule, runSchedule } from '../src/schedule/run.js';
 import type { ByteRange, RankSchedule, ScheduleOp, ScheduleStep, WorldSchedule } from '../src/schedule/types.js';
 import { runSim } from '../src/transports/sim/run.js';
+import { barrierSchedule, bcastSchedule } from '../src/collectives/basic/schedule.js';
 
 const TAG = 7;
 const model = linearModel({ alpha: 10, beta: 1 });
@@ -392,5 +393,32 @@ describe('runSchedule on the simulator', () => {
     );
     expect(results[1]).toBe('ok');
     expect(results[0]).toContain('rank 0: schedule step 0 op 0: receive from rank 1 tag 7 got 4 bytes, expected 8');
+  });
+});
+
+describe('the building blocks as schedules (collectives/basic/schedule.ts)', () => {
+  const world = (label: string, ranks: RankSchedule[]): WorldSchedule => ({ label, ranks });
+
+  it('the binomial bcast and the dissemination barrier check clean for every p ≤ 17 and root', () => {
+    for (let p = 1; p <= 17; p++) {
+      for (let root = 0; root < p; root++) {
+        const w = world(`bcast p=${p} root=${root}`, Array.from({ length: p }, (_, r) => bcastSchedule(p, root, r, 5, 7)));
+        expect(checkSchedule(w), w.label).toEqual([]);
+        // every rank but the root receives once; p − 1 messages in all
+        expect(w.ranks.reduce((n, rs) => n + rs.steps.flatMap((s) => s.ops).filter((o) => o.kind === 'send').length, 0)).toBe(p - 1);
+      }
+      const b = world(`barrier p=${p}`, Array.from({ length: p }, (_, r) => barrierSchedule(p, r, 9)));
+      expect(checkSchedule(b), b.label).toEqual([]);
+    }
+  });
+
+  it('a barrier round without its receive, or a bcast leaf without its parent’s send, is caught', () => {
+    const p = 6;
+    const b = Array.from({ length: p }, (_, r) => barrierSchedule(p, r, 9));
+    const broken: RankSchedule = { ...b[3], steps: b[3].steps.map((s, k) => (k === 1 ? { ...s, ops: s.ops.filter((o) => o.kind !== 'recv') } : s)) };
+    expect(checkSchedule(world('barrier', b.map((rs, r) => (r === 3 ? broken : rs)))).length).toBeGreaterThan(0);
+    const c = Array.from({ length: p }, (_, r) => bcastSchedule(p, 0, r, 5, 7));
+    const noSends: RankSchedule = { ...c[0], steps: [] };
+    expect(checkSchedule(world('bcast', c.map((rs, r) => (r === 0 ? noSends : rs)))).length).toBeGreaterThan(0);
   });
 });

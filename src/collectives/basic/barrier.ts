@@ -6,13 +6,14 @@
  *
  * Cost: ⌈log₂p⌉ rounds of 0-byte messages, ⌈log₂p⌉·α when every message costs α and a rank
  * can send and receive at once (full duplex). The simulator charges 0-byte messages nothing,
- * so there the barrier takes no virtual time; it still orders the ranks' clocks.
+ * so there the barrier takes no virtual time; it still orders the ranks' clocks. The rounds
+ * are a schedule run by the transport's executor (schedule.ts).
  */
 import type { Communicator } from '../../comm/communicator.js';
 import { nativeOf } from '../native.js';
 import { MPI_NATIVE } from '../types.js';
 import { basicAlgorithm, type BasicOptions } from './algorithm.js';
-import { sendrecv } from './sendrecv.js';
+import { runBarrierSchedule } from './schedule.js';
 import { BASIC_TAG } from '../../comm/tags.js';
 import { beginCall } from '../call-scope.js';
 
@@ -23,10 +24,6 @@ export async function barrier(comm: Communicator, options?: BasicOptions): Promi
     nativeOf(comm, 'barrier').barrier();
     return;
   }
-  const p = comm.size;
-  const r = comm.rank;
-  const empty = new Uint8Array(0);
-  for (let d = 1; d < p; d *= 2) {
-    await sendrecv(comm, BASIC_TAG.barrier, (r + d) % p, empty, (r - d + p) % p, empty);
-  }
+  // the rounds are a schedule (schedule.ts): one native run per call
+  await runBarrierSchedule(comm, BASIC_TAG.barrier);
 }

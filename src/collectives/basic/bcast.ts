@@ -6,7 +6,8 @@
  * - 'binomial' (default): the ordered binomial tree of tree.ts (Chan et al. 2007 as cited by
  *   Traff18 §1). Every rank receives the whole buffer once from its parent, then sends it to
  *   its children, largest subtree first. Cost (one-ported, m bytes): ⌈log₂p⌉(α + βm);
- *   exactly k(α + βm) for p = 2^k.
+ *   exactly k(α + βm) for p = 2^k. Its data phase is a schedule run by the transport's
+ *   executor (schedule.ts).
  * - 'scatter-allgather' (long messages; van de Geijn, as surveyed by Chan et al. 2007): the
  *   buffer is cut into p pieces of ⌈m/p⌉ bytes (the last ones padded), the root scatters them
  *   (binomial, scatter.ts) and every rank allgathers them (allgather.ts). Cost (full duplex,
@@ -20,8 +21,8 @@ import { InvalidArgumentError } from '../../errors.js';
 import { basicAllgather } from './allgather.js';
 import { scatter } from './scatter.js';
 import { BASIC_TAG } from '../../comm/tags.js';
-import { orderedBinomialRole } from './tree.js';
-import { checkBytes, checkRoot, expectBytes } from './validate.js';
+import { runBcastSchedule } from './schedule.js';
+import { checkBytes, checkRoot } from './validate.js';
 import { beginCall } from '../call-scope.js';
 
 export type BcastAlgorithm = 'binomial' | 'scatter-allgather';
@@ -40,12 +41,8 @@ export async function bcast(comm: Communicator, buf: Uint8Array, root: number, o
   if (algorithm !== 'binomial') {
     throw new InvalidArgumentError('algorithm', `must be 'binomial' or 'scatter-allgather', got ${String(algorithm)}`, { rank: comm.rank });
   }
-  const role = orderedBinomialRole(comm.size, root, comm.rank);
-  if (role.parent >= 0) {
-    const st = await comm.recv(role.parent, BASIC_TAG.bcast, buf);
-    expectBytes(comm, 'buf', st, buf.length);
-  }
-  for (const c of role.children) await comm.send(c.peer, BASIC_TAG.bcast, buf);
+  // the data phase is a schedule (schedule.ts): one native run per call
+  await runBcastSchedule(comm, buf, root, BASIC_TAG.bcast);
 }
 
 /** Bytes of the length trailer of each piece when p does not divide the length. */
