@@ -129,9 +129,8 @@ export class CallScope extends SlotView<Communicator> implements Communicator {
 
   /** Takes the next call number of the base communicator (a persistent plan's start()). */
   renew(): void {
-    const c = (this.counter ??= counterOf(this.base));
-    this.slotNumber = c.n++ % OWN_SLOTS;
-    this.shift = this.slotNumber * CALL_TAG_STRIDE;
+    this.slotNumber = (this.counter ??= counterOf(this.base)).n++ % OWN_SLOTS;
+    this.shift = shiftOf(this.slotNumber);
   }
 
   get rank(): number {

@@ -5,6 +5,7 @@
  * bindSchedule: the simulator's engine, the threads' channels, MPI in C, or the portable
  * executor), so nothing is allocated or looked up per start.
  */
+import type { Communicator } from '../comm/communicator.js';
 import type { BoundSchedule, ScheduleOptions } from '../comm/schedule.js';
 import { bindSchedule } from '../schedule/run.js';
 import type { VRankDescription } from './schedule-builder.js';
@@ -49,6 +50,12 @@ export function bindPlanSchedule(input: GathervPlanInput | ScattervPlanInput, sc
   return bindSchedule(input.comm, schedule, buffers, input.once === true ? { ...options, once: true } : options);
 }
 
+/** The persistent plan whose start() runs `bound` (and whose startBlocking() does, where the executor can). */
+export function schedulePlan(comm: Communicator, info: CollectiveInfo, bound: BoundSchedule): PersistentCollective {
+  const blocking = bound.runBlocking;
+  return persistentPlan(comm, info, () => bound.run(), blocking === undefined ? undefined : () => blocking.call(bound));
+}
+
 /** The persistent plan whose start() runs `schedule` (bindPlanSchedule). */
 export function compiledPlan(
   input: GathervPlanInput | ScattervPlanInput,
@@ -56,7 +63,5 @@ export function compiledPlan(
   info: CollectiveInfo,
   options: ScheduleOptions = {},
 ): PersistentCollective {
-  const bound = bindPlanSchedule(input, schedule, options);
-  const blocking = bound.runBlocking;
-  return persistentPlan(input.comm, info, () => bound.run(), blocking === undefined ? undefined : () => blocking.call(bound));
+  return schedulePlan(input.comm, info, bindPlanSchedule(input, schedule, options));
 }

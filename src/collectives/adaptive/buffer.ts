@@ -3,12 +3,11 @@
  * its own block at its offset, ranges received from lower ranks put before it and ranges from
  * higher ranks after it. Nothing is ever reordered.
  *
- * When the rank's joins are known in advance (a constructed plan) the buffer has exactly the
- * range's size and every received range goes straight to its final place. When the gather
- * overlaps the construction, a gather root does not yet know how far its range will grow
- * when it posts a receive; the buffer then grows by doubling (moving what it holds, at most
- * twice the range's size in total, plain memory moves outside the cost model) and is
- * compacted to the exact size for later executions of the plan.
+ * It serves the gather that overlaps the construction (gatherv/adaptive.ts, the first start):
+ * a gather root does not yet know how far its range will grow when it posts a receive, so the
+ * buffer grows by doubling (moving what it holds, at most twice the range's size in total,
+ * plain memory moves outside the cost model). Once the joins are known, the data phase is a
+ * compiled schedule with an exact buffer (adaptive/schedule.ts, plan.ts bufferLayout).
  */
 export class RangeBuffer {
   private buf: Uint8Array;
@@ -26,11 +25,6 @@ export class RangeBuffer {
     this.own = ownOffset;
     this.start = ownOffset;
     this.end = ownOffset + ownBytes;
-  }
-
-  /** A buffer of exactly `totalBytes` with the own block (`ownBytes`) at `ownOffset`. */
-  static exact(ownBytes: number, ownOffset: number, totalBytes: number): RangeBuffer {
-    return new RangeBuffer(totalBytes, ownOffset, ownBytes);
   }
 
   /** A buffer that grows as ranges are added (final extent unknown). */
@@ -67,17 +61,6 @@ export class RangeBuffer {
   /** The range held so far, in rank order. */
   contents(): Uint8Array {
     return this.buf.subarray(this.start, this.end);
-  }
-
-  /** Shrinks the storage to the current contents (their layout becomes the exact layout). */
-  compact(): void {
-    if (this.start === 0 && this.end === this.buf.length) return;
-    const next = new Uint8Array(this.end - this.start);
-    next.set(this.contents());
-    this.own -= this.start;
-    this.end -= this.start;
-    this.start = 0;
-    this.buf = next;
   }
 
   private grow(n: number): void {

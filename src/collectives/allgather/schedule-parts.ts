@@ -17,6 +17,7 @@
 import type { Communicator } from '../../comm/communicator.js';
 import type { BoundSchedule, ByteRange, RankSchedule, ScheduleOp, ScheduleOptions, ScheduleStep, Span } from '../../comm/schedule.js';
 import { bindSchedule } from '../../schedule/run.js';
+import { copy, recv, send, span } from '../schedule-builder.js';
 import { checkReceived } from './blocks.js';
 import type { FirstStep } from './handshake.js';
 import type { AllgathervInput } from './types.js';
@@ -58,11 +59,6 @@ export function scheduleBuffers(d: AllgatherRankDescription, tmpBytes?: number):
   return list;
 }
 
-/** `length` bytes of `buffer` at `offset`: one range, none when empty. */
-export function span(buffer: number, offset: number, length: number): Span {
-  return length > 0 ? [{ buffer, offset, length }] : [];
-}
-
 /** Block i as sent (`sending`: the own block from 'send') or as received (its place in recv). */
 export function blockSpan(d: AllgatherRankDescription, i: number, sending: boolean): Span {
   return sending && i === d.rank ? span(SEND, 0, d.bytes[i]) : span(RECV, d.offsets[i], d.bytes[i]);
@@ -75,9 +71,8 @@ export function blocksSpan(d: AllgatherRankDescription, ranks: readonly number[]
   return out;
 }
 
-export const send = (peer: number, tag: number, data: Span): ScheduleOp => ({ kind: 'send', peer, tag, data });
-export const recv = (peer: number, tag: number, data: Span): ScheduleOp => ({ kind: 'recv', peer, tag, data });
-export const copy = (to: Span, from: Span): ScheduleOp => ({ kind: 'copy', from, to });
+// spans and operations: the gatherv/scatterv compilers' (collectives/schedule-builder.ts)
+export { copy, recv, send, span };
 
 /** The own block's copy from 'send' into its place in recv (none for an empty block): blocks.ts copyOwn. */
 export function ownCopy(d: AllgatherRankDescription): ScheduleOp[] {

@@ -25,7 +25,7 @@
  */
 import type { Communicator } from '../../comm/communicator.js';
 import type { BoundSchedule } from '../../comm/schedule.js';
-import { bindPlanSchedule, describeRank } from '../compiled-plan.js';
+import { bindPlanSchedule, describeRank, schedulePlan } from '../compiled-plan.js';
 import { adaptiveGatherSchedule } from '../adaptive/schedule.js';
 import { VcollError } from '../../errors.js';
 import { blockView, rangePlacement, rootLayout, type Placement } from '../placement.js';
@@ -138,9 +138,7 @@ async function initAdaptiveGatherv(input: GathervPlanInput): Promise<PersistentC
   const compile = (role: AdaptiveRole): BoundSchedule => bindPlanSchedule(input, adaptiveGatherSchedule({ ...describeRank(input), copyAll: ctx.copyAll }, role, tags.data));
   if (!input.adaptive.overlap) {
     const role = await constructAdaptive({ comm, root, count: input.count, ctx, tags, onEvent: check });
-    const bound = compile(role);
-    const blocking = bound.runBlocking;
-    return persistentPlan(comm, info, () => bound.run(), blocking === undefined ? undefined : () => blocking.call(bound));
+    return schedulePlan(comm, info, compile(role));
   }
 
   const queue = new EventQueue<RoleEvent>();

@@ -17,8 +17,7 @@
  * ⌈log₂p⌉ rounds of constant-size messages; data phase exactly the evaluator's scatter time
  * of the tree, ⌈log₂p⌉α + βΣ_{i≠r} m_i for the Lemma 1 free root with γ = 0, p = 2^d.
  */
-import { bindPlanSchedule, describeRank } from '../compiled-plan.js';
-import { persistentPlan } from '../node-schedule.js';
+import { bindPlanSchedule, describeRank, schedulePlan } from '../compiled-plan.js';
 import type { PersistentCollective } from '../types.js';
 import type { ScattervPlanInput, ScattervVariant } from '../variant.js';
 import { constructAdaptive, type AdaptiveRole } from '../adaptive/construct.js';
@@ -33,9 +32,7 @@ async function initAdaptiveScatterv(input: ScattervPlanInput): Promise<Persisten
   const tags = nextPlanTags(comm);
   const check = me === root ? rootRangeCheck(me, input.counts as readonly number[]) : undefined;
   const role: AdaptiveRole = await constructAdaptive({ comm, root, count: input.count, ctx, tags, onEvent: check });
-  const bound = bindPlanSchedule(input, adaptiveScatterSchedule({ ...describeRank(input), copyAll: ctx.copyAll }, role, tags.data));
-  const blocking = bound.runBlocking;
-  return persistentPlan(comm, adaptiveInfo(comm.size), () => bound.run(), blocking === undefined ? undefined : () => blocking.call(bound));
+  return schedulePlan(comm, adaptiveInfo(comm.size), bindPlanSchedule(input, adaptiveScatterSchedule({ ...describeRank(input), copyAll: ctx.copyAll }, role, tags.data)));
 }
 
 export const ADAPTIVE_SCATTERV: ScattervVariant = {

@@ -408,7 +408,7 @@ export class MpiEndpoint implements Endpoint {
         } catch (e) {
           throw this.typed(e);
         }
-        if (one[4] !== 0) throw this.failure({ kind: 'recv', ctx: c, req: new OpRequest<unknown>(), buf: into, capacity: segmentsBytes(into) }, one[4]);
+        if (one[4] !== 0) throw this.mpiFailure('recv', segmentsBytes(into), one[4]);
         return { source: worldOf === null ? one[1] : worldOf[one[1]], tag: one[2] + tagBase, bytes: one[3] };
       },
     };
@@ -577,10 +577,6 @@ export class MpiEndpoint implements Endpoint {
     return this.closed;
   }
 
-  mpiFailure(kind: 'send' | 'recv', capacity: number, errClass: number): Error {
-    return this.failure({ kind, ctx: this.context(0), req: new OpRequest<unknown>(), buf: EMPTY, capacity }, errClass);
-  }
-
   /** Requests still pending (sends not yet completed, receives not yet matched). */
   get pending(): number {
     let q = 0;
@@ -742,7 +738,7 @@ export class MpiEndpoint implements Endpoint {
   private complete(p: Pending, out: Int32Array, at: number): void {
     const err = out[at + 4];
     if (err !== 0) {
-      p.req.reject(this.failure(p, err));
+      p.req.reject(this.mpiFailure(p.kind === 'send' ? 'send' : 'recv', p.capacity, err));
       return;
     }
     if (p.kind === 'send' || p.kind === 'self') {
@@ -764,13 +760,14 @@ export class MpiEndpoint implements Endpoint {
     }
   }
 
-  private failure(p: Pending, errClass: number): Error {
+  /** The typed error of a send or receive (of `capacity` bytes) that failed with MPI error class `errClass`. */
+  mpiFailure(kind: 'send' | 'recv', capacity: number, errClass: number): Error {
     if (errClass === this.mpi.ERR_TRUNCATE) {
-      return new TruncationError(`message truncated: longer than the receive buffer of ${p.capacity} bytes`, -1, p.capacity, {
+      return new TruncationError(`message truncated: longer than the receive buffer of ${capacity} bytes`, -1, capacity, {
         rank: this.worldRank,
       });
     }
-    return new CommunicationError(`MPI transport: a ${p.kind === 'send' ? 'send' : 'receive'} failed with MPI error class ${errClass}`, {
+    return new CommunicationError(`MPI transport: a ${kind === 'send' ? 'send' : 'receive'} failed with MPI error class ${errClass}`, {
       rank: this.worldRank,
     });
   }
@@ -789,8 +786,6 @@ export class MpiEndpoint implements Endpoint {
     this.queued.clear();
   }
 }
-
-const EMPTY = new Uint8Array(0);
 
 /** Frees a schedule's C side (its persistent requests and buffer references) once it is collected. */
 const scheduleRegistry = new FinalizationRegistry<{ mpi: MpiBinding; handle: number }>(({ mpi, handle }) => {
