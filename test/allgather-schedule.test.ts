@@ -122,7 +122,7 @@ describe('(a) compileAllgatherSchedule passes checkSchedule', () => {
     expect(() => compileAllgatherSchedule('ring', [1, -1])).toThrow(InvalidArgumentError);
     expect(() => compileAllgatherSchedule('ring', [1, 2], [0])).toThrow(InvalidArgumentError);
     expect(() => compileAllgatherSchedule('ring', [1, 2], [0, 0.5])).toThrow(InvalidArgumentError);
-    expect(compileAllgatherSchedule('bruck', [1, 2], undefined, { tag: 99 }).ranks[0].steps.flatMap((s) => s.ops).every((o) => o.kind === 'copy' || o.tag === 99)).toBe(true);
+    expect(compileAllgatherSchedule('bruck', [1, 2], undefined, { tag: 99 }).ranks[0].steps.flatMap((s) => s.ops).every((o) => o.kind === 'copy' || o.kind === 'combine' || o.tag === 99)).toBe(true);
   });
 });
 

@@ -12,6 +12,7 @@ import { bindSchedule, runSchedule } from '../src/schedule/run.js';
 import type { ByteRange, RankSchedule, ScheduleOp, ScheduleStep, WorldSchedule } from '../src/schedule/types.js';
 import { runSim } from '../src/transports/sim/run.js';
 import { barrierSchedule, bcastSchedule } from '../src/collectives/basic/schedule.js';
+import { allreduceSchedule, reduceSchedule } from '../src/collectives/basic/reduce-schedule.js';
 
 const TAG = 7;
 const model = linearModel({ alpha: 10, beta: 1 });
@@ -410,6 +411,41 @@ describe('the building blocks as schedules (collectives/basic/schedule.ts)', () 
       const b = world(`barrier p=${p}`, Array.from({ length: p }, (_, r) => barrierSchedule(p, r, 9)));
       expect(checkSchedule(b), b.label).toEqual([]);
     }
+  });
+
+  it('reduce and allreduce (with combine operations) check clean for every p ≤ 17, root and length', () => {
+    for (let p = 1; p <= 17; p++) {
+      for (const n of [0, 24]) {
+        for (let root = 0; root < p; root++) {
+          for (const inPlace of [false, true]) {
+            const w = world(`reduce p=${p} root=${root} n=${n}`, Array.from({ length: p }, (_, r) => reduceSchedule(p, root, r, n, 7, inPlace)));
+            expect(checkSchedule(w), w.label).toEqual([]);
+            const ops = w.ranks.flatMap((rs) => rs.steps.flatMap((s) => s.ops));
+            // p − 1 messages, one combine per message
+            expect(ops.filter((o) => o.kind === 'send').length).toBe(p - 1);
+            expect(ops.filter((o) => o.kind === 'combine').length).toBe(p - 1);
+          }
+        }
+        const a = world(`allreduce p=${p} n=${n}`, Array.from({ length: p }, (_, r) => allreduceSchedule(p, r, n, 9)));
+        expect(checkSchedule(a), a.label).toEqual([]);
+        // the fold's 2·(p − p') messages and p'·log₂p' exchanges' messages
+        let pof2 = 1;
+        while (pof2 * 2 <= p) pof2 *= 2;
+        const sends = a.ranks.flatMap((rs) => rs.steps.flatMap((s) => s.ops)).filter((o) => o.kind === 'send').length;
+        expect(sends).toBe(2 * (p - pof2) + pof2 * Math.log2(pof2));
+      }
+    }
+  });
+
+  it('a combine whose operands differ in length, or has two ranges, is caught', () => {
+    const p = 4;
+    const a = Array.from({ length: p }, (_, r) => allreduceSchedule(p, r, 16, 9));
+    const grow = (rs: RankSchedule, f: (o: ScheduleOp) => ScheduleOp): RankSchedule => ({ ...rs, steps: rs.steps.map((s) => ({ ...s, ops: s.ops.map(f) })) });
+    const longer = grow(a[1], (o) => (o.kind === 'combine' ? { ...o, from: [{ ...o.from[0], length: 8 }] } : o));
+    const problems = checkSchedule(world('allreduce', a.map((rs, r) => (r === 1 ? longer : rs))));
+    expect(problems.some((x) => x.kind === 'length' && x.message.includes('combine of 8 B into 16 B'))).toBe(true);
+    const split = grow(a[2], (o) => (o.kind === 'combine' ? { ...o, into: [{ ...o.into[0], length: 8 }, { ...o.into[0], offset: 8, length: 8 }] } : o));
+    expect(checkSchedule(world('allreduce', a.map((rs, r) => (r === 2 ? split : rs)))).some((x) => x.kind === 'shape' && x.message.includes('one range'))).toBe(true);
   });
 
   it('a barrier round without its receive, or a bcast leaf without its parent’s send, is caught', () => {

@@ -15,6 +15,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createWorldCommunicator } from '../src/comm/group.js';
 import { CommunicationError, DeadlockError, TimeoutError } from '../src/errors.js';
 import { bindSchedule } from '../src/schedule/run.js';
+import { allreduce, reduce } from '../src/collectives/basic/index.js';
+import { matmulMod, mats } from './programs/basic-collectives.js';
 import type { RankSchedule } from '../src/schedule/types.js';
 import { ThreadsEndpoint } from '../src/transports/threads/endpoint.js';
 import { runThreads } from '../src/transports/threads/run.js';
@@ -50,6 +52,38 @@ describe('native schedules on threads endpoints in one thread', () => {
     expect(cases.length).toBeGreaterThan(150);
     const out = await inThread(p, { scenario: 'cases', cases, repeats: 3 });
     expect(out.flat()).toEqual([]);
+  });
+
+  it.each(PS)('reduce and allreduce run natively with combine operations, a non-commutative op in rank order: p = %i', async (p) => {
+    const spy = vi.spyOn(ThreadsEndpoint.prototype, 'bindSchedule');
+    const k = 3;
+    const seed = 40 + p;
+    const xs = Array.from({ length: p }, (_, r) => mats(r, k, seed));
+    const total = Int32Array.from({ length: 4 * k }, (_, i) => (i % 4 === 0 || i % 4 === 3 ? 1 : 0));
+    for (const x of xs) matmulMod(total, x);
+    const { eps } = threadsWorld(p, 4096, { lazy: true });
+    for (const root of [0, p - 1, p >> 1]) {
+      const out = await Promise.all(
+        eps.map(async (ep) => {
+          const comm = createWorldCommunicator(ep, { endpointChecks: true });
+          const r = comm.rank;
+          const red = new Int32Array(4 * k);
+          await reduce(comm, { send: mats(r, k, seed), recv: r === root ? red : undefined, root, op: matmulMod });
+          const all = new Int32Array(4 * k);
+          await allreduce(comm, { send: mats(r, k, seed), recv: all, op: matmulMod });
+          const inPlace = mats(r, k, seed);
+          await allreduce(comm, { send: inPlace, recv: inPlace, op: matmulMod });
+          return { red: [...red], all: [...all], inPlace: [...inPlace] };
+        }),
+      );
+      out.forEach((o, r) => {
+        if (r === root) expect(o.red).toEqual([...total]);
+        expect(o.all).toEqual([...total]);
+        expect(o.inPlace).toEqual([...total]);
+      });
+    }
+    // every call of every rank went to the native executor
+    expect(spy).toHaveBeenCalledTimes(3 * 3 * p);
   });
 
   it('more than 32 ranks: doorbell bits shared by several peers, no focus peer (p = 40)', async () => {

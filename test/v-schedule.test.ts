@@ -192,7 +192,7 @@ describe('compileVSchedule', () => {
   });
 
   it('uses the data tag given, the first plan tag by default', () => {
-    const tags = (w: WorldSchedule): Set<number> => new Set(w.ranks.flatMap((r) => r.steps.flatMap((s) => s.ops.flatMap((o) => (o.kind === 'copy' ? [] : [o.tag])))));
+    const tags = (w: WorldSchedule): Set<number> => new Set(w.ranks.flatMap((r) => r.steps.flatMap((s) => s.ops.flatMap((o) => (o.kind === 'copy' || o.kind === 'combine' ? [] : [o.tag])))));
     expect(tags(compileVSchedule('gatherv', 'binomial', [3, 1, 4, 1, 5], { root: 2 }))).toEqual(new Set([FIRST_DATA_TAG]));
     expect(tags(compileVSchedule('scatterv', 'linear', [3, 1, 4], { root: 0, tag: 77 }))).toEqual(new Set([77]));
   });

@@ -165,8 +165,9 @@ export class CallScope extends SlotView<Communicator> implements Communicator {
   get bindValidatedSchedule(): Communicator['bindValidatedSchedule'] {
     const bind = this.base.bindValidatedSchedule;
     if (bind === undefined) return undefined;
-    return (schedule: RankSchedule, buffers: readonly Uint8Array[], options: ScheduleOptions): BoundSchedule => {
+    return (schedule: RankSchedule, buffers: readonly Uint8Array[], options: ScheduleOptions): BoundSchedule | undefined => {
       const inner = bind.call(this.base, schedule, buffers, options);
+      if (inner === undefined) return undefined;
       const blocking = inner.runBlocking;
       const run = (tagShift = 0): PromiseLike<void> => inner.run(this.shift + tagShift);
       return blocking === undefined ? { run } : { run, runBlocking: (tagShift = 0) => blocking.call(inner, this.shift + tagShift) };

@@ -101,9 +101,10 @@ export interface Communicator {
   /**
    * Present when the transport has a native executor of schedules (comm/schedule.ts): binds
    * this rank's `schedule` to `buffers` for it. The caller has validated both (use
-   * schedule/run.ts `bindSchedule`, which falls back to the portable executor without it).
+   * schedule/run.ts `bindSchedule`, which falls back to the portable executor without it, or
+   * when this returns undefined: the native executor cannot run that schedule).
    */
-  readonly bindValidatedSchedule?: (schedule: RankSchedule, buffers: readonly Uint8Array[], options: ScheduleOptions) => BoundSchedule;
+  readonly bindValidatedSchedule?: (schedule: RankSchedule, buffers: readonly Uint8Array[], options: ScheduleOptions) => BoundSchedule | undefined;
 }
 
 /** A byte view of any typed array (no copy). */

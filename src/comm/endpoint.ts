@@ -85,7 +85,8 @@ export interface Endpoint {
    * and windows in range). Runs exactly as the portable executor (schedule/run.ts) does — same
    * order, windows, matching and results; copies are charged as `copy` — without a request or
    * a promise per operation. Receive length errors go through `options.recvError` with the
-   * schedule's (communicator) peer.
+   * schedule's (communicator) peer. Returns undefined when this executor cannot run the
+   * schedule (the caller runs the portable executor instead).
    */
   bindSchedule?(
     ctx: number,
@@ -93,5 +94,5 @@ export interface Endpoint {
     schedule: RankSchedule,
     buffers: readonly Uint8Array[],
     options: ScheduleOptions,
-  ): EndpointSchedule;
+  ): EndpointSchedule | undefined;
 }

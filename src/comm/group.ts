@@ -72,7 +72,7 @@ export class GroupCommunicator extends BaseCommunicator implements Members {
   private readonly group: Int32Array | null;
   private localOf: Map<number, number> | undefined;
   /** The endpoint's native schedule executor over this communicator (Communicator.bindValidatedSchedule). */
-  readonly bindValidatedSchedule?: (schedule: RankSchedule, buffers: readonly Uint8Array[], options: ScheduleOptions) => BoundSchedule;
+  readonly bindValidatedSchedule?: (schedule: RankSchedule, buffers: readonly Uint8Array[], options: ScheduleOptions) => BoundSchedule | undefined;
 
   /**
    * `group`: the world rank of every rank (null: the world itself); `rank`: this process's
@@ -91,6 +91,7 @@ export class GroupCommunicator extends BaseCommunicator implements Members {
     if (native !== undefined) {
       this.bindValidatedSchedule = (schedule, buffers, options) => {
         const es = native.call(endpoint, ctx, this.group, schedule, buffers, options);
+        if (es === undefined) return undefined;
         const blocking = es.startBlocking;
         return blocking === undefined
           ? { run: (tagShift = 0) => es.start(tagShift) }

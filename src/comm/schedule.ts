@@ -57,7 +57,34 @@ export interface CopyOp {
   readonly tag?: number;
 }
 
-export type ScheduleOp = SendOp | RecvOp | CopyOp;
+/**
+ * A local reduction, `into` := `into` ⊕ `from` element by element, with the operator the
+ * schedule is bound with (ScheduleOptions.combine): `into` holds the partial result of the
+ * lower-ranked processes, the left operand (collectives/basic/ops.ts `combine(a, b)`). Each
+ * span is one range (or none: nothing to combine) of whole elements, the two of one length.
+ * Like the processor's copy it completes when issued and holds no window slot; the cost
+ * model does not charge it (local computation).
+ */
+export interface CombineOp {
+  readonly kind: 'combine';
+  readonly into: Span;
+  readonly from: Span;
+}
+
+export type ScheduleOp = SendOp | RecvOp | CopyOp | CombineOp;
+
+/**
+ * The reduction operator a schedule with combine operations is bound with: `bind(into, from)`
+ * (byte views of one length, a multiple of `elementBytes`, each starting at a multiple of it
+ * in its ArrayBuffer) returns the function that does `into := into ⊕ from` on them, made once
+ * at bind time so a run allocates nothing. `builtin` names a built-in operator on an element
+ * type (e.g. 'sum' on 'Float64Array'), which an executor may apply natively instead.
+ */
+export interface ScheduleCombiner {
+  readonly elementBytes: number;
+  bind(into: Uint8Array, from: Uint8Array): () => void;
+  readonly builtin?: { readonly op: string; readonly type: string };
+}
 
 export interface ScheduleStep {
   readonly ops: readonly ScheduleOp[];
@@ -85,6 +112,18 @@ export interface WorldSchedule {
   readonly ranks: readonly RankSchedule[];
 }
 
+const NOTHING = (): void => {};
+
+/**
+ * The function a run calls for a validated combine operation (schedule/run.ts bindSchedule
+ * checks the operands): the operator bound to its two views, or nothing for empty operands.
+ */
+export function combineFunction(op: CombineOp, buffers: readonly Uint8Array[], combiner: ScheduleCombiner | undefined): () => void {
+  if (op.into.length === 0 || combiner === undefined) return NOTHING;
+  const view = (r: ByteRange): Uint8Array => buffers[r.buffer].subarray(r.offset, r.offset + r.length);
+  return combiner.bind(view(op.into[0]), view(op.from[0]));
+}
+
 /** Bytes of a span. */
 export function spanBytes(span: Span): number {
   let n = 0;
@@ -110,6 +149,8 @@ export interface ScheduleOptions {
    * within it). Running it again is still allowed.
    */
   readonly once?: boolean;
+  /** The operator of the schedule's combine operations (required when it has any). */
+  readonly combine?: ScheduleCombiner;
 }
 
 /**
@@ -145,7 +186,9 @@ export interface ScheduleWait {
 }
 
 /**
- * A transport's native executor of one bound schedule (Endpoint.bindSchedule): `start(shift)`
+ * A transport's native executor of one bound schedule (Endpoint.bindSchedule; undefined there
+ * when the executor cannot run that schedule, e.g. combine operations with a user function in
+ * C: the portable executor runs it then): `start(shift)`
  * runs it once with its collective tags moved by `shift` (shiftedTag), a request that settles
  * when its last step has completed; `waiting()` says, while it is pending, which operation it
  * waits for (its tag as it travels).

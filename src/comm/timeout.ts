@@ -230,7 +230,7 @@ class TimeoutEndpoint implements Endpoint {
     schedule: RankSchedule,
     buffers: readonly Uint8Array[],
     options: ScheduleOptions,
-  ) => EndpointSchedule;
+  ) => EndpointSchedule | undefined;
 
   constructor(
     readonly inner: Endpoint,
@@ -252,6 +252,7 @@ class TimeoutEndpoint implements Endpoint {
       // A schedule still running is tracked as the operation it waits for when start() returns.
       this.bindSchedule = (ctx, worldOf, schedule, buffers, options) => {
         const es = bind.call(inner, ctx, worldOf, schedule, buffers, options);
+        if (es === undefined) return undefined;
         return {
           start: (tagShift) => {
             const req = es.start(tagShift);

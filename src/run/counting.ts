@@ -39,7 +39,10 @@ export class CountingCommunicator extends ForwardingCommunicator {
   get bindValidatedSchedule(): Communicator['bindValidatedSchedule'] {
     const bind = this.inner.bindValidatedSchedule;
     if (bind === undefined) return undefined;
-    return (schedule: RankSchedule, buffers: readonly Uint8Array[], options: ScheduleOptions): BoundSchedule => {
+    return (schedule: RankSchedule, buffers: readonly Uint8Array[], options: ScheduleOptions): BoundSchedule | undefined => {
+      // declined by the native executor: the portable one then runs through isend (counted there)
+      const inner = bind.call(this.inner, schedule, buffers, options);
+      if (inner === undefined) return undefined;
       let messages = 0;
       let bytes = 0;
       for (const step of schedule.steps) {
@@ -53,7 +56,6 @@ export class CountingCommunicator extends ForwardingCommunicator {
           }
         }
       }
-      const inner = bind.call(this.inner, schedule, buffers, options);
       const count = (): void => {
         this.counter.messages += messages;
         this.counter.bytes += bytes;

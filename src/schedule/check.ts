@@ -9,16 +9,17 @@
  * - matching (MPI's): for each (source, dest, tag) the sends of source to dest with that tag
  *   in program order (step order, then operation order) and the receives of dest from source
  *   with that tag in program order pair up one to one, with equal byte lengths; a copy's two
- *   spans have equal lengths;
+ *   spans have equal lengths, and a combine's (each one range or none);
  * - deadlock freedom: the schedules run abstractly with rendezvous semantics (a send and its
- *   receive complete together once both are posted, a copy once it is posted; operation j of
+ *   receive complete together once both are posted, a copy or combine once it is posted; operation j of
  *   a step is posted once fewer than `window` of the step's earlier operations are incomplete;
  *   a step ends when all its operations have completed). A worklist of ranks runs this to its
  *   fixed point; a rank that has not finished then is blocked, and is reported with the
  *   operation it waits on and why its partner has not posted it. Rendezvous is the strictest
  *   semantics (no send completes before its receive is posted), so a schedule that passes
  *   runs on any transport, eager or not;
- * - overlap: two receives of one step (or a receive and a copy's destination) writing
+ * - overlap: two receives of one step (or a receive and a copy's destination or a combine's
+ *   result; a combine and another combine or processor copy run in order and may share bytes) writing
  *   overlapping bytes of one buffer.
  *
  * Matching and the deadlock run are skipped when a shape problem was found (peers and ranks
@@ -95,6 +96,10 @@ function checkShape(world: WorldSchedule, problems: ScheduleProblem[]): boolean 
           if (op.tag !== undefined && !isNonNegInt(op.tag)) bad(r, `${where(r, s, j)}: copy tag ${String(op.tag)} is not an integer ≥ 0`, s, j);
           return;
         }
+        if (op.kind === 'combine') {
+          if (op.into.length > 1 || op.from.length > 1) bad(r, `${where(r, s, j)}: a combine operand is one range (or none)`, s, j);
+          return;
+        }
         if (op.kind !== 'send' && op.kind !== 'recv') {
           bad(r, `${where(r, s, j)} has unknown kind ${String((op as { kind: unknown }).kind)}`, s, j);
           return;
@@ -139,6 +144,12 @@ function checkRanges(world: WorldSchedule, problems: ScheduleProblem[]): void {
           const a = spanBytes(op.from);
           const b = spanBytes(op.to);
           if (a !== b) problems.push({ kind: 'length', rank, step: s, op: j, message: `${where(rank, s, j)}: copy of ${a} B into ${b} B` });
+        } else if (op.kind === 'combine') {
+          check(op.from, 'combine operand', s, j);
+          check(op.into, 'combine result', s, j);
+          const a = spanBytes(op.from);
+          const b = spanBytes(op.into);
+          if (a !== b) problems.push({ kind: 'length', rank, step: s, op: j, message: `${where(rank, s, j)}: combine of ${a} B into ${b} B` });
         } else if (op.kind === 'send' || op.kind === 'recv') check(op.data, op.kind, s, j);
       });
     });
@@ -152,14 +163,18 @@ function checkOverlaps(world: WorldSchedule, problems: ScheduleProblem[]): void 
     start: number;
     end: number;
     op: number;
+    /** A combine: done when issued, in order, so it may update bytes another combine or a processor copy of the step writes. */
+    combine: boolean;
+    /** A combine or a processor copy (no tag): done when issued. */
+    local: boolean;
   }
   world.ranks.forEach((rs, rank) => {
     rs.steps.forEach((st, s) => {
       const writes: Write[] = [];
       st.ops.forEach((op, j) => {
-        const span = op.kind === 'recv' ? op.data : op.kind === 'copy' ? op.to : undefined;
+        const span = op.kind === 'recv' ? op.data : op.kind === 'copy' ? op.to : op.kind === 'combine' ? op.into : undefined;
         if (span === undefined) return;
-        for (const br of span) if (br.length > 0) writes.push({ buffer: br.buffer, start: br.offset, end: br.offset + br.length, op: j });
+        for (const br of span) if (br.length > 0) writes.push({ buffer: br.buffer, start: br.offset, end: br.offset + br.length, op: j, combine: op.kind === 'combine', local: op.kind === 'combine' || (op.kind === 'copy' && op.tag === undefined) });
       });
       if (writes.length < 2) return;
       writes.sort((a, b) => a.buffer - b.buffer || a.start - b.start || a.op - b.op);
@@ -171,7 +186,7 @@ function checkOverlaps(world: WorldSchedule, problems: ScheduleProblem[]): void 
           reach = w;
           continue;
         }
-        if (w.start < reach.end && w.op !== reach.op) {
+        if (w.start < reach.end && w.op !== reach.op && !(w.local && reach.local && (w.combine || reach.combine))) {
           const a = Math.min(w.op, reach.op);
           const b = Math.max(w.op, reach.op);
           const key = `${a} ${b}`;
@@ -198,7 +213,7 @@ function checkOverlaps(world: WorldSchedule, problems: ScheduleProblem[]): void 
 function opText(op: ScheduleOp): string {
   if (op.kind === 'send') return `send to ${op.peer} tag ${op.tag}`;
   if (op.kind === 'recv') return `recv from ${op.peer} tag ${op.tag}`;
-  return 'copy';
+  return op.kind;
 }
 
 /** Every operation of the world numbered in rank, step, operation order. */
@@ -338,7 +353,8 @@ function runAbstract(world: WorldSchedule, flat: Flat, problems: ScheduleProblem
         const g = base + next[r]++;
         posted[g] = 1;
         outstanding[r]++;
-        if (flat.ops[g].kind === 'copy') complete(g);
+        const kind = flat.ops[g].kind;
+        if (kind === 'copy' || kind === 'combine') complete(g);
         else {
           const q = flat.partner[g];
           if (q >= 0 && posted[q] === 1) {

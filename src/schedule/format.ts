@@ -60,6 +60,10 @@ function formatRank(rs: RankSchedule, lines: string[]): { messages: number; byte
         lines.push(`    copy ${formatSpan(rs, op.from)} → ${formatSpan(rs, op.to)} (${spanBytes(op.from)} B)${port}`);
         continue;
       }
+      if (op.kind === 'combine') {
+        lines.push(`    combine ${formatSpan(rs, op.into)} ⊕= ${formatSpan(rs, op.from)} (${spanBytes(op.from)} B)`);
+        continue;
+      }
       const n = spanBytes(op.data);
       const arrow = op.kind === 'send' ? '→' : '←';
       lines.push(`    ${op.kind} ${arrow} ${op.peer} tag ${formatTag(op.tag)}  ${formatSpan(rs, op.data)} (${n} B)`);

@@ -9,8 +9,10 @@
  * one-range span, else the ranges' views as one vectored message (comm/segments.ts), so
  * nothing is staged. A copy is `comm.copy` range by range (complete when issued); a copy
  * through a port (its `tag` set) is the message to this rank itself, as collectives/ports.ts
- * selfCopy, and holds one slot until it has arrived. A receive must get exactly its span's
- * bytes (else a CommunicationError); a longer message is the transport's TruncationError.
+ * selfCopy, and holds one slot until it has arrived. A combine is the bound operator's
+ * function on two views made at bind time (ScheduleOptions.combine), done when issued. A
+ * receive must get exactly its span's bytes (else a CommunicationError); a longer message is
+ * the transport's TruncationError.
  *
  * Cost: O(operations + ranges) to bind the views before the first step, then the messages;
  * a step whose window covers all its operations waits on them with one `waitAll`.
@@ -18,13 +20,13 @@
  * `bindSchedule` validates, then hands the schedule to the transport's native executor when
  * the communicator has one (Communicator.bindValidatedSchedule: the simulator's engine, the
  * threads' channels, MPI in C), which runs it the same way without a request or a promise per
- * operation; else to the portable executor here.
+ * operation; else (or when that executor declines the schedule) to the portable executor here.
  */
 import type { Communicator, MessageBuffer, Request, Status } from '../comm/communicator.js';
 import { inOrder, mapRequest } from '../comm/request.js';
 import { forEachPiece } from '../comm/segments.js';
 import { CommunicationError, InvalidArgumentError, TruncationError } from '../errors.js';
-import { shiftedTag, type BoundSchedule, type RankSchedule, type RecvOp, type ScheduleOptions, type SendOp, type Span } from './types.js';
+import { combineFunction, shiftedTag, type BoundSchedule, type RankSchedule, type RecvOp, type ScheduleOptions, type SendOp, type Span } from './types.js';
 
 const EMPTY = new Uint8Array(0);
 const DONE: Promise<void> = Promise.resolve();
@@ -33,7 +35,10 @@ const DONE: Promise<void> = Promise.resolve();
 type Bound =
   | { readonly kind: 'send'; readonly op: SendOp; readonly buf: MessageBuffer }
   | { readonly kind: 'recv'; readonly op: RecvOp; readonly buf: MessageBuffer; readonly bytes: number }
-  | { readonly kind: 'copy'; readonly from: MessageBuffer; readonly to: MessageBuffer; readonly bytes: number; readonly tag: number | undefined };
+  | { readonly kind: 'copy'; readonly from: MessageBuffer; readonly to: MessageBuffer; readonly bytes: number; readonly tag: number | undefined }
+  | { readonly kind: 'combine'; readonly fn: () => void };
+
+const NOTHING = (): void => {};
 
 export type { BoundSchedule, ScheduleOptions } from './types.js';
 
@@ -54,8 +59,12 @@ export function bindSchedule(
 ): BoundSchedule {
   const native = options.portable === true ? undefined : comm.bindValidatedSchedule;
   // the native executors address the buffers themselves: validate only, no views
-  const steps = bind(comm, schedule, buffers, native === undefined);
-  if (native !== undefined) return native.call(comm, schedule, buffers, options);
+  let steps = bind(comm, schedule, buffers, native === undefined, options);
+  if (native !== undefined) {
+    const bound = native.call(comm, schedule, buffers, options);
+    if (bound !== undefined) return bound;
+    steps = bind(comm, schedule, buffers, true, options);
+  }
   const recvError = options.recvError;
   return {
     async run(tagShift = 0): Promise<void> {
@@ -85,7 +94,7 @@ export async function runSchedule(
 }
 
 /** Validates everything and (`views`) binds each operation's views. */
-function bind(comm: Communicator, schedule: RankSchedule, buffers: readonly Uint8Array[], views: boolean): Bound[][] {
+function bind(comm: Communicator, schedule: RankSchedule, buffers: readonly Uint8Array[], views: boolean, options: ScheduleOptions): Bound[][] {
   const rank = comm.rank;
   if (schedule.rank !== rank) throw new InvalidArgumentError('schedule', `it is rank ${schedule.rank}'s, and this is rank ${rank}`, { rank });
   if (!Array.isArray(buffers)) throw new InvalidArgumentError('buffers', 'not an array of Uint8Array', { rank });
@@ -130,6 +139,10 @@ function bind(comm: Communicator, schedule: RankSchedule, buffers: readonly Uint
     }
     return st.ops.map((op, j): Bound => {
       const field = `schedule.steps[${s}].ops[${j}]`;
+      if (op.kind === 'combine') {
+        checkCombine(rank, field, op.into, op.from, buffers, options);
+        return { kind: 'combine', fn: views ? combineFunction(op, buffers, options.combine) : NOTHING };
+      }
       if (op.kind === 'copy') {
         const from = view(op.from, `${field}.from`);
         const to = view(op.to, `${field}.to`);
@@ -146,6 +159,29 @@ function bind(comm: Communicator, schedule: RankSchedule, buffers: readonly Uint
       return op.kind === 'send' ? { kind: 'send', op, buf } : { kind: 'recv', op, buf, bytes };
     });
   });
+}
+
+/** Validates a combine operation: one range or none each, of one length, whole aligned elements, an operator given. */
+function checkCombine(rank: number, field: string, into: Span, from: Span, buffers: readonly Uint8Array[], options: ScheduleOptions): void {
+  const c = options.combine;
+  if (c === undefined) throw new InvalidArgumentError('options.combine', `${field} combines, and no operator was bound`, { rank });
+  if (into.length > 1 || from.length > 1) throw new InvalidArgumentError(field, 'a combine operand is one range (or none)', { rank });
+  const one = (span: Span, what: string): Uint8Array => {
+    if (span.length === 0) return EMPTY;
+    const r = span[0];
+    const b = Number.isInteger(r.buffer) ? buffers[r.buffer] : undefined;
+    if (b === undefined || !Number.isSafeInteger(r.offset) || !Number.isSafeInteger(r.length) || r.offset < 0 || r.length < 0 || r.offset + r.length > b.length) {
+      throw new InvalidArgumentError(`${field}.${what}`, `range ${r.offset}+${r.length} of buffer ${r.buffer} is not within the bound buffers`, { rank });
+    }
+    const v = b.subarray(r.offset, r.offset + r.length);
+    if (v.length % c.elementBytes !== 0 || v.byteOffset % c.elementBytes !== 0) {
+      throw new InvalidArgumentError(`${field}.${what}`, `is not whole elements of ${c.elementBytes} bytes at an aligned offset`, { rank });
+    }
+    return v;
+  };
+  const a = one(into, 'into');
+  const b = one(from, 'from');
+  if (a.length !== b.length) throw new InvalidArgumentError(field, `combines ${b.length} bytes into ${a.length}`, { rank });
 }
 
 /** Copies `from` into `to` (`bytes` each) with comm.copy, piece by piece. */
@@ -173,6 +209,10 @@ function checkStatus(comm: Communicator, s: number, j: number, b: Bound & { kind
 function start(comm: Communicator, b: Bound, shift: number): Request<unknown>[] {
   if (b.kind === 'send') return [comm.isend(b.op.peer, shiftedTag(b.op.tag, shift), b.buf)];
   if (b.kind === 'recv') return [comm.irecv(b.op.peer, shiftedTag(b.op.tag, shift), b.buf)];
+  if (b.kind === 'combine') {
+    b.fn();
+    return [];
+  }
   if (b.tag !== undefined) {
     const tag = shiftedTag(b.tag, shift);
     return [comm.irecv(comm.rank, tag, b.to), comm.isend(comm.rank, tag, b.from)];

@@ -11,16 +11,17 @@
  *
  * Cost (n bytes, full duplex): (log₂p' + 2·[p ≠ p'])(α + βn) plus local combining and two
  * γn copies (send into the work buffer, work buffer into recv); one-ported half duplex: every
- * exchange takes two transfers, 2·log₂p'(α + βn) + 2·[p ≠ p'](α + βn).
+ * exchange takes two transfers, 2·log₂p'(α + βn) + 2·[p ≠ p'](α + βn). The data phase is a
+ * schedule with combine operations (reduce-schedule.ts), run by the transport's executor.
  */
-import { bytesOf, type Communicator } from '../../comm/communicator.js';
-import { allocLike, resolveOp, type NumericArray, type ReduceOp } from './ops.js';
+import type { Communicator } from '../../comm/communicator.js';
+import { resolveOp, type NumericArray, type ReduceOp } from './ops.js';
+import { allreduceSchedule, runReduceSchedule } from './reduce-schedule.js';
 import { nativeBytes, nativeOf } from '../native.js';
 import { MPI_NATIVE } from '../types.js';
 import { basicAlgorithm, nativeElementType, nativeReduceOp, type BasicOptions } from './algorithm.js';
-import { sendrecv } from './sendrecv.js';
 import { BASIC_TAG } from '../../comm/tags.js';
-import { checkNumeric, checkSameShape, expectBytes } from './validate.js';
+import { checkNumeric, checkSameShape } from './validate.js';
 import { beginCall } from '../call-scope.js';
 
 export interface AllreduceArgs<T extends NumericArray> {
@@ -43,47 +44,8 @@ export async function allreduce<T extends NumericArray>(comm: Communicator, args
   const recv = checkSameShape(comm, 'recv', args.recv, send, 'send');
   if (algorithm === MPI_NATIVE) return nativeAllreduce(comm, send, recv, args.op);
   const combine = resolveOp(args.op, send, comm.rank);
-  const { rank, size: p } = comm;
-  const tag = BASIC_TAG.allreduce;
-  const nbytes = send.byteLength;
-  let acc = allocLike(send, send.length);
-  let tmp = allocLike(send, send.length);
-  comm.copy(bytesOf(acc), bytesOf(send));
-  let pof2 = 1;
-  while (pof2 * 2 <= p) pof2 *= 2;
-  const rem = p - pof2;
-  let newrank: number;
-  if (rank < 2 * rem) {
-    if (rank % 2 === 0) {
-      await comm.send(rank + 1, tag, bytesOf(acc));
-      newrank = -1;
-    } else {
-      expectBytes(comm, 'send', await comm.recv(rank - 1, tag, bytesOf(tmp)), nbytes);
-      combine(tmp, acc);
-      [acc, tmp] = [tmp, acc];
-      newrank = rank >> 1;
-    }
-  } else {
-    newrank = rank - rem;
-  }
-  if (newrank >= 0) {
-    for (let mask = 1; mask < pof2; mask *= 2) {
-      const newdst = newrank ^ mask;
-      const dst = newdst < rem ? newdst * 2 + 1 : newdst + rem;
-      expectBytes(comm, 'send', await sendrecv(comm, tag, dst, bytesOf(acc), dst, bytesOf(tmp)), nbytes);
-      if (newdst < newrank) {
-        combine(tmp, acc);
-        [acc, tmp] = [tmp, acc];
-      } else {
-        combine(acc, tmp);
-      }
-    }
-  }
-  if (rank < 2 * rem) {
-    if (rank % 2 === 1) await comm.send(rank - 1, tag, bytesOf(acc));
-    else expectBytes(comm, 'send', await comm.recv(rank + 1, tag, bytesOf(acc)), nbytes);
-  }
-  comm.copy(bytesOf(recv), bytesOf(acc));
+  // the data phase is a schedule (reduce-schedule.ts): one native run per call
+  await runReduceSchedule(comm, allreduceSchedule(comm.size, comm.rank, send.byteLength, BASIC_TAG.allreduce), send, recv, combine, args.op);
 }
 
 /** Whether two views share any byte. */

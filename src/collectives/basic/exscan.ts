@@ -9,13 +9,14 @@
  *
  * Cost (n bytes, full duplex): ⌈log₂p⌉(α + βn) plus local combining and γn copies (send into
  * the work buffer, one per round that extends the prefix, the prefix into recv); one-ported
- * half duplex: every exchange takes two transfers.
+ * half duplex: every exchange takes two transfers. The data phase is a schedule with combine
+ * operations (reduce-schedule.ts), run by the transport's executor.
  */
-import { bytesOf, type Communicator } from '../../comm/communicator.js';
-import { allocLike, resolveOp, type NumericArray, type ReduceOp } from './ops.js';
-import { sendrecv } from './sendrecv.js';
+import type { Communicator } from '../../comm/communicator.js';
+import { resolveOp, type NumericArray, type ReduceOp } from './ops.js';
 import { BASIC_TAG } from '../../comm/tags.js';
-import { checkNumeric, checkSameShape, expectBytes } from './validate.js';
+import { checkNumeric, checkSameShape } from './validate.js';
+import { exscanSchedule, runReduceSchedule } from './reduce-schedule.js';
 import { beginCall } from '../call-scope.js';
 
 export interface ExscanArgs<T extends NumericArray> {
@@ -34,30 +35,6 @@ export async function exscan<T extends NumericArray>(comm: Communicator, args: E
   const tag = BASIC_TAG.exscan;
   const nbytes = send.byteLength;
   if (p === 1) return;
-  let partial = allocLike(send, send.length);
-  let tmp = allocLike(send, send.length);
-  let scratch = allocLike(send, send.length);
-  let prefix: T | undefined;
-  comm.copy(bytesOf(partial), bytesOf(send));
-  for (let mask = 1; mask < p; mask *= 2) {
-    const dst = rank ^ mask;
-    if (dst >= p) continue;
-    expectBytes(comm, 'send', await sendrecv(comm, tag, dst, bytesOf(partial), dst, bytesOf(tmp)), nbytes);
-    if (dst < rank) {
-      // tmp is the reduction over the group just below this rank's group.
-      if (prefix === undefined) {
-        prefix = allocLike(send, send.length);
-        comm.copy(bytesOf(prefix), bytesOf(tmp));
-      } else {
-        comm.copy(bytesOf(scratch), bytesOf(tmp));
-        combine(scratch, prefix);
-        [prefix, scratch] = [scratch, prefix];
-      }
-      combine(tmp, partial);
-      [partial, tmp] = [tmp, partial];
-    } else {
-      combine(partial, tmp);
-    }
-  }
-  if (recv !== undefined && prefix !== undefined) comm.copy(bytesOf(recv), bytesOf(prefix));
+  // the data phase is a schedule (reduce-schedule.ts): one native run per call
+  await runReduceSchedule(comm, exscanSchedule(p, rank, nbytes, tag, recv !== undefined), send, recv, combine, args.op);
 }

@@ -484,10 +484,11 @@ export class MpiEndpoint implements Endpoint {
    * progress loop advances it, one binding call per poll, never one JS turn per message.
    * `startBlocking` runs it to the end in C (MPI_Waitsome, under the watchdog). Absent
    * (undefined) when the binding predates schedules or VCOLL_MPI_SCHEDULES=0: the portable
-   * executor runs them then.
+   * executor runs them then; it declines (undefined) a schedule with combine operations, whose
+   * operator is JavaScript (the portable executor runs those too).
    */
   get bindSchedule():
-    | ((ctx: number, worldOf: Int32Array | null, schedule: RankSchedule, buffers: readonly Uint8Array[], options: ScheduleOptions) => EndpointSchedule)
+    | ((ctx: number, worldOf: Int32Array | null, schedule: RankSchedule, buffers: readonly Uint8Array[], options: ScheduleOptions) => EndpointSchedule | undefined)
     | undefined {
     if (this.mpi.schedCreate === undefined || process.env.VCOLL_MPI_SCHEDULES === '0') return undefined;
     return this.bindNative;
@@ -499,8 +500,9 @@ export class MpiEndpoint implements Endpoint {
     schedule: RankSchedule,
     buffers: readonly Uint8Array[],
     options: ScheduleOptions,
-  ): EndpointSchedule => {
+  ): EndpointSchedule | undefined => {
     if (this.closed) throw this.afterFinalize();
+    for (const step of schedule.steps) for (const op of step.ops) if (op.kind === 'combine') return undefined;
     const code: number[] = [schedule.steps.length];
     const ranges = (span: Span): void => {
       code.push(span.length);
@@ -520,6 +522,7 @@ export class MpiEndpoint implements Endpoint {
           ops.push({ kind: 'copy', peer: -1, tag: -1, world: -1, bytes: 0, step: st, index: j });
           continue;
         }
+        if (op.kind === 'combine') throw new Error('unreachable: combine declined above');
         const c = this.context(endpointCtx(ctx, op.tag));
         const bad = this.badTag(c, op.tag);
         if (bad !== undefined) throw bad;

@@ -100,7 +100,8 @@ export class SimEndpoint implements Endpoint {
     schedule: RankSchedule,
     buffers: readonly Uint8Array[],
     options: ScheduleOptions,
-  ): EndpointSchedule {
+  ): EndpointSchedule | undefined {
+    for (const step of schedule.steps) for (const op of step.ops) if (op.kind === 'combine') return undefined;
     return new SimSchedule(this.sim, this.worldRank, ctx, worldOf, schedule, buffers, options);
   }
 

@@ -47,6 +47,8 @@ const C_STEP = 1;
 const C_FAIL = 2;
 
 const EMPTY = new Uint8Array(0);
+/** A processor copy of at most this many bytes is a loop (see SimSchedule.pieceShort). */
+const SHORT_COPY = 16;
 
 /** Per-operation block (SimSchedule.d): its stride and fields. */
 const S = 9;
@@ -92,8 +94,14 @@ export class SimSchedule implements EndpointSchedule, OpOwner, SimTask {
   private readonly bufs: MessageBuffer[];
   private readonly pieceDst: Uint8Array[] = [];
   private readonly pieceSrc: Uint8Array[] = [];
+  /**
+   * Per piece, 1: at most SHORT_COPY bytes with source and destination disjoint, copied by a
+   * loop (the same bytes as `set`, without the call into the runtime for a few bytes).
+   */
+  private pieceShort: Uint8Array = EMPTY;
   /** Operations whose tag is not a tag (the portable executor's isend / irecv fail with this): their error. */
   private readonly badTags: Map<number, Error> = new Map();
+  private hasBadTags = false;
   private readonly recvError: ScheduleOptions['recvError'];
   /** The schedule's (communicator) rank, for error texts. */
   private readonly commRank: number;
@@ -184,6 +192,8 @@ export class SimSchedule implements EndpointSchedule, OpOwner, SimTask {
               });
             }
           }
+        } else if (op.kind === 'combine') {
+          throw new Error('unreachable: the endpoint declines schedules with combine operations');
         } else {
           this.d[i * S + D_KIND] = op.kind === 'send' ? K_SEND : K_RECV;
           this.d[i * S + D_PEER] = worldOf === null ? op.peer : worldOf[op.peer];
@@ -199,6 +209,14 @@ export class SimSchedule implements EndpointSchedule, OpOwner, SimTask {
       }
     }
     this.d[n * S + D_PIECE] = this.pieceDst.length;
+    this.pieceShort = new Uint8Array(this.pieceDst.length);
+    for (let x = 0; x < this.pieceDst.length; x++) {
+      const dst = this.pieceDst[x];
+      const src = this.pieceSrc[x];
+      const m = src.length;
+      const disjoint = dst.buffer !== src.buffer || dst.byteOffset + m <= src.byteOffset || src.byteOffset + m <= dst.byteOffset;
+      this.pieceShort[x] = m <= SHORT_COPY && disjoint ? 1 : 0;
+    }
   }
 
   /** Operation i's tag, its endpoint context, whether a run's shift moves it, or that it is no tag. */
@@ -206,6 +224,7 @@ export class SimSchedule implements EndpointSchedule, OpOwner, SimTask {
     const bad = badTag(tag, false, this.commRank);
     if (bad !== undefined) {
       this.badTags.set(i, bad);
+      this.hasBadTags = true;
       return;
     }
     this.d[i * S + D_TAG] = tag;
@@ -287,11 +306,15 @@ export class SimSchedule implements EndpointSchedule, OpOwner, SimTask {
       return;
     }
     const at = this.stepAt + s * T;
-    this.lo = this.next = d[at + T_LO];
-    this.hi = d[at + T + T_LO];
-    const n = this.hi - this.lo;
-    this.windowSize = d[at + T_WINDOW];
-    this.windowed = this.windowSize < n;
+    // `| 0`: the fields stay small integers (V8 Smis), not boxed doubles
+    const lo = d[at + T_LO] | 0;
+    this.lo = this.next = lo;
+    this.hi = d[at + T + T_LO] | 0;
+    const n = this.hi - lo;
+    const w = d[at + T_WINDOW];
+    this.windowed = w < n;
+    // running < w ⇔ running < ⌈w⌉ for an integer count
+    this.windowSize = this.windowed ? Math.ceil(w) | 0 : n;
     if (this.windowed) {
       this.running = this.done = 0;
       this.launch();
@@ -319,11 +342,14 @@ export class SimSchedule implements EndpointSchedule, OpOwner, SimTask {
     const at = i * S;
     const k = d[at + D_KIND];
     if (k === K_COPY) {
-      const end = d[at + S + D_PIECE];
-      for (let x = d[at + D_PIECE]; x < end; x++) {
+      const end = d[at + S + D_PIECE] | 0;
+      for (let x = d[at + D_PIECE] | 0; x < end; x++) {
         const s = this.pieceSrc[x];
-        this.pieceDst[x].set(s);
-        sim.chargeCopy(rank, s.length);
+        const t = this.pieceDst[x];
+        const m = s.length;
+        if (this.pieceShort[x] === 1) for (let j = 0; j < m; j++) t[j] = s[j];
+        else t.set(s);
+        sim.chargeCopy(rank, m);
       }
       if (this.windowed) {
         this.running++;
@@ -334,7 +360,7 @@ export class SimSchedule implements EndpointSchedule, OpOwner, SimTask {
       return true;
     }
     this.running++;
-    if (this.badTags.size > 0 && this.badTags.has(i)) {
+    if (this.hasBadTags && this.badTags.has(i)) {
       // the portable executor's isend / irecv fail at once
       d[at + D_PEND] = 1;
       this.opFailed(i, this.run, this.badTags.get(i));

@@ -28,7 +28,7 @@
 import { endpointCtx } from '../../comm/agree.js';
 import { badTag } from '../../comm/group.js';
 import { OpRequest, type Request } from '../../comm/request.js';
-import { type EndpointSchedule, type RankSchedule, type ScheduleOptions, type ScheduleWait, type Span, shiftedTag, spanBytes } from '../../comm/schedule.js';
+import { combineFunction, type EndpointSchedule, type RankSchedule, type ScheduleOptions, type ScheduleWait, type Span, shiftedTag, spanBytes } from '../../comm/schedule.js';
 import { forEachPiece, type MessageBuffer } from '../../comm/segments.js';
 import { CommunicationError, InvalidArgumentError, TruncationError } from '../../errors.js';
 import type { ThreadsEndpoint } from './endpoint.js';
@@ -37,6 +37,8 @@ import { EMPTY, type ScheduleOwner } from './pools.js';
 const SEND = 0;
 const RECV = 1;
 const COPY = 2;
+/** A combine operation (its function in `combineOf`): done when issued, like a copy. */
+const COMBINE = 4;
 /** An operation whose arguments the endpoint would reject (a bad tag): the run fails when it is issued. */
 const BAD = 3;
 
@@ -67,6 +69,8 @@ export class ThreadsSchedule implements EndpointSchedule, ScheduleOwner {
   private readonly bufOf: MessageBuffer[];
   /** A copy's source. */
   private readonly fromOf: MessageBuffer[];
+  /** A combine operation's bound function (combineFunction). */
+  private readonly combineOf: (() => void)[] = [];
   /** Bytes of the span (a receive expects exactly these). */
   private readonly bytesOf: Float64Array;
   /** Issued and complete (this run). */
@@ -131,7 +135,10 @@ export class ThreadsSchedule implements EndpointSchedule, ScheduleOwner {
       this.stepWindow[s] = st.window;
       for (const op of st.ops) {
         this.stepOf[k] = s;
-        if (op.kind === 'copy') {
+        if (op.kind === 'combine') {
+          this.kind[k] = COMBINE;
+          this.combineOf[k] = combineFunction(op, buffers, options.combine);
+        } else if (op.kind === 'copy') {
           this.kind[k] = COPY;
           this.bufOf[k] = view(op.to);
           this.fromOf[k] = view(op.from);
@@ -280,6 +287,11 @@ export class ThreadsSchedule implements EndpointSchedule, ScheduleOwner {
       // A plain copy completes when issued; a copy through a port (the message to this rank
       // itself) likewise, as a direct copy: its window slot is held for no time.
       copySpan(this.ep, this.bufOf[k], this.fromOf[k], this.bytesOf[k]);
+      this.doneOf[k] = 1;
+      return;
+    }
+    if (kind === COMBINE) {
+      this.combineOf[k]();
       this.doneOf[k] = 1;
       return;
     }
