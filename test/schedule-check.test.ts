@@ -11,7 +11,7 @@ import { formatSchedule } from '../src/schedule/format.js';
 import { bindSchedule, runSchedule } from '../src/schedule/run.js';
 import type { ByteRange, RankSchedule, ScheduleOp, ScheduleStep, WorldSchedule } from '../src/schedule/types.js';
 import { runSim } from '../src/transports/sim/run.js';
-import { barrierSchedule, bcastSchedule } from '../src/collectives/basic/schedule.js';
+import { barrierSchedule, bcastSchedule, gatherSchedule, scatterSchedule } from '../src/collectives/basic/schedule.js';
 import { allreduceSchedule, reduceSchedule } from '../src/collectives/basic/reduce-schedule.js';
 
 const TAG = 7;
@@ -410,6 +410,23 @@ describe('the building blocks as schedules (collectives/basic/schedule.ts)', () 
       }
       const b = world(`barrier p=${p}`, Array.from({ length: p }, (_, r) => barrierSchedule(p, r, 9)));
       expect(checkSchedule(b), b.label).toEqual([]);
+    }
+  });
+
+  it('the binomial gather and scatter check clean for every p ≤ 17, root and block size; p − 1 messages', () => {
+    for (let p = 1; p <= 17; p++) {
+      for (let root = 0; root < p; root++) {
+        for (const m of [0, 3]) {
+          for (const [name, make] of [
+            ['gather', gatherSchedule],
+            ['scatter', scatterSchedule],
+          ] as const) {
+            const w = world(`${name} p=${p} root=${root} m=${m}`, Array.from({ length: p }, (_, r) => make(p, root, r, m, 11)));
+            expect(checkSchedule(w), w.label).toEqual([]);
+            expect(w.ranks.flatMap((rs) => rs.steps.flatMap((s) => s.ops)).filter((o) => o.kind === 'send').length).toBe(p - 1);
+          }
+        }
+      }
     }
   });
 

@@ -8,7 +8,7 @@
  *
  * Cost (one-ported, γ = 0): ⌈log₂p⌉α + β(p−1)m; exactly kα + β(p−1)m for p = 2^k (every
  * subtree of 2^j ranks completes exactly when its parent is ready for it). Plus γm per
- * non-leaf rank for its own block's copy.
+ * non-leaf rank for its own block's copy. The data phase is a schedule (schedule.ts).
  * A rank whose block length differs is detected by its parent (received bytes ≠ expected):
  * InvalidArgumentError('send') there, or a truncation CommunicationError if it sent more.
  *
@@ -21,8 +21,8 @@ import { nativeBytes, nativeOf } from '../native.js';
 import { MPI_NATIVE } from '../types.js';
 import { basicAlgorithm, type BasicOptions } from './algorithm.js';
 import { BASIC_TAG } from '../../comm/tags.js';
-import { orderedBinomialRole } from './tree.js';
-import { checkBytes, checkRoot, expectBytes } from './validate.js';
+import { gatherSchedule, runBasicSchedule } from './schedule.js';
+import { checkBytes, checkRoot } from './validate.js';
 import { beginCall } from '../call-scope.js';
 
 export interface GatherArgs {
@@ -63,20 +63,6 @@ export async function gather(comm: Communicator, args: GatherArgs, options?: Bas
     native.gather(send, recv ?? null, root);
     return;
   }
-  const { rank, size: p } = comm;
-  const m = send.length;
-  const role = orderedBinomialRole(p, root, rank);
-  if (role.children.length === 0 && role.parent >= 0) {
-    await comm.send(role.parent, BASIC_TAG.gather, send);
-    return;
-  }
-  const { lo } = role;
-  const buf = recv ?? new Uint8Array((role.hi - lo + 1) * m);
-  const kids = [...role.children].reverse();
-  const ops = kids.map((c) => comm.irecv(c.peer, BASIC_TAG.gather, buf.subarray((c.lo - lo) * m, (c.hi - lo + 1) * m)));
-  // The own block's copy overlaps the wait for the first child.
-  comm.copy(buf.subarray((rank - lo) * m, (rank - lo + 1) * m), send);
-  const sts = await comm.waitAll(ops);
-  sts.forEach((st, i) => expectBytes(comm, 'send', st, (kids[i].hi - kids[i].lo + 1) * m));
-  if (role.parent >= 0) await comm.send(role.parent, BASIC_TAG.gather, buf);
+  // the data phase is a schedule (schedule.ts): one native run per call
+  await runBasicSchedule(comm, gatherSchedule(comm.size, root, comm.rank, send.length, BASIC_TAG.gather), { send, recv }, 'send');
 }

@@ -31,7 +31,7 @@ import type { CombineOp, RankSchedule, ScheduleCombiner, ScheduleOp, ScheduleSte
 import { bindSchedule } from '../../schedule/run.js';
 import { numericKind, type CombineFn, type NumericArray, type ReduceOp } from './ops.js';
 import { orderedBinomialRole } from './tree.js';
-import { expectBytes } from './validate.js';
+import { lengthError } from './schedule.js';
 
 const whole = (buffer: number, bytes: number): Span => (bytes > 0 ? [{ buffer, offset: 0, length: bytes }] : []);
 const combineOp = (into: number, from: number, bytes: number): CombineOp => ({ kind: 'combine', into: whole(into, bytes), from: whole(from, bytes) });
@@ -204,19 +204,6 @@ export function scheduleCombiner<T extends NumericArray>(combine: CombineFn<T>, 
       return () => combine(a, b);
     },
     ...(typeof op === 'string' && kind !== undefined ? { builtin: { op, type: kind } } : {}),
-  };
-}
-
-/** The error of a receive that got another length than the rank's buffer (expectBytes's, on `field`). */
-export function lengthError(comm: Communicator, field: string): (peer: number, tag: number, expected: number, got: number | undefined, cause: unknown) => Error {
-  return (peer, tag, expected, got, cause) => {
-    if (got === undefined) return cause as Error;
-    try {
-      expectBytes(comm, field, { source: peer, tag, bytes: got }, expected);
-    } catch (e) {
-      return e as Error;
-    }
-    return new Error(`receive of ${got} bytes where ${expected} were expected`);
   };
 }
 

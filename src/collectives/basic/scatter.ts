@@ -7,7 +7,7 @@
  * receives straight into `recv`.
  *
  * Cost (one-ported, γ = 0): ⌈log₂p⌉α + β(p−1)m; exactly kα + β(p−1)m for p = 2^k. Plus γm
- * per non-leaf rank for its own block's copy.
+ * per non-leaf rank for its own block's copy. The data phase is a schedule (schedule.ts).
  * A rank whose `recv` length differs from its parent's is detected on that rank:
  * InvalidArgumentError('recv') if it got fewer bytes, a truncation CommunicationError if more.
  *
@@ -20,8 +20,8 @@ import { nativeBytes, nativeOf } from '../native.js';
 import { MPI_NATIVE } from '../types.js';
 import { basicAlgorithm, type BasicOptions } from './algorithm.js';
 import { BASIC_TAG } from '../../comm/tags.js';
-import { orderedBinomialRole } from './tree.js';
-import { checkBytes, checkRoot, expectBytes } from './validate.js';
+import { runBasicSchedule, scatterSchedule } from './schedule.js';
+import { checkBytes, checkRoot } from './validate.js';
 import { beginCall } from '../call-scope.js';
 
 export interface ScatterArgs {
@@ -56,21 +56,6 @@ export async function scatter(comm: Communicator, args: ScatterArgs, options?: B
     native.scatter(send ?? null, recv, root);
     return;
   }
-  const role = orderedBinomialRole(p, root, rank);
-  const { lo } = role;
-  if (role.parent >= 0 && role.children.length === 0) {
-    const st = await comm.recv(role.parent, BASIC_TAG.scatter, recv);
-    expectBytes(comm, 'recv', st, m);
-    return;
-  }
-  let buf = send;
-  if (buf === undefined) {
-    buf = new Uint8Array((role.hi - lo + 1) * m);
-    const st = await comm.recv(role.parent, BASIC_TAG.scatter, buf);
-    expectBytes(comm, 'recv', st, buf.length);
-  }
-  for (const c of role.children) {
-    await comm.send(c.peer, BASIC_TAG.scatter, buf.subarray((c.lo - lo) * m, (c.hi - lo + 1) * m));
-  }
-  comm.copy(recv, buf.subarray((rank - lo) * m, (rank - lo + 1) * m));
+  // the data phase is a schedule (schedule.ts): one native run per call
+  await runBasicSchedule(comm, scatterSchedule(p, root, rank, m, BASIC_TAG.scatter), { send, recv }, 'recv');
 }
