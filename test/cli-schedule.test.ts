@@ -45,6 +45,22 @@ describe('vcoll schedule in process', () => {
     expect(text).toContain('send → 0 tag 0x40000380');
   });
 
+  it('the building blocks: reduce with its combines, allreduce, barrier; checked clean', () => {
+    const red = inProcess({ op: 'reduce', p: 5, root: 2, b: 2, unitBytes: 8 });
+    expect(red.report.problems).toEqual([]);
+    expect(red.report.counts).toEqual([2, 2, 2, 2, 2]);
+    expect(red.text).toContain("schedule 'reduce binomial': 5 ranks");
+    expect(red.text).toContain('combine part0[0..16) ⊕= part1[0..16) (16 B)');
+    expect(red.text.trim().endsWith('check: ok')).toBe(true);
+    const all = inProcess({ op: 'allreduce', p: 6, b: 3, format: 'json' });
+    const o = JSON.parse(all.text) as { label: string; ranks: { steps: { ops: { kind: string }[] }[] }[]; problems: unknown[] };
+    expect(o.label).toBe('allreduce recursive doubling');
+    expect(o.problems).toEqual([]);
+    expect(o.ranks.flatMap((r) => r.steps.flatMap((s) => s.ops)).some((op) => op.kind === 'combine')).toBe(true);
+    expect(inProcess({ op: 'barrier', p: 3 }).report.counts).toEqual([0, 0, 0]);
+    expect(() => inProcess({ op: 'exscan', p: 1 })).toThrow(/at least 2 ranks/);
+  });
+
   it('json: the WorldSchedule with its counts and an empty `problems`', () => {
     const opts = { format: 'json' as const, op: 'scatterv' as const, algorithm: 'two-block', dist: 'two-blocks', p: 9, root: 4, unitBytes: 4, ports: 2, gamma: 1 };
     const { report, text } = inProcess(opts);

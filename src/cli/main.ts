@@ -15,7 +15,7 @@ import { runModel, type ModelCommandOptions } from './model-command.js';
 import { parseChoice, parseIntegerListOption, parseIntegerOption, parseNumberOption, parseSizesOption } from './options.js';
 import type { InterCommandOptions } from './inter-command.js';
 import type { RunCommandOptions } from './run-command.js';
-import type { ScheduleCommandOptions } from './schedule-command.js';
+import { SCHEDULE_OPS, type ScheduleCommandOptions } from './schedule-command.js';
 import { runTree, type TreeCommandOptions } from './tree-command.js';
 
 /** The version in package.json (two folders up from src/cli and from dist/cli). */
@@ -126,9 +126,9 @@ export function buildProgram(): Command {
 
   program
     .command('schedule')
-    .description('compile the data phase of one gatherv or scatterv into every rank\'s schedule, print it (text or JSON) and check it')
-    .option('--op <op>', 'gatherv | scatterv', parseChoice('op', V_OPERATIONS), 'gatherv')
-    .option('--algorithm <name>', `${COMPILED_V_ALGORITHMS.join(' | ')} (mpi-native calls the MPI library: not compiled)`, parseChoice('algorithm', V_ALGORITHMS), 'binomial')
+    .description('compile the data phase of one gatherv or scatterv (or a building block) into every rank\'s schedule, print it (text or JSON) and check it')
+    .option('--op <op>', SCHEDULE_OPS.join(' | '), parseChoice('op', SCHEDULE_OPS), 'gatherv')
+    .option('--algorithm <name>', `${COMPILED_V_ALGORITHMS.join(' | ')} (gatherv, scatterv; mpi-native calls the MPI library: not compiled; the building blocks have one each)`, parseChoice('algorithm', V_ALGORITHMS), 'binomial')
     .option('--p <n>', 'number of ranks', parseIntegerOption('p', 1), 8)
     .option('--dist <name>', 'block-size distribution (see `vcoll model --help`)', 'random')
     .option('--b <n>', 'average block size (elements)', parseIntegerOption('b', 1), 10)
