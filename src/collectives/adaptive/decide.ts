@@ -117,6 +117,27 @@ export function decideJoin(left: RangeRecord, right: RangeRecord, leftLo: number
  * matrices are not hashed (their ranks must pass the same model object's values).
  */
 export function contextFingerprint(ctx: JoinContext): number {
+  // cached per frozen model object (vcoll's models are; a user's mutable one is hashed every
+  // time) and (root, rule, copyAll): a one-shot call would otherwise build the text each time
+  const model = ctx.model;
+  if (!Object.isFrozen(model)) return fingerprintOf(ctx);
+  let byModel = fingerprints.get(model);
+  if (byModel === undefined) {
+    byModel = new Map();
+    fingerprints.set(model, byModel);
+  }
+  const key = ctx.root * 4 + (ctx.rule === 'exact' ? 2 : 0) + (ctx.copyAll ? 1 : 0);
+  let h = byModel.get(key);
+  if (h === undefined) {
+    h = fingerprintOf(ctx);
+    if (byModel.size < 256) byModel.set(key, h);
+  }
+  return h;
+}
+
+const fingerprints = new WeakMap<object, Map<number, number>>();
+
+function fingerprintOf(ctx: JoinContext): number {
   const m = ctx.model;
   const l = m.linear;
   const text = [ctx.root, ctx.rule, ctx.copyAll, m.kind, m.ports, m.size ?? '', l ? `${l.alpha},${l.beta},${l.gamma}` : ''].join('|');
@@ -146,7 +167,8 @@ export function encodeRecord(r: RangeRecord, fingerprint: number, into: Float64A
 }
 
 export function decodeRecord(bytes: Uint8Array): { record: RangeRecord; fingerprint: number; check: number } {
-  const f = new Float64Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + RECORD_BYTES));
+  const aligned = bytes.byteOffset % 8 === 0;
+  const f = aligned ? new Float64Array(bytes.buffer, bytes.byteOffset, 6) : new Float64Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + RECORD_BYTES));
   const bit = f[3] % 2;
   return {
     record: { gatherRoot: f[0], total: f[1], time: f[2], received: bit === 1, rootBlock: f[4] },
