@@ -13,6 +13,8 @@ import type { ByteRange, RankSchedule, ScheduleOp, ScheduleStep, WorldSchedule }
 import { runSim } from '../src/transports/sim/run.js';
 import { barrierSchedule, bcastSchedule, gatherSchedule, scatterSchedule } from '../src/collectives/basic/schedule.js';
 import { allreduceSchedule, reduceSchedule } from '../src/collectives/basic/reduce-schedule.js';
+import { hierarchicalGatherSchedule } from '../src/collectives/hierarchical/schedule.js';
+import { bridgeFor, nodeStructure } from '../src/collectives/hierarchical/structure.js';
 
 const TAG = 7;
 const model = linearModel({ alpha: 10, beta: 1 });
@@ -463,6 +465,27 @@ describe('the building blocks as schedules (collectives/basic/schedule.ts)', () 
     expect(problems.some((x) => x.kind === 'length' && x.message.includes('combine of 8 B into 16 B'))).toBe(true);
     const split = grow(a[2], (o) => (o.kind === 'combine' ? { ...o, into: [{ ...o.into[0], length: 8 }, { ...o.into[0], offset: 8, length: 8 }] } : o));
     expect(checkSchedule(world('allreduce', a.map((rs, r) => (r === 2 ? split : rs)))).some((x) => x.kind === 'shape' && x.message.includes('one range'))).toBe(true);
+  });
+
+  it('the regular hierarchical gather checks clean: ordered, permuted and unequal nodes, every root, both root targets', () => {
+    const placements: [string, (p: number) => number][] = [
+      ['4 per node', (r) => Math.floor(r / 4)],
+      ['permuted over 3', (r) => (r * 5) % 3],
+      ['unequal', (r) => (r < 5 ? 0 : r < 6 ? 1 : 2)],
+    ];
+    for (const [name, nodeOf] of placements) {
+      for (let p = 1; p <= 14; p++) {
+        const s = nodeStructure(p, nodeOf);
+        for (let root = 0; root < p; root++) {
+          for (const reorder of [false, true]) {
+            const ranks = Array.from({ length: p }, (_, r) => hierarchicalGatherSchedule(s, bridgeFor(s, s.nodeIndex[root], s.nodeIndex[r]), root, r, 3, reorder).schedule);
+            const w = world(`hierarchical gather ${name} p=${p} root=${root} reorder=${reorder}`, ranks);
+            expect(checkSchedule(w), w.label).toEqual([]);
+            expect(ranks.flatMap((rs) => rs.steps.flatMap((st) => st.ops)).filter((o) => o.kind === 'send').length).toBe(p - 1);
+          }
+        }
+      }
+    }
   });
 
   it('a barrier round without its receive, or a bcast leaf without its parent’s send, is caught', () => {

@@ -23,6 +23,7 @@ import { rootLayout, type BlockLayout } from '../placement.js';
 import { bridgeOf, localOf, structureOf } from './cache.js';
 import { type NodeStructure } from './structure.js';
 import { twoLevelGather } from './two-level.js';
+import { runHierarchicalGather } from './schedule.js';
 import type { HierarchicalGatherArgs, HierarchicalGathervArgs, HierarchicalInfo, HierarchicalOptions } from './types.js';
 import { HIERARCHICAL_VARIANT_NAMES, HIERARCHICAL_VARIANTS, type HierarchicalVariant } from './variants.js';
 
@@ -76,17 +77,12 @@ export async function hierarchicalGather(
   const { root, send, recv } = checkGatherArgs(comm, args);
   const v = variantOf(comm, options);
   const p = comm.size;
-  const m = send.length;
   const s = structureOf(comm);
   if (v.rootTarget === undefined) {
     await gather(comm, { send, recv, root });
   } else {
-    const layout = (): BlockLayout => ({
-      counts: new Float64Array(p).fill(m),
-      displs: Float64Array.from({ length: p }, (_, i) => i * m),
-      unitBytes: 1,
-    });
-    await runTwoLevel(comm, v, root, send, recv, layout, m, 'send');
+    // every size is known: the data phase is a schedule (schedule.ts), over comm itself
+    await runHierarchicalGather(comm, s, bridgeOf(comm, s.nodeIndex[root]), root, send, recv, v.name === 'reorder');
   }
   return info(v, s, ceilLog2(p));
 }

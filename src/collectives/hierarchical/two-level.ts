@@ -22,6 +22,9 @@
  * the size is not known, receives with recvAlloc: pieces.ts); gatherv adds an 8-byte trailer
  * to every message, the size check of size-check.ts, so the root catches blocks that disagree
  * with its counts even when a message's total agrees. Local work O(p) at the root (placements), O(log n + log N) elsewhere.
+ *
+ * The regular gather (every size known) runs the same messages as a compiled schedule over
+ * the caller's communicator instead (schedule.ts); this program code runs gatherv.
  */
 import type { Communicator } from '../../comm/communicator.js';
 import { CommunicationError, InvalidArgumentError, TruncationError } from '../../errors.js';
