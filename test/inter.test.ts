@@ -1,5 +1,8 @@
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { SimEndpoint } from '../src/transports/sim/endpoint.js';
+import { unslottedTag } from '../src/collectives/call-scope.js';
+import { INTER_TAGS } from '../src/collectives/inter/types.js';
 import { CommunicationError, InvalidArgumentError, TruncationError } from '../src/errors.js';
 import { INTER_ALLGATHER_ALGORITHMS, interAllgather, interAllgatherv } from '../src/collectives/inter/index.js';
 import { portableAlgorithms } from '../src/collectives/types.js';
@@ -286,6 +289,37 @@ describe('errors', () => {
         expect(cause instanceof InvalidArgumentError || cause instanceof TruncationError, `${what}: ${String(cause)}`).toBe(true);
       }
     }
+  });
+
+  it('Algorithm 1: the exchange rounds are a schedule on the intercommunicator, run by the engine with remote peers (world ranks of the other group)', async () => {
+    const spy = vi.spyOn(SimEndpoint.prototype, 'bindSchedule');
+    const p = 5;
+    const q = 3;
+    const res = await runSim(
+      p + q,
+      async (comm) => {
+        const g = comm.rank < p ? 0 : 1;
+        const inter = await splitIntercomm(comm, g as 0 | 1);
+        const send = Uint8Array.from({ length: g === 0 ? 6 : 10 }, (_, i) => comm.rank * 16 + i);
+        const recv = new Uint8Array(g === 0 ? q * 10 : p * 6);
+        await interAllgather(inter, { send, recv }, { algorithm: 'segmented' });
+        return Array.from(recv);
+      },
+      { model: linearModel({ alpha: 1, beta: 1 }), ports: 'full-duplex' },
+    );
+    for (let r = 0; r < p + q; r++) {
+      const others = r < p ? [p, p + 1, p + 2] : [0, 1, 2, 3, 4];
+      const k = r < p ? 10 : 6;
+      expect(res.results[r]).toEqual(others.flatMap((o) => Array.from({ length: k }, (_, i) => o * 16 + i)));
+    }
+    // every rank bound its exchange schedule natively: peers translated by the remote group's world ranks
+    const exchange = spy.mock.calls.filter(([, , s]) => s.steps.some((st) => st.ops.some((o) => o.kind !== 'copy' && o.kind !== 'combine' && unslottedTag(o.tag) === INTER_TAGS.exchange)));
+    expect(exchange.length).toBe(p + q);
+    for (const [, worldOf] of exchange) {
+      expect(worldOf).not.toBeNull();
+      expect((worldOf as Int32Array).length).toBe(Array.from(worldOf as Int32Array).every((w) => w < p) ? p : q);
+    }
+    spy.mockRestore();
   });
 
   it('interAllgather: one rank of a group expects another remote block size whose segment happens to match: InvalidArgumentError("recv"), no hang', async () => {

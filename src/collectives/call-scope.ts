@@ -236,6 +236,19 @@ export class InterCallScope extends SlotView<InterCommunicator> implements Inter
     return this.base.nodeOfRemote(rank);
   }
 
+  /** The base's native executor with this call's tag shift (as CallScope's). */
+  get bindValidatedSchedule(): InterCommunicator['bindValidatedSchedule'] {
+    const bind = this.base.bindValidatedSchedule;
+    if (bind === undefined) return undefined;
+    return (schedule: RankSchedule, buffers: readonly Uint8Array[], options: ScheduleOptions): BoundSchedule | undefined => {
+      const inner = bind.call(this.base, schedule, buffers, options);
+      if (inner === undefined) return undefined;
+      const blocking = inner.runBlocking;
+      const run = (tagShift = 0): PromiseLike<void> => inner.run(this.shift + tagShift);
+      return blocking === undefined ? { run } : { run, runBlocking: (tagShift = 0) => blocking.call(inner, this.shift + tagShift) };
+    };
+  }
+
   merge(high: boolean): Promise<Communicator> {
     return this.base.merge(high);
   }

@@ -18,7 +18,7 @@ import { allgatherRecords, endpointCtx, type Members, TAG_SPLIT, withContext } f
 import { ANY_SOURCE, ANY_TAG, BaseCommunicator, type Communicator, type Received, type Status, UNDEFINED } from './communicator.js';
 import type { Endpoint, VirtualClock } from './endpoint.js';
 import type { NativeCollectives } from './native.js';
-import type { BoundSchedule, RankSchedule, ScheduleOptions } from './schedule.js';
+import { boundOf, type BoundSchedule, type RankSchedule, type ScheduleOptions } from './schedule.js';
 import { mapRequest, OpRequest, type Request, toPromise } from './request.js';
 import { badTimeout, withTimeout } from './timeout.js';
 import { isMessageBuffer, type MessageBuffer, type MessageData, toBytes } from './segments.js';
@@ -91,11 +91,7 @@ export class GroupCommunicator extends BaseCommunicator implements Members {
     if (native !== undefined) {
       this.bindValidatedSchedule = (schedule, buffers, options) => {
         const es = native.call(endpoint, ctx, this.group, schedule, buffers, options);
-        if (es === undefined) return undefined;
-        const blocking = es.startBlocking;
-        return blocking === undefined
-          ? { run: (tagShift = 0) => es.start(tagShift) }
-          : { run: (tagShift = 0) => es.start(tagShift), runBlocking: (tagShift = 0) => blocking.call(es, tagShift) };
+        return es === undefined ? undefined : boundOf(es);
       };
     }
   }

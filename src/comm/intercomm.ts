@@ -25,6 +25,7 @@ import type { Endpoint, VirtualClock } from './endpoint.js';
 import type { NativeInterCollectives } from './native.js';
 import { handled, mapRequest, OpRequest, type Request, waitAll } from './request.js';
 import { type MessageData, toBytes } from './segments.js';
+import { boundOf, type BoundSchedule, type RankSchedule, type ScheduleOptions } from './schedule.js';
 import { badMaxBytes, badRank, badTag, GroupCommunicator } from './group.js';
 
 const TAG_INTER_GATHER = MANAGEMENT_TAG + 3;
@@ -63,6 +64,12 @@ export interface InterCommunicator {
    * The first use is collective over both groups (it makes the MPI intercommunicator).
    */
   readonly native?: NativeInterCollectives;
+  /**
+   * Present when the transport has a native executor of schedules: binds this rank's
+   * `schedule`, whose peers are ranks of the REMOTE group, to `buffers` (validated by the
+   * caller: schedule/run.ts bindInterSchedule); undefined when the executor declines it.
+   */
+  readonly bindValidatedSchedule?: (schedule: RankSchedule, buffers: readonly Uint8Array[], options: ScheduleOptions) => BoundSchedule | undefined;
   /**
    * Whether this group is the "low" group: its local rank 0 has a lower world rank than the
    * remote group's (MPICH's is_low_group). Known locally; the same answer on every rank of a
@@ -104,6 +111,7 @@ class GroupInterCommunicator extends PointToPointBase implements InterCommunicat
   readonly clock?: VirtualClock;
   private readonly endpoint: Endpoint;
   private remoteOf: Map<number, number> | undefined;
+  readonly bindValidatedSchedule?: (schedule: RankSchedule, buffers: readonly Uint8Array[], options: ScheduleOptions) => BoundSchedule | undefined;
 
   constructor(
     readonly local: GroupCommunicator,
@@ -118,6 +126,15 @@ class GroupInterCommunicator extends PointToPointBase implements InterCommunicat
     this.remoteSize = remote.length;
     if (local.clock !== undefined) this.clock = local.clock;
     this.endpoint.openContext?.(ctx, [...local.worldRanks(), ...remote].sort((a, b) => a - b));
+    const native = this.endpoint.bindSchedule;
+    if (native !== undefined) {
+      const endpoint = this.endpoint;
+      // the schedule's peers are remote ranks: `remote` maps them to world ranks
+      this.bindValidatedSchedule = (schedule, buffers, options) => {
+        const es = native.call(endpoint, ctx, remote, schedule, buffers, options);
+        return es === undefined ? undefined : boundOf(es);
+      };
+    }
   }
 
   private nativeOps: NativeInterCollectives | null | undefined;

@@ -199,3 +199,11 @@ export interface EndpointSchedule {
   startBlocking?(tagShift: number): void;
   waiting(): ScheduleWait | undefined;
 }
+
+/** The BoundSchedule of a transport's executor (what the communicators hand out). */
+export function boundOf(es: EndpointSchedule): BoundSchedule {
+  const blocking = es.startBlocking;
+  return blocking === undefined
+    ? { run: (tagShift = 0) => es.start(tagShift) }
+    : { run: (tagShift = 0) => es.start(tagShift), runBlocking: (tagShift = 0) => blocking.call(es, tagShift) };
+}

@@ -23,6 +23,7 @@
  * operation; else (or when that executor declines the schedule) to the portable executor here.
  */
 import type { Communicator, MessageBuffer, Request, Status } from '../comm/communicator.js';
+import type { InterCommunicator } from '../comm/intercomm.js';
 import { inOrder, mapRequest } from '../comm/request.js';
 import { forEachPiece } from '../comm/segments.js';
 import { CommunicationError, InvalidArgumentError, TruncationError } from '../errors.js';
@@ -42,6 +43,9 @@ const NOTHING = (): void => {};
 
 export type { BoundSchedule, ScheduleOptions } from './types.js';
 
+/** What the portable executor needs of a communicator (an intercommunicator's peers are remote ranks). */
+type ScheduleComm = Pick<Communicator, 'rank' | 'isend' | 'irecv' | 'waitAll' | 'copy'>;
+
 /**
  * Validates `schedule` (this rank's) against `buffers` (same count, each a Uint8Array of
  * exactly its `bytes`) and binds it for the transport's native executor, or the portable one
@@ -57,13 +61,38 @@ export function bindSchedule(
   buffers: readonly Uint8Array[],
   options: ScheduleOptions & { readonly portable?: boolean } = {},
 ): BoundSchedule {
+  return bindOn(comm, comm.size, false, schedule, buffers, options);
+}
+
+/**
+ * `bindSchedule` on an intercommunicator: the schedule's peers are ranks of the REMOTE group
+ * (sends and receives cross the groups); a copy through a port (a message to oneself) has no
+ * meaning there and is an InvalidArgumentError.
+ */
+export function bindInterSchedule(
+  inter: InterCommunicator,
+  schedule: RankSchedule,
+  buffers: readonly Uint8Array[],
+  options: ScheduleOptions & { readonly portable?: boolean } = {},
+): BoundSchedule {
+  return bindOn(inter, inter.remoteSize, true, schedule, buffers, options);
+}
+
+function bindOn(
+  comm: ScheduleComm & { readonly bindValidatedSchedule?: Communicator['bindValidatedSchedule'] },
+  peers: number,
+  inter: boolean,
+  schedule: RankSchedule,
+  buffers: readonly Uint8Array[],
+  options: ScheduleOptions & { readonly portable?: boolean },
+): BoundSchedule {
   const native = options.portable === true ? undefined : comm.bindValidatedSchedule;
   // the native executors address the buffers themselves: validate only, no views
-  let steps = bind(comm, schedule, buffers, native === undefined, options);
+  let steps = bind(comm, peers, inter, schedule, buffers, native === undefined, options);
   if (native !== undefined) {
     const bound = native.call(comm, schedule, buffers, options);
     if (bound !== undefined) return bound;
-    steps = bind(comm, schedule, buffers, true, options);
+    steps = bind(comm, peers, inter, schedule, buffers, true, options);
   }
   const recvError = options.recvError;
   return {
@@ -94,7 +123,15 @@ export async function runSchedule(
 }
 
 /** Validates everything and (`views`) binds each operation's views. */
-function bind(comm: Communicator, schedule: RankSchedule, buffers: readonly Uint8Array[], views: boolean, options: ScheduleOptions): Bound[][] {
+function bind(
+  comm: ScheduleComm,
+  peers: number,
+  inter: boolean,
+  schedule: RankSchedule,
+  buffers: readonly Uint8Array[],
+  views: boolean,
+  options: ScheduleOptions,
+): Bound[][] {
   const rank = comm.rank;
   if (schedule.rank !== rank) throw new InvalidArgumentError('schedule', `it is rank ${schedule.rank}'s, and this is rank ${rank}`, { rank });
   if (!Array.isArray(buffers)) throw new InvalidArgumentError('buffers', 'not an array of Uint8Array', { rank });
@@ -150,10 +187,13 @@ function bind(comm: Communicator, schedule: RankSchedule, buffers: readonly Uint
         if (op.tag !== undefined && (!Number.isSafeInteger(op.tag) || op.tag < 0)) {
           throw new InvalidArgumentError(`${field}.tag`, `${op.tag} is not a tag`, { rank });
         }
+        if (op.tag !== undefined && inter) {
+          throw new InvalidArgumentError(`${field}.tag`, 'a copy through a port (a message to oneself) is not possible on an intercommunicator', { rank });
+        }
         return { kind: 'copy', from: from.buf, to: to.buf, bytes: from.bytes, tag: op.tag };
       }
-      if (!Number.isSafeInteger(op.peer) || op.peer < 0 || op.peer >= comm.size) {
-        throw new InvalidArgumentError(`${field}.peer`, `${op.peer} is not a rank in [0, ${comm.size})`, { rank });
+      if (!Number.isSafeInteger(op.peer) || op.peer < 0 || op.peer >= peers) {
+        throw new InvalidArgumentError(`${field}.peer`, `${op.peer} is not a ${inter ? 'remote ' : ''}rank in [0, ${peers})`, { rank });
       }
       const { buf, bytes } = view(op.data, `${field}.data`);
       return op.kind === 'send' ? { kind: 'send', op, buf } : { kind: 'recv', op, buf, bytes };
@@ -185,14 +225,14 @@ function checkCombine(rank: number, field: string, into: Span, from: Span, buffe
 }
 
 /** Copies `from` into `to` (`bytes` each) with comm.copy, piece by piece. */
-function copySpan(comm: Communicator, to: MessageBuffer, from: MessageBuffer, bytes: number): void {
+function copySpan(comm: ScheduleComm, to: MessageBuffer, from: MessageBuffer, bytes: number): void {
   if (to instanceof Uint8Array && from instanceof Uint8Array) comm.copy(to, from);
   else forEachPiece(to, from, bytes, (d, s) => comm.copy(d, s));
 }
 
 type RecvError = ScheduleOptions['recvError'];
 
-function checkStatus(comm: Communicator, s: number, j: number, b: Bound & { kind: 'recv' }, st: Status, recvError: RecvError): void {
+function checkStatus(comm: ScheduleComm, s: number, j: number, b: Bound & { kind: 'recv' }, st: Status, recvError: RecvError): void {
   if (st.bytes !== b.bytes) {
     if (recvError !== undefined) throw recvError(b.op.peer, b.op.tag, b.bytes, st.bytes, undefined);
     throw new CommunicationError(
@@ -206,7 +246,7 @@ function checkStatus(comm: Communicator, s: number, j: number, b: Bound & { kind
  * Starts operation b: its requests (none: a plain copy, already complete; two: a copy through
  * a port, the message to this rank itself, its receive first as collectives/ports.ts selfCopy).
  */
-function start(comm: Communicator, b: Bound, shift: number): Request<unknown>[] {
+function start(comm: ScheduleComm, b: Bound, shift: number): Request<unknown>[] {
   if (b.kind === 'send') return [comm.isend(b.op.peer, shiftedTag(b.op.tag, shift), b.buf)];
   if (b.kind === 'recv') return [comm.irecv(b.op.peer, shiftedTag(b.op.tag, shift), b.buf)];
   if (b.kind === 'combine') {
@@ -228,7 +268,7 @@ function mapFailure(b: Bound, e: unknown, recvError: RecvError): unknown {
 }
 
 /** A step whose window covers all its operations: start them all, one waitAll. */
-async function allAtOnce(comm: Communicator, s: number, ops: readonly Bound[], recvError: RecvError, shift: number): Promise<void> {
+async function allAtOnce(comm: ScheduleComm, s: number, ops: readonly Bound[], recvError: RecvError, shift: number): Promise<void> {
   const reqs: Request<unknown>[] = [];
   const at: number[] = [];
   for (let j = 0; j < ops.length; j++) {
@@ -252,7 +292,7 @@ async function allAtOnce(comm: Communicator, s: number, ops: readonly Bound[], r
 }
 
 /** A step with at most `window` operations outstanding (comm/request.ts inOrder); rejects with the first failure. */
-function windowed(comm: Communicator, s: number, ops: readonly Bound[], window: number, recvError: RecvError, shift: number): Promise<void> {
+function windowed(comm: ScheduleComm, s: number, ops: readonly Bound[], window: number, recvError: RecvError, shift: number): Promise<void> {
   return inOrder(ops, window, (b, j): PromiseLike<void> => {
     let reqs: Request<unknown>[];
     try {

@@ -6,7 +6,9 @@
  * round (isend + irecv on the intercommunicator, full duplex). Each rank receives straight
  * into its place in recv, so one intragroup allgatherv per group (inter.local; counts: the
  * segment sizes in A, |s_i|·k_A in B) completes the operation with no reordering
- * (plan.ts: segmentedRankPlan).
+ * (plan.ts: segmentedRankPlan). The exchange rounds run as a schedule on the
+ * intercommunicator (schedule/run.ts bindInterSchedule: the transport's executor), the final
+ * allgatherv as its algorithm's schedule (ring, Bruck) or program (pipelined ring).
  *
  * Cost (α + βm, full duplex): exchange ⌈p/q⌉(α + β·max(k_A, ⌈k_B/⌊p/q⌋⌉)), then the two
  * allgathervs concurrently. When q divides p the blocks are equal and the ring runs:
@@ -29,16 +31,30 @@ import type { InterCommunicator } from '../../comm/intercomm.js';
 import { InvalidArgumentError, TruncationError } from '../../errors.js';
 import { segmentedRankPlan } from './plan.js';
 import { INTER_TAGS } from './types.js';
+import type { RankSchedule, Span } from '../../comm/schedule.js';
+import { bindInterSchedule } from '../../schedule/run.js';
 
 export async function segmentedAllgather(inter: InterCommunicator, send: Uint8Array, recv: Uint8Array): Promise<void> {
   const remoteBlock = recv.length / inter.remoteSize;
   const plan = segmentedRankPlan(inter.size, inter.remoteSize, send.length, remoteBlock, inter.rank);
-  for (const { send: s, recv: r } of plan.rounds) {
-    const rq = receiveChecked(inter, r.peer, INTER_TAGS.exchange, recv.subarray(r.offset, r.offset + r.length), 'recv');
-    const sq = inter.isend(s.peer, INTER_TAGS.exchange, send.subarray(s.offset, s.offset + s.length));
-    const [st] = await Promise.all([rq, sq]);
-    checkReceive(inter, st, r.length, r.peer, 'recv');
-  }
+  // the exchange rounds are a schedule on the intercommunicator (its peers remote ranks): one
+  // step per round, the receive posted before the send, both at once
+  const span = (buffer: number, offset: number, length: number): Span => (length > 0 ? [{ buffer, offset, length }] : []);
+  const schedule: RankSchedule = {
+    rank: inter.rank,
+    buffers: [
+      { name: 'send', bytes: send.length },
+      { name: 'recv', bytes: recv.length },
+    ],
+    steps: plan.rounds.map(({ send: s, recv: r }) => ({
+      window: 2,
+      ops: [
+        { kind: 'recv', peer: r.peer, tag: INTER_TAGS.exchange, data: span(1, r.offset, r.length) },
+        { kind: 'send', peer: s.peer, tag: INTER_TAGS.exchange, data: span(0, s.offset, s.length) },
+      ],
+    })),
+  };
+  await bindInterSchedule(inter, schedule, [send, recv], { recvError: exchangeError(inter, 'recv'), once: true }).run();
   const mine = recv.subarray(plan.displs[inter.rank], plan.displs[inter.rank] + plan.counts[inter.rank]);
   try {
     await allgatherv(inter.local, { send: mine, recv, counts: plan.counts, displs: plan.displs }, { algorithm: finalStageAlgorithm(plan.counts) });
@@ -98,6 +114,19 @@ export async function receiveChecked(
     }
     throw e;
   }
+}
+
+/** receiveChecked's and checkReceive's errors for a schedule's receive (ScheduleOptions.recvError). */
+export function exchangeError(inter: InterCommunicator, field: string): (peer: number, tag: number, expected: number, got: number | undefined, cause: unknown) => Error {
+  return (peer, _tag, expected, got, cause) =>
+    got === undefined
+      ? new InvalidArgumentError(field, `remote rank ${peer} sent more than the ${expected} bytes expected from it: the groups disagree about the block sizes`, {
+          rank: inter.rank,
+          cause,
+        })
+      : new InvalidArgumentError(field, `remote rank ${peer} sent ${got} bytes where ${expected} were expected: the groups disagree about the block sizes`, {
+          rank: inter.rank,
+        });
 }
 
 export function checkReceive(inter: InterCommunicator, st: Status, expected: number, source: number, field: string): void {
