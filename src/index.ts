@@ -161,11 +161,26 @@ export async function renderBenchReport(results: import('./harness/results.js').
   return renderReport(results);
 }
 
-/** Schedules: a collective's data phase as data (steps of send/recv/copy), its static check, printer and executors. */
-export type { ByteRange, CopyOp, RankSchedule, RecvOp, ScheduleBuffer, ScheduleOp, ScheduleOptions, ScheduleStep, SendOp, Span, WorldSchedule } from './schedule/types.js';
+/** Schedules: a collective's data phase as data (steps of send/recv/copy/combine), its static check, printer and executors. */
+export type {
+  ByteRange,
+  CombineOp,
+  CopyOp,
+  RankSchedule,
+  RecvOp,
+  ScheduleBuffer,
+  ScheduleCombiner,
+  ScheduleOp,
+  ScheduleOptions,
+  ScheduleStep,
+  SendOp,
+  Span,
+  WorldSchedule,
+} from './schedule/types.js';
 export { shiftedTag, spanBytes } from './schedule/types.js';
 export { assertSchedule, checkSchedule, type ScheduleProblem, type ScheduleProblemKind } from './schedule/check.js';
 export { formatSchedule } from './schedule/format.js';
-export { bindSchedule, runSchedule, type BoundSchedule } from './schedule/run.js';
+export { bindInterSchedule, bindSchedule, runSchedule, type BoundSchedule } from './schedule/run.js';
+export { BASIC_SCHEDULE_OPS, compileBasicSchedule, type BasicScheduleOp } from './collectives/basic/world-schedule.js';
 export { COMPILED_V_ALGORITHMS, compileVSchedule, type CompileVOptions, type CompiledVAlgorithm } from './collectives/v-schedule.js';
 export { COMPILED_ALLGATHER_ALGORITHMS, compileAllgatherSchedule, type CompileAllgatherOptions, type CompiledAllgatherAlgorithm } from './collectives/allgather/schedule.js';
