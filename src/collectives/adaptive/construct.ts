@@ -40,6 +40,16 @@ import {
   type RangeRecord,
 } from './decide.js';
 import { hypercubeRounds, partnerOf, rangeOf } from './hypercube.js';
+import type { RankSchedule, ScheduleBuffer, Span } from '../../comm/schedule.js';
+import { bindSchedule } from '../../schedule/run.js';
+
+/** A construction round's exchange: this rank's record out, the partner's in (RECORD_BYTES each). */
+const EXCHANGE_BUFFERS: readonly ScheduleBuffer[] = [
+  { name: 'in', bytes: RECORD_BYTES },
+  { name: 'out', bytes: RECORD_BYTES },
+];
+const RECORD_SPAN_IN: Span = [{ buffer: 0, offset: 0, length: RECORD_BYTES }];
+const RECORD_SPAN_OUT: Span = [{ buffer: 1, offset: 0, length: RECORD_BYTES }];
 import type { AdaptiveTags } from './tags.js';
 
 /** One join as the gather root taking part in it sees it. */
@@ -90,6 +100,10 @@ export interface ConstructionInput {
 /** Bytes of a notification: kind (+ 2·count checksum), round, peer, size as float64. */
 export const NOTIFY_BYTES = 32;
 
+/** A gather root's notification from its range's fixed root: one receive of NOTIFY_BYTES. */
+const NOTIFY_BUFFERS: readonly ScheduleBuffer[] = [{ name: 'notification', bytes: NOTIFY_BYTES }];
+const NOTIFY_SPAN: Span = [{ buffer: 0, offset: 0, length: NOTIFY_BYTES }];
+
 function encodeEvent(e: RoleEvent): Uint8Array {
   const f = new Float64Array([(e.kind === 'recv' ? 0 : 1) + 2 * e.check, e.round, e.peer, e.size]);
   return new Uint8Array(f.buffer);
@@ -127,17 +141,32 @@ export async function constructAdaptive(input: ConstructionInput): Promise<Adapt
     const right = ownIsLeft ? other : own;
     if (record !== undefined) {
       // Fixed root (v = own.hi): exchange records with the partner range's fixed root.
+      // the round's exchange is one step of a schedule: one native run (MPI: in C), receive first
       const into = new Uint8Array(RECORD_BYTES);
-      const ops: Request<unknown>[] = [comm.irecv(other.hi, tags.exchange, into), comm.isend(other.hi, tags.exchange, encodeRecord(record, fingerprint, recBuf, check))];
-      await comm.waitAll(ops);
-      const got = decodeRecord(into);
-      if (got.fingerprint !== fingerprint) {
-        throw new InvalidArgumentError(
+      const mismatch = (): InvalidArgumentError =>
+        new InvalidArgumentError(
           'model',
           `ranks ${v} and ${other.hi} run the adaptive construction with different roots, cost models or adaptive options (every rank must pass the same)`,
           { rank: v },
         );
-      }
+      const exchange: RankSchedule = {
+        rank: v,
+        buffers: EXCHANGE_BUFFERS,
+        steps: [
+          {
+            window: 2,
+            ops: [
+              { kind: 'recv', peer: other.hi, tag: tags.exchange, data: RECORD_SPAN_IN },
+              { kind: 'send', peer: other.hi, tag: tags.exchange, data: RECORD_SPAN_OUT },
+            ],
+          },
+        ],
+      };
+      const out = encodeRecord(record, fingerprint, recBuf, check);
+      // a message of another length: the partner runs something else (a longer one: the transport's truncation)
+      await bindSchedule(comm, exchange, [into, out], { once: true, recvError: (_peer, _tag, _expected, got, cause) => (got === undefined ? (cause as Error) : mismatch()) }).run();
+      const got = decodeRecord(into);
+      if (got.fingerprint !== fingerprint) throw mismatch();
       const theirs = got.record;
       const dec = decideJoin(ownIsLeft ? record : theirs, ownIsLeft ? theirs : record, left.lo, left.hi, right.hi, ctx);
       const ownReceives = dec.rightReceives !== ownIsLeft;
@@ -154,7 +183,12 @@ export async function constructAdaptive(input: ConstructionInput): Promise<Adapt
     } else {
       // Gather root only: the range's fixed root tells it the outcome.
       const into = new Uint8Array(NOTIFY_BYTES);
-      await comm.recv(own.hi, tags.notify, into);
+      const notify: RankSchedule = { rank: v, buffers: NOTIFY_BUFFERS, steps: [{ window: 1, ops: [{ kind: 'recv', peer: own.hi, tag: tags.notify, data: NOTIFY_SPAN }] }] };
+      await bindSchedule(comm, notify, [into], {
+        once: true,
+        recvError: (peer, _tag, expected, got, cause) =>
+          got === undefined ? (cause as Error) : new CommunicationError(`rank ${v}: adaptive construction notification of ${got} bytes from rank ${peer}, ${expected} expected`, { rank: v }),
+      }).run();
       const f = new Float64Array(into.buffer, 0, 4);
       const kind = f[0] % 2;
       if (f[1] !== d) throw new CommunicationError(`rank ${v}: adaptive construction notification for round ${f[1]} in round ${d}`, { rank: v });
