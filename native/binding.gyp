@@ -2,7 +2,7 @@
   "targets": [
     {
       "target_name": "vcoll_mpi",
-      "sources": ["vcoll_mpi.c", "vcoll_mpi_schedule.c"],
+      "sources": ["vcoll_mpi.c", "vcoll_mpi_schedule.c", "vcoll_mpi_combine.c"],
       "include_dirs": ["<!@(sh mpi-flags.sh incdirs)"],
       "libraries": ["<!@(sh mpi-flags.sh libs)"],
       "cflags": ["-O2", "-Wall", "-Wextra", "-Wno-unused-parameter"],

@@ -1,5 +1,6 @@
 /*
- * What vcoll_mpi.c shares with the other C files of the same module (vcoll_mpi_schedule.c):
+ * What vcoll_mpi.c shares with the other C files of the same module (vcoll_mpi_schedule.c,
+ * vcoll_mpi_combine.c):
  * argument helpers, errors, the watchdog's marks, the request-table growth helper and the
  * communicator table. Hidden from other modules (one N-API module, several files).
  */
@@ -36,5 +37,18 @@ VCOLL_INTERNAL napi_value js_sched_create(napi_env env, napi_callback_info info)
 VCOLL_INTERNAL napi_value js_sched_run(napi_env env, napi_callback_info info);
 VCOLL_INTERNAL napi_value js_sched_free(napi_env env, napi_callback_info info);
 VCOLL_INTERNAL napi_value js_sched_run_once(napi_env env, napi_callback_info info);
+
+/*
+ * vcoll_mpi_combine.c: the built-in operators of combine operations (into := into ⊕ from,
+ * n elements), as src/collectives/basic/ops.ts defines them. Codes as the schedule encoding
+ * (vcoll_mpi_schedule.c, src/transports/mpi/endpoint.ts): op sum 0, prod 1, min 2, max 3,
+ * band 4, bor 5, bxor 6; type Int8 0, Uint8 1, Uint8Clamped 2, Int16 3, Uint16 4, Int32 5,
+ * Uint32 6, Float32 7, Float64 8, BigInt64 9, BigUint64 10.
+ */
+#define VCOLL_COMBINE_OPS 7
+#define VCOLL_COMBINE_TYPES 11
+typedef void (*vcoll_combine_fn)(unsigned char *into, const unsigned char *from, size_t n);
+/* The operator's function and (elbytes) the element's size, or NULL: no such operator (a bitwise one on floats). */
+VCOLL_INTERNAL vcoll_combine_fn vcoll_combine_resolve(int op, int type, size_t *elbytes);
 
 #endif

@@ -4,15 +4,19 @@
  * A schedule is made once (schedCreate) from its encoding and the buffers it addresses, and run
  * as often as wanted (schedRun): every send's and receive's address, count and datatype (an
  * hindexed one for several ranges) are made at creation, so a run posts MPI_Isend / MPI_Irecv
- * and completes them, nothing else; copies are memcpy of precomputed pieces. (Not persistent
+ * and completes them, nothing else; copies are memcpy of precomputed pieces, combines a
+ * built-in operator's loop (vcoll_mpi_combine.c) over precomputed pointers. (Not persistent
  * requests: a run's collective tags move with the call slot it runs in, `shift` below.) Steps run in order; a step's
- * operations are started in order with at most `window` of them outstanding (a copy holds no
- * slot: it is done when started), and the step ends when all have completed (MPI_Testsome, or
- * MPI_Waitsome when blocking).
+ * operations are started in order with at most `window` of them outstanding (a copy or a
+ * combine holds no slot: it is done when started), and the step ends when all have completed
+ * (MPI_Testsome, or MPI_Waitsome when blocking).
  *
  * Encoding (Int32Array): nsteps, then per step: window, nops, then per operation
  *   send / recv: kind (0 / 1), comm handle, MPI peer, MPI tag, shiftable (0 / 1), nranges, (buffer, offset, length) * nranges
  *   copy:        2, nfrom, (buffer, offset, length) * nfrom, nto, (buffer, offset, length) * nto
+ *   combine:     3, op, type, ninto, (buffer, offset, length) * ninto, nfrom, (buffer, offset, length) * nfrom
+ *                (into := into ⊕ from; op and type codes as vcoll_mpi_internal.h VCOLL_COMBINE_*;
+ *                 ninto = nfrom ≤ 1, the two ranges of one length, a multiple of the element size)
  * Ranges were validated by the caller (schedule/run.ts) and are checked again here.
  *
  * schedCreate(code, buffers: Uint8Array[], info: Int32Array(8)) -> handle
@@ -47,7 +51,7 @@ typedef struct {
 } piece;
 
 typedef struct {
-  int kind; /* 0 send, 1 recv, 2 copy */
+  int kind; /* 0 send, 1 recv, 2 copy, 3 combine */
   int peer, tag, shiftable;
   MPI_Comm comm;
   void *base;
@@ -56,6 +60,10 @@ typedef struct {
   MPI_Datatype type; /* a derived datatype to free, or MPI_DATATYPE_NULL */
   int npieces;
   piece *pieces; /* copy */
+  vcoll_combine_fn combine; /* combine: the operator, on n elements of into and from */
+  unsigned char *into;
+  const unsigned char *from;
+  size_t n;
 } sched_op;
 
 typedef struct {
@@ -107,7 +115,7 @@ typedef struct {
   int n;
 } sched_bufs;
 
-/* Reads `n` ranges at code[*at]; fills ptrs/lens (allocated) and returns the total, or -1. */
+/* Reads `n` ranges at code[*at]; fills ptrs/lens (allocated) and returns the total, or -1 (nothing allocated). */
 static long read_ranges(const int *code, size_t ncode, size_t *at, const sched_bufs *b, int *n, unsigned char ***ptrs, int **lens) {
   if (*at >= ncode) return -1;
   int k = code[(*at)++];
@@ -119,11 +127,14 @@ static long read_ranges(const int *code, size_t ncode, size_t *at, const sched_b
   for (int i = 0; i < k; i++) {
     int buf = code[*at], off = code[*at + 1], len = code[*at + 2];
     *at += 3;
-    if (buf < 0 || buf >= b->n || off < 0 || len < 0 || (size_t)off + (size_t)len > b->len[buf]) return -1;
+    if (buf < 0 || buf >= b->n || off < 0 || len < 0 || (size_t)off + (size_t)len > b->len[buf] || total + len > INT_MAX) {
+      free(*ptrs);
+      free(*lens);
+      return -1;
+    }
     (*ptrs)[i] = b->base[buf] + off;
     (*lens)[i] = len;
     total += len;
-    if (total > INT_MAX) return -1;
   }
   return total;
 }
@@ -215,6 +226,14 @@ static sched_t *sched_make(napi_env env, napi_value *argv) {
             if (k < 0) { bad = "vcoll_mpi: schedCreate: bad range count"; break; }
             a += 1 + 3 * (size_t)k;
           }
+        } else if (kind == 3) {
+          a += 3;
+          for (int side = 0; side < 2; side++) {
+            if (a >= ncode) { bad = "vcoll_mpi: schedCreate: truncated code"; break; }
+            int k = code[a];
+            if (k < 0) { bad = "vcoll_mpi: schedCreate: bad range count"; break; }
+            a += 1 + 3 * (size_t)k;
+          }
         } else if (kind == 0 || kind == 1) {
           if (a + 6 > ncode) { bad = "vcoll_mpi: schedCreate: truncated code"; break; }
           int k = code[a + 5];
@@ -283,6 +302,27 @@ static sched_t *sched_make(napi_env env, napi_value *argv) {
         }
         if (bf >= 0) { free(fp); free(fl); }
         if (bf >= 0 && bt >= 0) { free(tp); free(tl); }
+        continue;
+      }
+      if (kind == 3) {
+        if (at + 3 > ncode) { bad = "vcoll_mpi: schedCreate: truncated code"; break; }
+        size_t eb = 0;
+        op->combine = vcoll_combine_resolve(code[at + 1], code[at + 2], &eb);
+        at += 3;
+        if (op->combine == NULL) { bad = "vcoll_mpi: schedCreate: a combine's operator is not a built-in one on its type"; break; }
+        unsigned char **ip, **fp;
+        int *il, *fl, ni, nf;
+        long bi = read_ranges(code, ncode, &at, &b, &ni, &ip, &il);
+        long bf = bi < 0 ? -1 : read_ranges(code, ncode, &at, &b, &nf, &fp, &fl);
+        if (bi < 0 || bf < 0 || bi != bf || ni != nf || ni > 1 || (size_t)bi % eb != 0) {
+          bad = "vcoll_mpi: schedCreate: a combine's ranges do not fit the buffers (one range each, of one length, whole elements)";
+        } else if (ni == 1) {
+          op->into = ip[0];
+          op->from = fp[0];
+          op->n = (size_t)bi / eb;
+        }
+        if (bi >= 0) { free(ip); free(il); }
+        if (bi >= 0 && bf >= 0) { free(fp); free(fl); }
         continue;
       }
       int h = code[at + 1];
@@ -392,6 +432,10 @@ static int sched_advance(sched_t *s, double spin) {
       s->issued++;
       if (op->kind == 2) {
         for (int k = 0; k < op->npieces; k++) memmove(op->pieces[k].dst, op->pieces[k].src, op->pieces[k].len);
+        continue;
+      }
+      if (op->kind == 3) {
+        if (op->n > 0) op->combine(op->into, op->from, op->n);
         continue;
       }
       int tag = op->shiftable ? op->tag + s->shift : op->tag;

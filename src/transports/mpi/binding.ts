@@ -36,6 +36,29 @@ export const MPI_OPS = { sum: 0, prod: 1, max: 2, min: 3, band: 4, bor: 5, bxor:
 export const MPI_TYPES = { f64: 0, f32: 1, i32: 2, u32: 3, i16: 4, u16: 5, i8: 6, u8: 7, i64: 8, u64: 9 } as const;
 
 /**
+ * Operator codes of a schedule's combine operations (schedCreate's encoding, op kind 3;
+ * native/vcoll_mpi_internal.h VCOLL_COMBINE_*): the built-ins of collectives/basic/ops.ts.
+ */
+export const COMBINE_OPS: Readonly<Record<string, number>> = { sum: 0, prod: 1, min: 2, max: 3, band: 4, bor: 5, bxor: 6 };
+/**
+ * Element type codes of a schedule's combine operations (as COMBINE_OPS), by typed array name,
+ * with each type's element size and whether it is floating-point (no bitwise operators).
+ */
+export const COMBINE_TYPES: Readonly<Record<string, { readonly code: number; readonly bytes: number; readonly float: boolean }>> = {
+  Int8Array: { code: 0, bytes: 1, float: false },
+  Uint8Array: { code: 1, bytes: 1, float: false },
+  Uint8ClampedArray: { code: 2, bytes: 1, float: false },
+  Int16Array: { code: 3, bytes: 2, float: false },
+  Uint16Array: { code: 4, bytes: 2, float: false },
+  Int32Array: { code: 5, bytes: 4, float: false },
+  Uint32Array: { code: 6, bytes: 4, float: false },
+  Float32Array: { code: 7, bytes: 4, float: true },
+  Float64Array: { code: 8, bytes: 8, float: true },
+  BigInt64Array: { code: 9, bytes: 8, float: false },
+  BigUint64Array: { code: 10, bytes: 8, float: false },
+};
+
+/**
  * The binding's functions: one MPI call each, synchronous. Communicators are handles (0:
  * MPI_COMM_WORLD), pending requests slots. Failures throw an Error with `mpiClass` and
  * `mpiClassName` (see `mpiErrorClass`).
@@ -118,7 +141,8 @@ export interface MpiBinding {
   /**
    * A schedule (src/comm/schedule.ts) made once in C, every send's and receive's address,
    * count and datatype resolved (native/vcoll_mpi_schedule.c): `code` encodes the steps (endpoint.ts
-   * bindSchedule), `buffers` are the buffers its ranges address (kept alive), `info` (7
+   * bindSchedule; combine operations with a built-in operator, COMBINE_OPS / COMBINE_TYPES, run
+   * in C too), `buffers` are the buffers its ranges address (kept alive), `info` (7
    * Int32) receives a failure's step, op, peer, tag, error class (0: a receive of another
    * length), bytes received and whether the schedule is unusable now. Returns the handle.
    * Absent from bindings built before it.

@@ -37,7 +37,7 @@ import type { NativeCollectives, NativeInterCollectives } from '../../comm/nativ
 import { OpRequest, type Request } from '../../comm/request.js';
 import type { MessageBuffer } from '../../comm/segments.js';
 import { CommunicationError, InvalidArgumentError, TruncationError } from '../../errors.js';
-import { isMpiFailure, MPI_OPS, MPI_TYPES, type MpiBinding, type MpiInitInfo } from './binding.js';
+import { COMBINE_OPS, COMBINE_TYPES, isMpiFailure, MPI_OPS, MPI_TYPES, type MpiBinding, type MpiInitInfo } from './binding.js';
 
 /** How long a blocking recv spins in MPI_Test before it leaves the request to the loop (ns). */
 export const DEFAULT_RECV_SPIN_NS = 50_000;
@@ -484,8 +484,22 @@ export class MpiEndpoint implements Endpoint {
    * progress loop advances it, one binding call per poll, never one JS turn per message.
    * `startBlocking` runs it to the end in C (MPI_Waitsome, under the watchdog). Absent
    * (undefined) when the binding predates schedules or VCOLL_MPI_SCHEDULES=0: the portable
-   * executor runs them then; it declines (undefined) a schedule with combine operations, whose
-   * operator is JavaScript (the portable executor runs those too).
+   * executor runs them then.
+   *
+   * Combine operations (into := into ⊕ from) run in C too when the schedule's operator is a
+   * built-in one (ScheduleOptions.combine.builtin: sum, prod, min, max, band, bor, bxor on a
+   * numeric typed array's elements; native/vcoll_mpi_combine.c, with the results of
+   * collectives/basic/ops.ts bit for bit, but for the NaN bits of a float sum or product of
+   * two NaN, which V8 itself varies): done when issued, like a copy. A schedule with
+   * combine operations is declined (undefined: the portable executor runs it, one JS turn
+   * per message) when its operator is a JavaScript function (no `builtin`), names an
+   * operator or type the C side does not have, or the binding predates combine operations.
+   *
+   * Encoding (Int32Array; native/vcoll_mpi_schedule.c): nsteps, then per step window, nops,
+   * then per operation
+   *   send / recv: 0 / 1, comm handle, MPI peer, MPI tag, shiftable (0 / 1), nranges, (buffer, offset, length) * nranges
+   *   copy:        2, nfrom, ranges…, nto, ranges…
+   *   combine:     3, op (COMBINE_OPS), type (COMBINE_TYPES), ninto, ranges…, nfrom, ranges…
    */
   get bindSchedule():
     | ((ctx: number, worldOf: Int32Array | null, schedule: RankSchedule, buffers: readonly Uint8Array[], options: ScheduleOptions) => EndpointSchedule | undefined)
@@ -502,7 +516,11 @@ export class MpiEndpoint implements Endpoint {
     options: ScheduleOptions,
   ): EndpointSchedule | undefined => {
     if (this.closed) throw this.afterFinalize();
-    for (const step of schedule.steps) for (const op of step.ops) if (op.kind === 'combine') return undefined;
+    let combine: { readonly op: number; readonly type: number } | undefined;
+    if (schedule.steps.some((step) => step.ops.some((op) => op.kind === 'combine'))) {
+      combine = this.nativeCombiner(options);
+      if (combine === undefined) return undefined;
+    }
     const code: number[] = [schedule.steps.length];
     const ranges = (span: Span): void => {
       code.push(span.length);
@@ -522,7 +540,14 @@ export class MpiEndpoint implements Endpoint {
           ops.push({ kind: 'copy', peer: -1, tag: -1, world: -1, bytes: 0, step: st, index: j });
           continue;
         }
-        if (op.kind === 'combine') throw new Error('unreachable: combine declined above');
+        if (op.kind === 'combine') {
+          if (combine === undefined) throw new Error('unreachable: a combine without an operator is declined above');
+          code.push(3, combine.op, combine.type);
+          ranges(op.into);
+          ranges(op.from);
+          ops.push({ kind: 'combine', peer: -1, tag: -1, world: -1, bytes: 0, step: st, index: j });
+          continue;
+        }
         const c = this.context(endpointCtx(ctx, op.tag));
         const bad = this.badTag(c, op.tag);
         if (bad !== undefined) throw bad;
@@ -545,6 +570,34 @@ export class MpiEndpoint implements Endpoint {
     scheduleRegistry.register(run, { mpi: this.mpi, handle });
     return run;
   };
+
+  /**
+   * The C codes of `options.combine`'s built-in operator, or undefined when the C side cannot
+   * apply it: no built-in (a JavaScript function), an operator or element type it does not
+   * have (or whose element size is not the combiner's), a bitwise operator on floats, or a
+   * binding built before combine operations (probed once: it refuses op kind 3).
+   */
+  private nativeCombiner(options: ScheduleOptions): { readonly op: number; readonly type: number } | undefined {
+    const builtin = options.combine?.builtin;
+    if (builtin === undefined || !Object.hasOwn(COMBINE_OPS, builtin.op) || !Object.hasOwn(COMBINE_TYPES, builtin.type)) return undefined;
+    const type = COMBINE_TYPES[builtin.type];
+    const op = COMBINE_OPS[builtin.op];
+    if (type.bytes !== options.combine?.elementBytes || (type.float && (builtin.op === 'band' || builtin.op === 'bor' || builtin.op === 'bxor'))) return undefined;
+    if (this.combineInC === undefined) {
+      // one step, one combine of nothing: a binding without combine operations throws
+      try {
+        const h = (this.mpi.schedCreate as NonNullable<MpiBinding['schedCreate']>)(Int32Array.of(1, 1, 1, 3, 0, 1, 0, 0), [], new Int32Array(8));
+        this.mpi.schedFree?.(h);
+        this.combineInC = true;
+      } catch {
+        this.combineInC = false;
+      }
+    }
+    return this.combineInC ? { op, type: type.code } : undefined;
+  }
+
+  /** Whether the binding runs combine operations (nativeCombiner's probe; undefined: not probed yet). */
+  private combineInC: boolean | undefined;
 
   /** Advances a schedule: 1 done, 0 running, -1 failed (NativeRun). */
   advanceSchedule(handle: number, spinNs: number, tagShift: number): number {
@@ -885,7 +938,7 @@ class NativeRun implements EndpointSchedule {
     // the first send or receive of the step the run is in (info[1], written by the C side)
     for (let o = Math.max(0, this.info[1]); o < this.ops.length; o++) {
       const op = this.ops[o];
-      if (op.kind !== 'copy') return { kind: op.kind, peer: op.world, tag: shiftedTag(op.tag, this.shift) };
+      if (op.kind === 'send' || op.kind === 'recv') return { kind: op.kind, peer: op.world, tag: shiftedTag(op.tag, this.shift) };
     }
     return undefined;
   }
@@ -921,7 +974,7 @@ class NativeRun implements EndpointSchedule {
 
 /** What the endpoint keeps of each operation of a schedule, for errors and timeouts. */
 interface ScheduleOpInfo {
-  readonly kind: 'send' | 'recv' | 'copy';
+  readonly kind: 'send' | 'recv' | 'copy' | 'combine';
   /** The schedule's (communicator) peer and tag. */
   readonly peer: number;
   readonly tag: number;
