@@ -25,35 +25,53 @@ class Bucket {
 
 /** Unmatched operations of one destination above which it is indexed. */
 const INDEX_AT = 16;
+/** Empty buckets kept for reuse, per rank (see MatchBook.index). */
+const KEEP_PER_RANK = 4;
 
-type Heads = (Op | null)[];
+/**
+ * The ends of a rank's lists, one block of L_STRIDE per rank in `MatchBook.ends` (so that
+ * matching at a destination touches one cache line of them, not one per list): posted
+ * receives with a source (links qPrev/qNext), ANY_SOURCE receives and unexpected sends in
+ * arrival order (links aPrev/aNext), and two slots the book's owner keeps a list of its own
+ * in (the simulation: the rank's transfers waiting for ports).
+ */
+export const L_STRIDE = 8;
+const L_R_HEAD = 0;
+const L_R_TAIL = 1;
+const L_ANY_HEAD = 2;
+const L_ANY_TAIL = 3;
+const L_U_HEAD = 4;
+const L_U_TAIL = 5;
+export const L_OWN_HEAD = 6;
+export const L_OWN_TAIL = 7;
+/** Per destination, in `MatchBook.cnt` (stride C_STRIDE): its posted receives with a source, unexpected sends, and 1 while indexed. */
+const C_STRIDE = 4;
+const C_NR = 0;
+const C_NU = 1;
+const C_INDEXED = 2;
 
 export class MatchBook {
-  /** Posted receives with a source, per destination (links qPrev/qNext). */
-  private readonly rHead: Heads;
-  private readonly rTail: Heads;
-  private readonly nR: Int32Array;
-  /** ANY_SOURCE receives (links aPrev/aNext). */
-  private readonly anyHead: Heads;
-  private readonly anyTail: Heads;
-  /** Unexpected sends in arrival order (links aPrev/aNext). */
-  private readonly uHead: Heads;
-  private readonly uTail: Heads;
-  private readonly nU: Int32Array;
-  /** Per destination: buckets keyed ctx·p + source (links bPrev/bNext), or null. */
+  /** Per destination d, at L_STRIDE·d: the ends of its lists (see L_STRIDE). */
+  readonly ends: (Op | null)[];
+  private readonly cnt: Int32Array;
+  /**
+   * Per destination: buckets keyed ctx·p + source (links bPrev/bNext), or null. Used while
+   * the destination is indexed (C_INDEXED); after that its map, every bucket empty, stays
+   * for the next time it is (no allocation when a rank is indexed again and again, e.g. the
+   * root of a persistent gather), as long as the kept buckets number at most KEEP_PER_RANK·p.
+   */
   private readonly index: (Map<number, Bucket> | null)[];
+  /** Buckets in the maps of destinations not indexed. */
+  private kept = 0;
 
   constructor(private readonly p: number) {
-    const heads = (): Heads => new Array<Op | null>(p).fill(null);
-    this.rHead = heads();
-    this.rTail = heads();
-    this.anyHead = heads();
-    this.anyTail = heads();
-    this.uHead = heads();
-    this.uTail = heads();
-    this.nR = new Int32Array(p);
-    this.nU = new Int32Array(p);
+    this.ends = new Array<Op | null>(L_STRIDE * p).fill(null);
+    this.cnt = new Int32Array(C_STRIDE * p);
     this.index = new Array<Map<number, Bucket> | null>(p).fill(null);
+  }
+
+  private indexOf(d: number): Map<number, Bucket> | null {
+    return this.cnt[C_STRIDE * d + C_INDEXED] === 0 ? null : this.index[d];
   }
 
   /** The receive `s` matches (removed from the queues), or null after queueing `s` as unexpected. */
@@ -62,39 +80,39 @@ export class MatchBook {
     const tag = s.tag;
     const ctx = s.ctx;
     const src = s.rank;
-    const idx = this.index[d];
+    const idx = this.indexOf(d);
     let r: Op | null;
     let b: Bucket | undefined;
     if (idx === null) {
-      r = this.rHead[d];
+      r = this.ends[L_STRIDE * d + L_R_HEAD];
       while (r !== null && !(r.peer === src && r.ctx === ctx && (r.tag === ANY_TAG || r.tag === tag))) r = r.qNext;
     } else {
       b = idx.get(ctx * this.p + src);
       r = b === undefined ? null : b.rHead;
       while (r !== null && r.tag !== ANY_TAG && r.tag !== tag) r = r.bNext;
     }
-    let a = this.anyHead[d];
+    let a = this.ends[L_STRIDE * d + L_ANY_HEAD];
     while (a !== null && (a.ctx !== ctx || (a.tag !== ANY_TAG && a.tag !== tag))) a = a.aNext;
     if (r !== null && (a === null || r.seq < a.seq)) {
       this.removeRecv(r, d, b);
       return r;
     }
     if (a !== null) {
-      if (a.aPrev === null) this.anyHead[d] = a.aNext;
+      if (a.aPrev === null) this.ends[L_STRIDE * d + L_ANY_HEAD] = a.aNext;
       else a.aPrev.aNext = a.aNext;
-      if (a.aNext === null) this.anyTail[d] = a.aPrev;
+      if (a.aNext === null) this.ends[L_STRIDE * d + L_ANY_TAIL] = a.aPrev;
       else a.aNext.aPrev = a.aPrev;
       a.aPrev = a.aNext = null;
       return a;
     }
     s.aNext = null;
-    s.aPrev = this.uTail[d];
-    if (s.aPrev === null) this.uHead[d] = s;
+    s.aPrev = this.ends[L_STRIDE * d + L_U_TAIL];
+    if (s.aPrev === null) this.ends[L_STRIDE * d + L_U_HEAD] = s;
     else s.aPrev.aNext = s;
-    this.uTail[d] = s;
-    this.nU[d]++;
+    this.ends[L_STRIDE * d + L_U_TAIL] = s;
+    this.cnt[C_STRIDE * d + C_NU]++;
     if (idx !== null) this.bucketAdd(idx, s, false);
-    else if (this.nU[d] > INDEX_AT) this.build(d);
+    else if (this.cnt[C_STRIDE * d + C_NU] > INDEX_AT) this.build(d);
     return null;
   }
 
@@ -104,11 +122,11 @@ export class MatchBook {
     const tag = r.tag;
     const ctx = r.ctx;
     const src = r.peer;
-    const idx = this.index[d];
+    const idx = this.indexOf(d);
     let s: Op | null;
     let b: Bucket | undefined;
     if (idx === null || src === ANY_SOURCE) {
-      s = this.uHead[d];
+      s = this.ends[L_STRIDE * d + L_U_HEAD];
       while (s !== null && !(s.ctx === ctx && (src === ANY_SOURCE || s.rank === src) && (tag === ANY_TAG || s.tag === tag))) {
         s = s.aNext;
       }
@@ -123,30 +141,30 @@ export class MatchBook {
     }
     if (src === ANY_SOURCE) {
       r.aNext = null;
-      r.aPrev = this.anyTail[d];
-      if (r.aPrev === null) this.anyHead[d] = r;
+      r.aPrev = this.ends[L_STRIDE * d + L_ANY_TAIL];
+      if (r.aPrev === null) this.ends[L_STRIDE * d + L_ANY_HEAD] = r;
       else r.aPrev.aNext = r;
-      this.anyTail[d] = r;
+      this.ends[L_STRIDE * d + L_ANY_TAIL] = r;
       return null;
     }
     r.qNext = null;
-    r.qPrev = this.rTail[d];
-    if (r.qPrev === null) this.rHead[d] = r;
+    r.qPrev = this.ends[L_STRIDE * d + L_R_TAIL];
+    if (r.qPrev === null) this.ends[L_STRIDE * d + L_R_HEAD] = r;
     else r.qPrev.qNext = r;
-    this.rTail[d] = r;
-    this.nR[d]++;
+    this.ends[L_STRIDE * d + L_R_TAIL] = r;
+    this.cnt[C_STRIDE * d + C_NR]++;
     if (idx !== null) this.bucketAdd(idx, r, true);
-    else if (this.nR[d] > INDEX_AT) this.build(d);
+    else if (this.cnt[C_STRIDE * d + C_NR] > INDEX_AT) this.build(d);
     return null;
   }
 
   private removeRecv(r: Op, d: number, b: Bucket | undefined): void {
-    if (r.qPrev === null) this.rHead[d] = r.qNext;
+    if (r.qPrev === null) this.ends[L_STRIDE * d + L_R_HEAD] = r.qNext;
     else r.qPrev.qNext = r.qNext;
-    if (r.qNext === null) this.rTail[d] = r.qPrev;
+    if (r.qNext === null) this.ends[L_STRIDE * d + L_R_TAIL] = r.qPrev;
     else r.qNext.qPrev = r.qPrev;
     r.qPrev = r.qNext = null;
-    this.nR[d]--;
+    this.cnt[C_STRIDE * d + C_NR]--;
     if (b !== undefined) {
       if (r.bPrev === null) b.rHead = r.bNext;
       else r.bPrev.bNext = r.bNext;
@@ -158,13 +176,13 @@ export class MatchBook {
   }
 
   private removeSend(s: Op, d: number, b: Bucket | undefined): void {
-    if (s.aPrev === null) this.uHead[d] = s.aNext;
+    if (s.aPrev === null) this.ends[L_STRIDE * d + L_U_HEAD] = s.aNext;
     else s.aPrev.aNext = s.aNext;
-    if (s.aNext === null) this.uTail[d] = s.aPrev;
+    if (s.aNext === null) this.ends[L_STRIDE * d + L_U_TAIL] = s.aPrev;
     else s.aNext.aPrev = s.aPrev;
     s.aPrev = s.aNext = null;
-    this.nU[d]--;
-    const idx = this.index[d];
+    this.cnt[C_STRIDE * d + C_NU]--;
+    const idx = this.indexOf(d);
     if (idx !== null) {
       const bb = b ?? (idx.get(s.ctx * this.p + s.rank) as Bucket);
       if (s.bPrev === null) bb.sHead = s.bNext;
@@ -177,7 +195,13 @@ export class MatchBook {
   }
 
   private maybeDrop(d: number): void {
-    if (this.index[d] !== null && this.nR[d] === 0 && this.nU[d] === 0) this.index[d] = null;
+    const c = C_STRIDE * d;
+    if (this.cnt[c + C_INDEXED] !== 0 && this.cnt[c + C_NR] === 0 && this.cnt[c + C_NU] === 0) {
+      this.cnt[c + C_INDEXED] = 0;
+      const size = (this.index[d] as Map<number, Bucket>).size;
+      if (this.kept + size <= KEEP_PER_RANK * this.p) this.kept += size;
+      else this.index[d] = null;
+    }
   }
 
   private bucketAdd(idx: Map<number, Bucket>, x: Op, recv: boolean): void {
@@ -203,26 +227,34 @@ export class MatchBook {
 
   /** Indexes destination d's queued operations (in queue order, so buckets keep it). */
   private build(d: number): void {
-    const idx = new Map<number, Bucket>();
-    this.index[d] = idx;
-    for (let x = this.rHead[d]; x !== null; x = x.qNext) this.bucketAdd(idx, x, true);
-    for (let x = this.uHead[d]; x !== null; x = x.aNext) this.bucketAdd(idx, x, false);
+    let idx = this.index[d];
+    if (idx === null) {
+      idx = new Map<number, Bucket>();
+      this.index[d] = idx;
+    } else {
+      this.kept -= idx.size;
+    }
+    this.cnt[C_STRIDE * d + C_INDEXED] = 1;
+    for (let x = this.ends[L_STRIDE * d + L_R_HEAD]; x !== null; x = x.qNext) this.bucketAdd(idx, x, true);
+    for (let x = this.ends[L_STRIDE * d + L_U_HEAD]; x !== null; x = x.aNext) this.bucketAdd(idx, x, false);
   }
 
   /** Every queued (unmatched) operation, in no particular order. */
   unmatched(): Op[] {
     const out: Op[] = [];
     for (let d = 0; d < this.p; d++) {
-      for (let x = this.rHead[d]; x !== null; x = x.qNext) out.push(x);
-      for (let x = this.anyHead[d]; x !== null; x = x.aNext) out.push(x);
-      for (let x = this.uHead[d]; x !== null; x = x.aNext) out.push(x);
+      for (let x = this.ends[L_STRIDE * d + L_R_HEAD]; x !== null; x = x.qNext) out.push(x);
+      for (let x = this.ends[L_STRIDE * d + L_ANY_HEAD]; x !== null; x = x.aNext) out.push(x);
+      for (let x = this.ends[L_STRIDE * d + L_U_HEAD]; x !== null; x = x.aNext) out.push(x);
     }
     return out;
   }
 
+  /** Forgets every queued operation (the owner's slots of `ends` are the owner's business). */
   clear(): void {
-    for (const a of [this.rHead, this.rTail, this.anyHead, this.anyTail, this.uHead, this.uTail, this.index]) a.fill(null);
-    this.nR.fill(0);
-    this.nU.fill(0);
+    for (let d = 0; d < this.p; d++) for (let k = 0; k < L_OWN_HEAD; k++) this.ends[L_STRIDE * d + k] = null;
+    this.index.fill(null);
+    this.kept = 0;
+    this.cnt.fill(0);
   }
 }

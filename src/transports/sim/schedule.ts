@@ -9,9 +9,9 @@
  * (where the rank program of the portable executor would have run), without a turn of the
  * event loop.
  *
- * Binding precomputes per operation what posting needs (kind, world peer, endpoint context,
- * tag, length, the views of the bound buffers; the pieces of a copy), so a run allocates only
- * its request.
+ * Binding precomputes per distinct operation what posting needs (kind, world peer, endpoint
+ * context, tag, length, the views of the bound buffers; the pieces of a copy), so a run
+ * allocates only its request, and a schedule that repeats operations shares their data.
  *
  * Semantics mirrored from the portable executor on the simulator:
  * - a send / receive is one message of its span (a vectored one for several ranges); a
@@ -50,18 +50,17 @@ const EMPTY = new Uint8Array(0);
 /** A processor copy of at most this many bytes is a loop (see SimSchedule.pieceShort). */
 const SHORT_COPY = 16;
 
-/** Per-operation block (SimSchedule.d): its stride and fields. */
-const S = 9;
+/** Per-operation block (SimSchedule.d, one per distinct operation): its stride and fields. */
+const S = 8;
 const D_KIND = 0;
 const D_PEER = 1;
 const D_CTX = 2;
 const D_TAG = 3;
 const D_LEN = 4;
-const D_PEND = 5;
-const D_GOT = 6;
-const D_PIECE = 7;
-const D_SHIFT = 8;
-/** Per-step block (after the operations' in SimSchedule.d): its stride and fields. */
+const D_PIECE = 5;
+const D_PIECE_END = 6;
+const D_SHIFT = 7;
+/** Per-step block (SimSchedule.sd): its stride and fields. */
 const T = 3;
 const T_LO = 0;
 const T_WINDOW = 1;
@@ -70,42 +69,9 @@ const T_REQS = 2;
 const NONE: unique symbol = Symbol('none');
 
 export class SimSchedule implements EndpointSchedule, OpOwner, SimTask {
-  activePrev: SimTask | null = null;
-  activeNext: SimTask | null = null;
-  private readonly nSteps: number;
-  /**
-   * Where the steps' blocks begin in `d` (after the operations'): step s at stepAt + T·s,
-   * T_LO (its first operation: its operations are [lo, next step's lo), one more block for
-   * the end), T_WINDOW, T_REQS (1: it has an operation with a request, anything but a
-   * processor copy).
-   */
-  private readonly stepAt: number;
-  private readonly ops: ScheduleOp[];
-  /**
-   * Per operation i, at i·S (one block, so an operation's data shares cache lines): D_KIND,
-   * D_PEER (world rank; this rank for copies), D_CTX (endpoint context), D_TAG, D_LEN (bytes),
-   * D_PEND (engine operations outstanding: 2 for a copy through a port), D_GOT (bytes
-   * received), D_PIECE (a processor copy's first piece; its pieces end where operation i + 1's
-   * begin), D_SHIFT (1: a collective tag of the first call slot, moved by a run's tag shift,
-   * shiftedTag). One more block for that end.
-   */
-  private readonly d: Float64Array;
-  /** Send: the data; receive: the buffer; copy: the destination (at 2i); a copy's source (2i + 1). */
-  private readonly bufs: MessageBuffer[];
-  private readonly pieceDst: Uint8Array[] = [];
-  private readonly pieceSrc: Uint8Array[] = [];
-  /**
-   * Per piece, 1: at most SHORT_COPY bytes with source and destination disjoint, copied by a
-   * loop (the same bytes as `set`, without the call into the runtime for a few bytes).
-   */
-  private pieceShort: Uint8Array = EMPTY;
-  /** Operations whose tag is not a tag (the portable executor's isend / irecv fail with this): their error. */
-  private readonly badTags: Map<number, Error> = new Map();
-  private hasBadTags = false;
-  private readonly recvError: ScheduleOptions['recvError'];
-  /** The schedule's (communicator) rank, for error texts. */
-  private readonly commRank: number;
-
+  // What a completion reads comes first (V8 lays fields out in declaration order): a
+  // settlement touches one or two cache lines of this object.
+  private readonly sim: Simulation;
   // the run
   /** Number of the current (or last) run: settlements of an earlier run's operations are ignored. */
   private run = 0;
@@ -128,108 +94,180 @@ export class SimSchedule implements EndpointSchedule, OpOwner, SimTask {
   private windowed = false;
   private windowSize = 0;
   private error: unknown = NONE;
+  /**
+   * The current step's operations' state, operation i at 2(i − lo) (only the current step's
+   * operations are ever outstanding: a step ends when all of its operations did): engine
+   * operations outstanding (2 for a copy through a port), then bytes received.
+   */
+  private readonly cur: Float64Array;
+  private readonly worldRank: number;
+  activePrev: SimTask | null = null;
+  activeNext: SimTask | null = null;
+  private readonly nSteps: number;
+  /**
+   * Per step s, at T·s: T_LO (its first operation: its operations are [lo, next step's lo);
+   * one more block for the end), T_WINDOW, T_REQS (1: it has an operation with a request,
+   * anything but a processor copy).
+   */
+  private readonly sd: Float64Array;
+  /**
+   * What is bound per operation is bound once per distinct operation object (a schedule that
+   * repeats its steps, e.g. several calls' worth in one, shares their data: a replay reads
+   * the same few cache lines again instead of streaming through per-operation copies):
+   * operation i (in schedule order) is distinct operation `tpl[i]` (null: every operation
+   * is distinct, operation i is i).
+   */
+  private readonly tpl: Int32Array | null;
+  /** The distinct operations. */
+  private readonly ops: ScheduleOp[] = [];
+  /**
+   * Per distinct operation t, at t·S (one block, so an operation's data shares cache lines):
+   * D_KIND, D_PEER (world rank; this rank for copies), D_CTX (endpoint context), D_TAG,
+   * D_LEN (bytes), D_PIECE and D_PIECE_END (a processor copy's pieces), D_SHIFT (1: a
+   * collective tag of the first call slot, moved by a run's tag shift, shiftedTag).
+   */
+  private readonly d: Float64Array;
+  /** Send: the data; receive: the buffer; copy: the destination (at 2t); a copy's source (2t + 1). */
+  private readonly bufs: MessageBuffer[] = [];
+  private readonly pieceDst: Uint8Array[] = [];
+  private readonly pieceSrc: Uint8Array[] = [];
+  /**
+   * Per piece, 1: at most SHORT_COPY bytes with source and destination disjoint, copied by a
+   * loop (the same bytes as `set`, without the call into the runtime for a few bytes).
+   */
+  private pieceShort: Uint8Array = EMPTY;
+  /** Distinct operations whose tag is not a tag (the portable executor's isend / irecv fail with this): their error. */
+  private readonly badTags: Map<number, Error> = new Map();
+  private hasBadTags = false;
+  private readonly recvError: ScheduleOptions['recvError'];
+  /** The schedule's (communicator) rank, for error texts. */
+  private readonly commRank: number;
 
   constructor(
-    private readonly sim: Simulation,
-    private readonly worldRank: number,
+    sim: Simulation,
+    worldRank: number,
     ctx: number,
     worldOf: Int32Array | null,
     schedule: RankSchedule,
     buffers: readonly Uint8Array[],
     options: ScheduleOptions,
   ) {
+    this.sim = sim;
+    this.worldRank = worldRank;
     this.recvError = options.recvError;
     this.commRank = schedule.rank;
     const steps = schedule.steps;
     this.nSteps = steps.length;
     let n = 0;
-    for (const st of steps) n += st.ops.length;
-    this.stepAt = (n + 1) * S;
-    this.d = new Float64Array(this.stepAt + (steps.length + 1) * T);
+    let widest = 0;
+    for (const st of steps) {
+      n += st.ops.length;
+      if (st.ops.length > widest) widest = st.ops.length;
+    }
+    this.cur = new Float64Array(2 * widest);
+    this.sd = new Float64Array((steps.length + 1) * T);
     let lo = 0;
     for (let s = 0; s < steps.length; s++) {
-      const at = this.stepAt + s * T;
-      this.d[at + T_LO] = lo;
-      this.d[at + T_WINDOW] = steps[s].window;
-      this.d[at + T_REQS] = steps[s].ops.some((op) => op.kind !== 'copy' || op.tag !== undefined) ? 1 : 0;
+      const at = s * T;
+      this.sd[at + T_LO] = lo;
+      this.sd[at + T_WINDOW] = steps[s].window;
+      this.sd[at + T_REQS] = steps[s].ops.some((op) => op.kind !== 'copy' || op.tag !== undefined) ? 1 : 0;
       lo += steps[s].ops.length;
     }
-    this.d[this.stepAt + steps.length * T + T_LO] = n;
-    this.ops = new Array<ScheduleOp>(n);
-    this.bufs = new Array<MessageBuffer>(2 * n).fill(EMPTY);
+    this.sd[steps.length * T + T_LO] = n;
+    const tpl = new Int32Array(n);
+    const index = new Map<ScheduleOp, number>();
+    let i = 0;
+    for (const st of steps) {
+      for (const op of st.ops) {
+        let t = index.get(op);
+        if (t === undefined) {
+          t = this.ops.length;
+          index.set(op, t);
+          this.ops.push(op);
+        }
+        tpl[i++] = t;
+      }
+    }
+    const m = this.ops.length;
+    this.tpl = m === n ? null : tpl;
+    this.d = new Float64Array(m * S);
+    this.bufs.length = 2 * m;
+    this.bufs.fill(EMPTY);
     const view = (span: Span): MessageBuffer => {
       if (span.length === 0) return EMPTY;
       if (span.length === 1) return buffers[span[0].buffer].subarray(span[0].offset, span[0].offset + span[0].length);
       return span.map((r) => buffers[r.buffer].subarray(r.offset, r.offset + r.length));
     };
-    let i = 0;
-    for (const st of steps) {
-      for (const op of st.ops) {
-        this.ops[i] = op;
-        this.d[i * S + D_PIECE] = this.pieceDst.length;
-        if (op.kind === 'copy') {
-          const to = view(op.to);
-          const from = view(op.from);
-          let bytes = 0;
-          for (const r of op.from) bytes += r.length;
-          this.bufs[2 * i] = to;
-          this.bufs[2 * i + 1] = from;
-          this.d[i * S + D_LEN] = bytes;
-          this.d[i * S + D_PEER] = worldRank;
-          if (op.tag !== undefined) {
-            this.d[i * S + D_KIND] = K_PORT;
-            this.setTag(i, op.tag, ctx);
-          } else {
-            this.d[i * S + D_KIND] = K_COPY;
-            // as schedule/run.ts copySpan: one copy of whole views, else piece by piece
-            if (to instanceof Uint8Array && from instanceof Uint8Array) {
-              this.pieceDst.push(to);
-              this.pieceSrc.push(from);
-            } else {
-              forEachPiece(to, from, bytes, (d, s) => {
-                this.pieceDst.push(d);
-                this.pieceSrc.push(s);
-              });
-            }
-          }
-        } else if (op.kind === 'combine') {
-          throw new Error('unreachable: the endpoint declines schedules with combine operations');
+    for (let t = 0; t < m; t++) {
+      const op = this.ops[t];
+      this.d[t * S + D_PIECE] = this.pieceDst.length;
+      if (op.kind === 'copy') {
+        const to = view(op.to);
+        const from = view(op.from);
+        let bytes = 0;
+        for (const r of op.from) bytes += r.length;
+        this.bufs[2 * t] = to;
+        this.bufs[2 * t + 1] = from;
+        this.d[t * S + D_LEN] = bytes;
+        this.d[t * S + D_PEER] = worldRank;
+        if (op.tag !== undefined) {
+          this.d[t * S + D_KIND] = K_PORT;
+          this.setTag(t, op.tag, ctx);
         } else {
-          this.d[i * S + D_KIND] = op.kind === 'send' ? K_SEND : K_RECV;
-          this.d[i * S + D_PEER] = worldOf === null ? op.peer : worldOf[op.peer];
-          this.setTag(i, op.tag, ctx);
-          const b = view(op.data);
-          this.bufs[2 * i] = b;
-          let bytes = 0;
-          for (const r of op.data) bytes += r.length;
-          this.d[i * S + D_LEN] = bytes;
-          this.bufs[2 * i + 1] = EMPTY;
+          this.d[t * S + D_KIND] = K_COPY;
+          // as schedule/run.ts copySpan: one copy of whole views, else piece by piece
+          if (to instanceof Uint8Array && from instanceof Uint8Array) {
+            this.pieceDst.push(to);
+            this.pieceSrc.push(from);
+          } else {
+            forEachPiece(to, from, bytes, (d, s) => {
+              this.pieceDst.push(d);
+              this.pieceSrc.push(s);
+            });
+          }
         }
-        i++;
+      } else if (op.kind === 'combine') {
+        throw new Error('unreachable: the endpoint declines schedules with combine operations');
+      } else {
+        this.d[t * S + D_KIND] = op.kind === 'send' ? K_SEND : K_RECV;
+        this.d[t * S + D_PEER] = worldOf === null ? op.peer : worldOf[op.peer];
+        this.setTag(t, op.tag, ctx);
+        const b = view(op.data);
+        this.bufs[2 * t] = b;
+        let bytes = 0;
+        for (const r of op.data) bytes += r.length;
+        this.d[t * S + D_LEN] = bytes;
+        this.bufs[2 * t + 1] = EMPTY;
       }
+      this.d[t * S + D_PIECE_END] = this.pieceDst.length;
     }
-    this.d[n * S + D_PIECE] = this.pieceDst.length;
     this.pieceShort = new Uint8Array(this.pieceDst.length);
     for (let x = 0; x < this.pieceDst.length; x++) {
       const dst = this.pieceDst[x];
       const src = this.pieceSrc[x];
-      const m = src.length;
-      const disjoint = dst.buffer !== src.buffer || dst.byteOffset + m <= src.byteOffset || src.byteOffset + m <= dst.byteOffset;
-      this.pieceShort[x] = m <= SHORT_COPY && disjoint ? 1 : 0;
+      const len = src.length;
+      const disjoint = dst.buffer !== src.buffer || dst.byteOffset + len <= src.byteOffset || src.byteOffset + len <= dst.byteOffset;
+      this.pieceShort[x] = len <= SHORT_COPY && disjoint ? 1 : 0;
     }
   }
 
-  /** Operation i's tag, its endpoint context, whether a run's shift moves it, or that it is no tag. */
-  private setTag(i: number, tag: number, ctx: number): void {
+  /** The distinct operation of operation i. */
+  private opAt(i: number): number {
+    return this.tpl === null ? i : this.tpl[i];
+  }
+
+  /** Distinct operation t's tag, its endpoint context, whether a run's shift moves it, or that it is no tag. */
+  private setTag(t: number, tag: number, ctx: number): void {
     const bad = badTag(tag, false, this.commRank);
     if (bad !== undefined) {
-      this.badTags.set(i, bad);
+      this.badTags.set(t, bad);
       this.hasBadTags = true;
       return;
     }
-    this.d[i * S + D_TAG] = tag;
-    this.d[i * S + D_CTX] = endpointCtx(ctx, tag);
-    this.d[i * S + D_SHIFT] = shiftedTag(tag, 1) !== tag ? 1 : 0;
+    this.d[t * S + D_TAG] = tag;
+    this.d[t * S + D_CTX] = endpointCtx(ctx, tag);
+    this.d[t * S + D_SHIFT] = shiftedTag(tag, 1) !== tag ? 1 : 0;
   }
 
   /** Runs the schedule once, its collective tags moved by `tagShift` (shiftedTag). */
@@ -256,8 +294,9 @@ export class SimSchedule implements EndpointSchedule, OpOwner, SimTask {
   waiting(): ScheduleWait | undefined {
     if (this.req === null) return undefined;
     for (let i = this.lo; i < this.next; i++) {
-      if (this.d[i * S + D_PEND] === 0) continue;
-      return { kind: this.d[i * S + D_KIND] === K_SEND ? 'send' : 'recv', peer: this.d[i * S + D_PEER], tag: this.d[i * S + D_TAG] + this.d[i * S + D_SHIFT] * this.shift };
+      if (this.cur[2 * (i - this.lo)] === 0) continue;
+      const at = this.opAt(i) * S;
+      return { kind: this.d[at + D_KIND] === K_SEND ? 'send' : 'recv', peer: this.d[at + D_PEER], tag: this.d[at + D_TAG] + this.d[at + D_SHIFT] * this.shift };
     }
     return undefined;
   }
@@ -296,16 +335,15 @@ export class SimSchedule implements EndpointSchedule, OpOwner, SimTask {
 
   /** Starts the next step with operations, or ends the run. */
   private nextStep(): void {
-    const d = this.d;
-    const base = this.stepAt + T_LO;
+    const d = this.sd;
     let s = this.step + 1;
-    while (s < this.nSteps && d[base + (s + 1) * T] === d[base + s * T]) s++;
+    while (s < this.nSteps && d[(s + 1) * T + T_LO] === d[s * T + T_LO]) s++;
     this.step = s;
     if (s === this.nSteps) {
       this.end(false, undefined);
       return;
     }
-    const at = this.stepAt + s * T;
+    const at = s * T;
     // `| 0`: the fields stay small integers (V8 Smis), not boxed doubles
     const lo = d[at + T_LO] | 0;
     this.lo = this.next = lo;
@@ -339,16 +377,19 @@ export class SimSchedule implements EndpointSchedule, OpOwner, SimTask {
     const sim = this.sim;
     const rank = this.worldRank;
     const d = this.d;
-    const at = i * S;
+    const t = this.opAt(i);
+    const at = t * S;
+    const j = i - this.lo;
     const k = d[at + D_KIND];
     if (k === K_COPY) {
-      const end = d[at + S + D_PIECE] | 0;
+      this.cur[2 * j] = 0;
+      const end = d[at + D_PIECE_END] | 0;
       for (let x = d[at + D_PIECE] | 0; x < end; x++) {
-        const s = this.pieceSrc[x];
-        const t = this.pieceDst[x];
-        const m = s.length;
-        if (this.pieceShort[x] === 1) for (let j = 0; j < m; j++) t[j] = s[j];
-        else t.set(s);
+        const src = this.pieceSrc[x];
+        const dst = this.pieceDst[x];
+        const m = src.length;
+        if (this.pieceShort[x] === 1) for (let b = 0; b < m; b++) dst[b] = src[b];
+        else dst.set(src);
         sim.chargeCopy(rank, m);
       }
       if (this.windowed) {
@@ -360,36 +401,36 @@ export class SimSchedule implements EndpointSchedule, OpOwner, SimTask {
       return true;
     }
     this.running++;
-    if (this.hasBadTags && this.badTags.has(i)) {
+    if (this.hasBadTags && this.badTags.has(t)) {
       // the portable executor's isend / irecv fail at once
-      d[at + D_PEND] = 1;
-      this.opFailed(i, this.run, this.badTags.get(i));
+      this.cur[2 * j] = 1;
+      this.opFailed(i, this.run, this.badTags.get(t));
       return true;
     }
     const tag = d[at + D_TAG] + d[at + D_SHIFT] * this.shift;
     let ok: boolean;
     if (k === K_PORT) {
-      d[at + D_PEND] = 2;
+      this.cur[2 * j] = 2;
       // as collectives/ports.ts selfCopy: the receive first
       ok =
-        sim.postOwned(RECV, rank, d[at + D_CTX], rank, tag, this.bufs[2 * i], d[at + D_LEN], this, i, this.run) &&
-        sim.postOwned(SEND, rank, d[at + D_CTX], rank, tag, this.bufs[2 * i + 1], d[at + D_LEN], this, i, this.run);
+        sim.postOwned(RECV, rank, d[at + D_CTX], rank, tag, this.bufs[2 * t], d[at + D_LEN], this, i, this.run) &&
+        sim.postOwned(SEND, rank, d[at + D_CTX], rank, tag, this.bufs[2 * t + 1], d[at + D_LEN], this, i, this.run);
     } else {
-      d[at + D_PEND] = 1;
-      ok = sim.postOwned(k === K_SEND ? SEND : RECV, rank, d[at + D_CTX], d[at + D_PEER], tag, this.bufs[2 * i], d[at + D_LEN], this, i, this.run);
+      this.cur[2 * j] = 1;
+      ok = sim.postOwned(k === K_SEND ? SEND : RECV, rank, d[at + D_CTX], d[at + D_PEER], tag, this.bufs[2 * t], d[at + D_LEN], this, i, this.run);
     }
     if (!ok && this.req !== null) this.end(true, new CommunicationError(sim.abortReason ?? 'the simulation aborted', { rank }));
     return ok && this.req !== null;
   }
 
   opDone(i: number, run: number, bytes: number): void {
-    const d = this.d;
-    const at = i * S;
-    if (run !== this.run || this.req === null || d[at + D_PEND] === 0) return;
-    if (--d[at + D_PEND] > 0) return;
-    d[at + D_GOT] = bytes;
+    const j = i - this.lo;
+    if (run !== this.run || this.req === null || this.cur[2 * j] === 0) return;
+    if (--this.cur[2 * j] > 0) return;
+    this.cur[2 * j + 1] = bytes;
     if (this.windowed) {
-      if (d[at + D_KIND] === K_RECV && bytes !== d[at + D_LEN] && this.error === NONE) this.error = this.shortError(i, bytes);
+      const at = this.opAt(i) * S;
+      if (this.d[at + D_KIND] === K_RECV && bytes !== this.d[at + D_LEN] && this.error === NONE) this.error = this.shortError(i, bytes);
       this.sim.later(this, 2, C_OP, run);
     } else if (--this.unfinished === 0 && !this.issuing) {
       this.sim.later(this, 2, C_STEP, run);
@@ -398,13 +439,14 @@ export class SimSchedule implements EndpointSchedule, OpOwner, SimTask {
 
   opFailed(i: number, run: number, error: unknown): void {
     if (run !== this.run || this.req === null) return;
-    this.d[i * S + D_PEND] = 0;
+    this.cur[2 * (i - this.lo)] = 0;
     if (this.error === NONE) {
-      const op = this.ops[i];
+      const t = this.opAt(i);
+      const op = this.ops[t];
       const recvError = this.recvError;
       if (recvError !== undefined && op.kind === 'recv' && error instanceof TruncationError) {
         try {
-          this.error = recvError(op.peer, op.tag, this.d[i * S + D_LEN], undefined, error);
+          this.error = recvError(op.peer, op.tag, this.d[t * S + D_LEN], undefined, error);
         } catch (e) {
           this.error = e;
         }
@@ -424,16 +466,19 @@ export class SimSchedule implements EndpointSchedule, OpOwner, SimTask {
   /** A step run all at once: its receives' lengths, in order (the first wrong one's error). */
   private checkStep(): unknown {
     for (let i = this.lo; i < this.hi; i++) {
-      if (this.d[i * S + D_KIND] === K_RECV && this.d[i * S + D_GOT] !== this.d[i * S + D_LEN]) return this.shortError(i, this.d[i * S + D_GOT]);
+      const at = this.opAt(i) * S;
+      const got = this.cur[2 * (i - this.lo) + 1];
+      if (this.d[at + D_KIND] === K_RECV && got !== this.d[at + D_LEN]) return this.shortError(i, got);
     }
     return undefined;
   }
 
   /** schedule/run.ts checkStatus's error. */
   private shortError(i: number, got: number): unknown {
-    const op = this.ops[i];
+    const t = this.opAt(i);
+    const op = this.ops[t];
     if (op.kind !== 'recv') return undefined;
-    const expected = this.d[i * S + D_LEN];
+    const expected = this.d[t * S + D_LEN];
     if (this.recvError !== undefined) {
       try {
         return this.recvError(op.peer, op.tag, expected, got, undefined);
@@ -442,8 +487,8 @@ export class SimSchedule implements EndpointSchedule, OpOwner, SimTask {
       }
     }
     let s = 0;
-    while (this.d[this.stepAt + (s + 1) * T + T_LO] <= i) s++;
-    const j = i - this.d[this.stepAt + s * T + T_LO];
+    while (this.sd[(s + 1) * T + T_LO] <= i) s++;
+    const j = i - this.sd[s * T + T_LO];
     const rank = this.commRank;
     return new CommunicationError(
       `rank ${rank}: schedule step ${s} op ${j}: receive from rank ${op.peer} tag ${op.tag} got ${got} bytes, expected ${expected}`,

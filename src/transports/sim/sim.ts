@@ -8,7 +8,10 @@
  * per distinct virtual time at which an operation some rank program waits for completes (the
  * programs must run before time may advance): a process.nextTick, which Node calls once the
  * microtask queue is empty, with a real turn of the event loop every few ms of wall time (so
- * timers, e.g. wall-clock timeouts, still fire).
+ * timers, e.g. wall-clock timeouts, still fire). What the engine keeps per rank is laid out
+ * for few cache lines per rank touched (a block of a typed array for the clock and ports, one
+ * of the matching book's list ends): at thousands of ranks a simulated message costs mostly
+ * cache misses on the state of the two ranks it joins.
  *
  * Native schedules (sim/schedule.ts, Endpoint.bindSchedule) run inside the engine: their
  * operations are the engine's own, settled by calls into the schedule, and their continuations
@@ -53,20 +56,30 @@ import { requireModelFits, type CostModel } from '../../model/cost-model.js';
 import { OpRequest } from '../../comm/request.js';
 import { copyBytes, type MessageBuffer } from '../../comm/segments.js';
 import { EventQueue, KeyHeap } from './heap.js';
-import { MatchBook } from './matching.js';
+import { L_OWN_HEAD, L_OWN_TAIL, L_STRIDE, MatchBook } from './matching.js';
 import { type Op, type OpOwner, OpPool, SEND, describeOp } from './op.js';
 import type { SimOptions, SimResult, SimTrace } from './types.js';
 
 const noop = (): void => {};
-/** A turn of the event loop: every microtask has run (and timers and I/O may have). */
-const drain = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
-/**
- * Quiescence without a turn of the event loop: a process.nextTick callback queued while a
- * microtask runs is called only once the microtask queue is empty (Node drains microtasks,
- * then ticks, then microtasks again, until both are empty). Only valid from inside a
- * microtask (the run loop after its first `await drain()`).
+const RESOLVED: Promise<void> = Promise.resolve();
+/** Per-rank block of Simulation.rs: its stride and fields. */
+const R = 4;
+const R_CLOCK = 0;
+const R_BUSY_S = 1;
+const R_BUSY_R = 2;
+const R_DIRTY = 3;
+/*
+ * How the run loop waits for the rank programs to be suspended (quiescence): either a real
+ * turn of the event loop (setImmediate: every microtask has run, and timers and I/O may
+ * have), or, cheaper, a process.nextTick queued from a microtask (a reaction to a settled
+ * promise: cheaper than queueMicrotask, which makes an async resource per call): Node calls
+ * ticks only once the microtask queue is empty (it drains microtasks, then ticks, then
+ * microtasks again, until both are empty), and a microtask queued now runs after every
+ * continuation the loop just scheduled, so the tick comes after all of them and all they
+ * schedule in turn. (A tick queued directly from the loop, itself in a tick or an immediate,
+ * could run before those continuations.) The loop is a plain callback, so a wait allocates
+ * no promise.
  */
-const tick = (): Promise<void> => new Promise((resolve) => process.nextTick(resolve));
 /** At most this much wall time (ms) between real turns, so timers (wall-clock timeouts) fire. */
 const TURN_EVERY_MS = 4;
 
@@ -105,12 +118,18 @@ export class Simulation {
   private readonly duplex: boolean;
   private readonly unit: number;
   private readonly nodes: ArrayLike<number> | undefined;
-  private readonly clock: Float64Array;
+  /**
+   * Per rank r, at R·r (one block, so that what the engine reads and writes of a rank
+   * shares a cache line): R_CLOCK (its virtual clock), R_BUSY_S / R_BUSY_R (transfers
+   * holding its send / receive ports), R_DIRTY (1: in `dirty`).
+   */
+  private readonly rs: Float64Array;
   private readonly book: MatchBook;
-  private readonly pendHead: (Op | null)[];
-  private readonly pendTail: (Op | null)[];
-  private readonly busyS: Int32Array;
-  private readonly busyR: Int32Array;
+  /**
+   * The matching book's per-rank list ends (matching.ts L_STRIDE), whose owner slots hold
+   * each rank's list of transfers waiting for ports (in match order).
+   */
+  private readonly ends: (Op | null)[];
   private readonly pool = new OpPool();
   private readonly events = new EventQueue<Op>();
   private readonly cand = new KeyHeap<Op>();
@@ -126,7 +145,6 @@ export class Simulation {
   private wTo = new Int32Array(64);
   private wLen = 0;
   private nWaiting = 0;
-  private readonly dirtyFlag: Uint8Array;
   private evSeq = 0;
   private visSeq = 0;
   private matchSeq = 0;
@@ -157,9 +175,17 @@ export class Simulation {
   private readyTail = 0;
   /** Native tasks running (aborted with the simulation). */
   private activeHead: SimTask | null = null;
-  /** Whether the run loop made a real turn of the event loop yet (it then runs in microtasks), and when the last was. */
+  /** Whether the run loop made a real turn of the event loop yet, and when the last was. */
   private turned = false;
   private lastTurn = 0;
+  /** The run loop (`loop`) as a callback, and as one queueing it as a tick (see `quiesce`). */
+  private readonly stepFn = (): void => this.step();
+  private readonly tickFn = (): void => {
+    process.nextTick(this.stepFn);
+  };
+  /** The rank programs' results, and how `run` settles (set by `run`). */
+  private results: unknown[] = [];
+  private settleRun: (failed: boolean, value: unknown) => void = noop;
 
   constructor(p: number, options: SimOptions) {
     if (!Number.isInteger(p) || p < 1) throw new InvalidArgumentError('p', `must be an integer >= 1, got ${p}`);
@@ -193,14 +219,10 @@ export class Simulation {
       nodes !== null && typeof nodes === 'object' && typeof (nodes as ArrayLike<number>).length === 'number'
         ? (nodes as ArrayLike<number>)
         : undefined;
-    this.clock = new Float64Array(p);
+    this.rs = new Float64Array(R * p);
     this.book = new MatchBook(p);
-    this.pendHead = new Array<Op | null>(p).fill(null);
-    this.pendTail = new Array<Op | null>(p).fill(null);
-    this.busyS = new Int32Array(p);
-    this.busyR = new Int32Array(p);
+    this.ends = this.book.ends;
     this.dirty = new Int32Array(p);
-    this.dirtyFlag = new Uint8Array(p);
     this.done = new Uint8Array(p);
     this.syncResolve = new Array<((v: unknown) => void) | null>(p).fill(null);
     this.syncReject = new Array<((e: unknown) => void) | null>(p).fill(null);
@@ -213,7 +235,7 @@ export class Simulation {
 
   /** This rank's virtual time. */
   timeOf(rank: number): number {
-    const t = this.clock[rank];
+    const t = this.rs[R * rank + R_CLOCK];
     return t > this.now ? t : this.now;
   }
 
@@ -250,10 +272,10 @@ export class Simulation {
   private enter(op: Op): void {
     this.live++;
     const rank = op.rank;
-    const t = this.clock[rank];
+    const t = this.rs[R * rank + R_CLOCK];
     if (t <= this.now) {
       // Visible now: match at once (rank programs only run between event batches of `now`).
-      this.clock[rank] = this.now;
+      this.rs[R * rank + R_CLOCK] = this.now;
       this.match(op);
     } else {
       this.events.push(t, this.evSeq++, op);
@@ -348,10 +370,10 @@ export class Simulation {
   }
 
   chargeCopy(rank: number, nbytes: number): void {
-    let start = this.clock[rank];
+    let start = this.rs[R * rank + R_CLOCK];
     if (start < this.now) start = this.now;
     const end = start + this.model.copy(rank, nbytes / this.unit);
-    this.clock[rank] = end;
+    this.rs[R * rank + R_CLOCK] = end;
     if (this.trace) this.trace.copies.push({ rank, bytes: nbytes, start, end });
   }
 
@@ -375,7 +397,7 @@ export class Simulation {
     this.syncCount = 0;
     this.syncMax = 0;
     for (let r = 0; r < this.p; r++) {
-      if (this.clock[r] < T) this.clock[r] = T;
+      if (this.rs[R * r + R_CLOCK] < T) this.rs[R * r + R_CLOCK] = T;
       const res = this.syncResolve[r] as (v: unknown) => void;
       this.syncResolve[r] = null;
       this.syncReject[r] = null;
@@ -384,9 +406,10 @@ export class Simulation {
     this.needDrain = true;
   }
 
-  async run<T>(start: (rank: number) => Promise<T>): Promise<SimResult<T>> {
+  run<T>(start: (rank: number) => Promise<T>): Promise<SimResult<T>> {
     const p = this.p;
     const results: T[] = new Array<T>(p);
+    this.results = results;
     for (let r = 0; r < p; r++) {
       Promise.resolve()
         .then(() => start(r))
@@ -402,17 +425,46 @@ export class Simulation {
           },
         );
     }
+    return new Promise<SimResult<T>>((resolve, reject) => {
+      this.settleRun = (failed, value) => {
+        this.settleRun = noop;
+        if (failed) reject(value);
+        else resolve(value as SimResult<T>);
+      };
+      // the programs run first (needDrain is set): a real turn
+      this.needDrain = false;
+      this.quiesce();
+    });
+  }
+
+  /** Runs the loop until it must wait for the programs (or the run ends); errors reject the run. */
+  private step(): void {
+    try {
+      this.loop();
+    } catch (e) {
+      this.settleRun(true, e);
+    }
+  }
+
+  /** Fails the run with `error` after a real turn (the programs settle what abortAll rejected). */
+  private failRun(error: unknown): void {
+    setImmediate(() => this.settleRun(true, error));
+  }
+
+  private loop(): void {
+    const p = this.p;
     const events = this.events;
     for (;;) {
       if (this.needDrain) {
         this.needDrain = false;
-        await this.quiesce();
+        this.quiesce();
+        return;
       }
       if (this.failure !== undefined) {
         const { rank, error } = this.failure;
         this.abortAll(`rank ${rank} failed: ${errorText(error)}`, error);
-        await drain();
-        throw new CommunicationError(`rank ${rank} failed: ${errorText(error)}`, { rank, cause: error });
+        this.failRun(new CommunicationError(`rank ${rank} failed: ${errorText(error)}`, { rank, cause: error }));
+        return;
       }
       if (this.readyHead < this.readyTail) {
         // Native schedules go on where their rank programs would have run (with the programs,
@@ -450,32 +502,36 @@ export class Simulation {
       const what = deadlock ? 'deadlock' : 'unmatched operations at the end';
       const msg = `${what} at virtual time ${this.now}: ${stuck.map(describeStuckRank).join('; ')}`;
       this.abortAll(msg, undefined);
-      await drain();
-      throw deadlock ? new DeadlockError(msg, stuck) : new CommunicationError(msg);
+      this.failRun(deadlock ? new DeadlockError(msg, stuck) : new CommunicationError(msg));
+      return;
     }
-    const finish = Array.from(this.clock);
+    const finish: number[] = new Array<number>(p);
+    for (let r = 0; r < p; r++) finish[r] = this.rs[R * r + R_CLOCK];
     let time = 0;
     for (const f of finish) if (f > time) time = f;
-    const out: SimResult<T> = { time, finish, results, messages: this.messages, bytes: this.bytes };
+    const out: SimResult<unknown> = { time, finish, results: this.results, messages: this.messages, bytes: this.bytes };
     if (this.trace) out.trace = this.trace;
-    return out;
+    this.settleRun(false, out);
   }
 
   /**
-   * Lets the rank programs run until they are all suspended: a nextTick (cheap: no turn of
+   * Calls the loop again once the rank programs are all suspended: a tick (cheap: no turn of
    * the event loop), with a real turn first and then every TURN_EVERY_MS of wall time.
    */
-  private quiesce(): Promise<void> {
+  private quiesce(): void {
     const t = performance.now();
-    if (this.turned && t - this.lastTurn < TURN_EVERY_MS) return tick();
+    if (this.turned && t - this.lastTurn < TURN_EVERY_MS) {
+      void RESOLVED.then(this.tickFn);
+      return;
+    }
     this.turned = true;
     this.lastTurn = t;
-    return drain();
+    setImmediate(this.stepFn);
   }
 
   private markDirty(r: number): void {
-    if (this.dirtyFlag[r] === 0) {
-      this.dirtyFlag[r] = 1;
+    if (this.rs[R * r + R_DIRTY] === 0) {
+      this.rs[R * r + R_DIRTY] = 1;
       this.dirty[this.nDirty++] = r;
     }
   }
@@ -534,7 +590,7 @@ export class Simulation {
       if (n === 0) {
         send.start = this.now;
         this.complete(send);
-      } else if (this.pendHead[from] === null && this.pendHead[to] === null && this.canSend(from) && this.canRecv(to)) {
+      } else if (this.ends[L_STRIDE * from + L_OWN_HEAD] === null && this.ends[L_STRIDE * to + L_OWN_HEAD] === null && this.canSend(from) && this.canRecv(to)) {
         // Nothing matched earlier waits for these ports: arbitration would start it first.
         this.startTransfer(send);
       } else {
@@ -577,22 +633,22 @@ export class Simulation {
 
   private appendPend(r: number, x: Op): void {
     x.qNext = null;
-    x.qPrev = this.pendTail[r];
-    if (x.qPrev === null) this.pendHead[r] = x;
+    x.qPrev = this.ends[L_STRIDE * r + L_OWN_TAIL];
+    if (x.qPrev === null) this.ends[L_STRIDE * r + L_OWN_HEAD] = x;
     else x.qPrev.qNext = x;
-    this.pendTail[r] = x;
+    this.ends[L_STRIDE * r + L_OWN_TAIL] = x;
   }
 
   private unlinkPend(r: number, x: Op): void {
-    if (x.qPrev === null) this.pendHead[r] = x.qNext;
+    if (x.qPrev === null) this.ends[L_STRIDE * r + L_OWN_HEAD] = x.qNext;
     else x.qPrev.qNext = x.qNext;
-    if (x.qNext === null) this.pendTail[r] = x.qPrev;
+    if (x.qNext === null) this.ends[L_STRIDE * r + L_OWN_TAIL] = x.qPrev;
     else x.qNext.qPrev = x.qPrev;
     x.qPrev = x.qNext = null;
   }
 
   private settleClock(r: number): void {
-    if (this.clock[r] < this.now) this.clock[r] = this.now;
+    if (this.rs[R * r + R_CLOCK] < this.now) this.rs[R * r + R_CLOCK] = this.now;
   }
 
   private complete(send: Op): void {
@@ -634,20 +690,20 @@ export class Simulation {
   private endTransfer(tr: Op): void {
     const from = tr.rank;
     const to = tr.peer;
-    this.busyS[from]--;
-    if (from !== to) this.busyR[to]--;
-    else if (this.duplex) this.busyR[from]--;
+    this.rs[R * from + R_BUSY_S]--;
+    if (from !== to) this.rs[R * to + R_BUSY_R]--;
+    else if (this.duplex) this.rs[R * from + R_BUSY_R]--;
     this.markDirty(from);
     if (from !== to) this.markDirty(to);
     this.complete(tr);
   }
 
   private canSend(r: number): boolean {
-    return this.duplex ? this.busyS[r] === 0 : this.busyS[r] + this.busyR[r] < this.k;
+    return this.duplex ? this.rs[R * r + R_BUSY_S] === 0 : this.rs[R * r + R_BUSY_S] + this.rs[R * r + R_BUSY_R] < this.k;
   }
 
   private canRecv(r: number): boolean {
-    return this.duplex ? this.busyR[r] === 0 : this.busyS[r] + this.busyR[r] < this.k;
+    return this.duplex ? this.rs[R * r + R_BUSY_R] === 0 : this.rs[R * r + R_BUSY_S] + this.rs[R * r + R_BUSY_R] < this.k;
   }
 
   /** Whether the transfer (its send op) could start now. */
@@ -657,8 +713,8 @@ export class Simulation {
 
   /** The earliest-matched waiting transfer of rank r whose ports are all free. */
   private firstStartable(r: number): Op | null {
-    if (this.duplex ? this.busyS[r] > 0 && this.busyR[r] > 0 : this.busyS[r] + this.busyR[r] >= this.k) return null;
-    for (let x = this.pendHead[r]; x !== null; x = x.qNext) {
+    if (this.duplex ? this.rs[R * r + R_BUSY_S] > 0 && this.rs[R * r + R_BUSY_R] > 0 : this.rs[R * r + R_BUSY_S] + this.rs[R * r + R_BUSY_R] >= this.k) return null;
+    for (let x = this.ends[L_STRIDE * r + L_OWN_HEAD]; x !== null; x = x.qNext) {
       const tr = x.kind === SEND ? x : (x.partner as Op);
       if (this.startable(tr)) return tr;
     }
@@ -677,8 +733,15 @@ export class Simulation {
    * many, one walk over every waiting transfer in match order (the same result, cheaper).
    */
   private arbitrate(): void {
+    if (this.nWaiting === 0) {
+      // nothing waits for ports: nothing to start
+      for (let i = 0; i < this.nDirty; i++) this.rs[R * this.dirty[i] + R_DIRTY] = 0;
+      this.nDirty = 0;
+      if (this.wLen > 0) this.compactWaiting();
+      return;
+    }
     if (this.nDirty * 4 >= this.nWaiting || this.nDirty * 8 >= this.p) {
-      for (let i = 0; i < this.nDirty; i++) this.dirtyFlag[this.dirty[i]] = 0;
+      for (let i = 0; i < this.nDirty; i++) this.rs[R * this.dirty[i] + R_DIRTY] = 0;
       this.nDirty = 0;
       this.scanWaiting();
       return;
@@ -686,7 +749,7 @@ export class Simulation {
     const cand = this.cand;
     for (let i = 0; i < this.nDirty; i++) {
       const r = this.dirty[i];
-      this.dirtyFlag[r] = 0;
+      this.rs[R * r + R_DIRTY] = 0;
       this.pushCandidate(r);
     }
     this.nDirty = 0;
@@ -735,7 +798,7 @@ export class Simulation {
   /** Whether a transfer from `from` to `to` (from = to: a copy) could start now. */
   private portsFree(from: number, to: number): boolean {
     if (from !== to) return this.canSend(from) && this.canRecv(to);
-    return this.duplex ? this.busyS[from] === 0 && this.busyR[from] === 0 : this.busyS[from] + this.busyR[from] < this.k;
+    return this.duplex ? this.rs[R * from + R_BUSY_S] === 0 && this.rs[R * from + R_BUSY_R] === 0 : this.rs[R * from + R_BUSY_S] + this.rs[R * from + R_BUSY_R] < this.k;
   }
 
   /**
@@ -764,12 +827,12 @@ export class Simulation {
     let dur: number;
     const units = tr.len / this.unit;
     if (from !== to) {
-      this.busyS[from]++;
-      this.busyR[to]++;
+      this.rs[R * from + R_BUSY_S]++;
+      this.rs[R * to + R_BUSY_R]++;
       dur = this.model.comm(from, to, units);
     } else {
-      this.busyS[from]++;
-      if (this.duplex) this.busyR[from]++;
+      this.rs[R * from + R_BUSY_S]++;
+      if (this.duplex) this.rs[R * from + R_BUSY_R]++;
       dur = this.model.copy(from, units);
     }
     this.events.push(this.now + dur, this.evSeq++, tr);
@@ -786,7 +849,7 @@ export class Simulation {
     };
     for (const op of this.book.unmatched()) add(op.rank, describeOp(op));
     for (let r = 0; r < this.p; r++) {
-      for (let x = this.pendHead[r]; x !== null; x = x.qNext) add(r, describeOp(x));
+      for (let x = this.ends[L_STRIDE * r + L_OWN_HEAD]; x !== null; x = x.qNext) add(r, describeOp(x));
       if (this.syncResolve[r] !== null) add(r, 'waiting in clock.sync()');
     }
     const out: DeadlockedRank[] = [];
@@ -803,11 +866,11 @@ export class Simulation {
     const ops: Op[] = this.book.unmatched();
     this.book.clear();
     for (let r = 0; r < this.p; r++) {
-      for (let x = this.pendHead[r]; x !== null; x = x.qNext) {
+      for (let x = this.ends[L_STRIDE * r + L_OWN_HEAD]; x !== null; x = x.qNext) {
         ops.push(x);
         if (x.partner !== null) ops.push(x.partner); // the receive of a copy to oneself is in no list
       }
-      this.pendHead[r] = this.pendTail[r] = null;
+      this.ends[L_STRIDE * r + L_OWN_HEAD] = this.ends[L_STRIDE * r + L_OWN_TAIL] = null;
     }
     this.wOps = [];
     this.wLen = 0;
