@@ -19,6 +19,7 @@ import { bindSchedule, type ScheduleOptions } from '../src/schedule/run.js';
 import type { WorldSchedule } from '../src/schedule/types.js';
 import { runSim, type PortSetting, type SimResult } from '../src/transports/sim/index.js';
 import { SimEndpoint } from '../src/transports/sim/endpoint.js';
+import { compileBasicSchedule } from '../src/collectives/basic/world-schedule.js';
 import { int, rng } from './helpers/random.js';
 import { rejection } from './helpers/errors.js';
 
@@ -210,6 +211,64 @@ describe('native schedules on the simulator = the portable executor', () => {
         const tags = new Set(out.messages.map((m) => m.split(' ')[2]));
         expect(tags).toEqual(new Set([0, 1, 2].map((k) => `t${FIRST_DATA_TAG + k * CALL_TAG_STRIDE}`)));
       }
+    }
+  });
+
+  it('combine operations (reduce, allreduce, exscan with a non-commutative operator): the same times, messages, copies and bytes; a throwing operator fails the run alike', async () => {
+    // 2×2 integer matrix products mod 1009 on Int32 quadruples: associative, not commutative
+    const matmul = (a: Int32Array, b: Int32Array): void => {
+      for (let i = 0; i < a.length; i += 4) {
+        const [a0, a1, a2, a3] = [a[i], a[i + 1], a[i + 2], a[i + 3]];
+        a[i] = (a0 * b[i] + a1 * b[i + 2]) % 1009;
+        a[i + 1] = (a0 * b[i + 1] + a1 * b[i + 3]) % 1009;
+        a[i + 2] = (a2 * b[i] + a3 * b[i + 2]) % 1009;
+        a[i + 3] = (a2 * b[i + 1] + a3 * b[i + 3]) % 1009;
+      }
+    };
+    const combiner = (fail: boolean): ScheduleOptions['combine'] => ({
+      elementBytes: 4,
+      bind: (into, from) => {
+        const a = new Int32Array(into.buffer, into.byteOffset, into.length / 4);
+        const b = new Int32Array(from.buffer, from.byteOffset, from.length / 4);
+        return () => {
+          if (fail) throw new Error('operator failed');
+          matmul(a, b);
+        };
+      },
+    });
+    const run = async (world: WorldSchedule, mc: ModelCase, portable: boolean, fail = false): Promise<Outcome> => {
+      const res = await runSim(
+        world.ranks.length,
+        async (comm) => {
+          const rs = world.ranks[comm.rank];
+          const bufs = rs.buffers.map((b) => {
+            const x = new Int32Array(b.bytes / 4).map((_, i) => ((comm.rank + 3) * (i + 7)) % 1009);
+            return new Uint8Array(x.buffer);
+          });
+          const clock = comm.clock as NonNullable<typeof comm.clock>;
+          const t = clock.now();
+          await bindSchedule(comm, rs, bufs, { portable, combine: combiner(fail) }).run();
+          return { bufs, spans: [clock.now() - t] };
+        },
+        { model: mc.model, ports: mc.ports, trace: true },
+      );
+      return outcome(res);
+    };
+    for (const op of ['reduce', 'allreduce', 'exscan'] as const) {
+      for (const p of [2, 3, 5, 8, 13]) {
+        for (const mc of [MODELS[1], MODELS[3], MODELS[4]]) {
+          const world = compileBasicSchedule(op, p, 32, p - 1);
+          const label = `${op} p=${p} ${mc.name}`;
+          const native = await run(world, mc, false);
+          const portable = await run(world, mc, true);
+          expect(native, label).toEqual(portable);
+        }
+      }
+      const world = compileBasicSchedule(op, 4, 16, 0);
+      const e1 = await rejection(run(world, MODELS[0], false, true));
+      const e2 = await rejection(run(world, MODELS[0], true, true));
+      expect((e1 as Error).message).toBe((e2 as Error).message);
+      expect((e1 as Error).message).toMatch(/operator failed/);
     }
   });
 

@@ -21,6 +21,9 @@
  * - a copy without a tag is the endpoint's `copy`, piece by piece (each charged as one), done
  *   when issued, holding no window slot; with a tag, the message to the rank itself (its
  *   receive posted first), holding one slot until it has arrived;
+ * - a combine is the bound operator's function on its two views (made at bind time), done
+ *   when issued like a processor copy but not charged (local computation); one that throws
+ *   fails the run;
  * - operation j of a step is issued once fewer than `window` of the step's earlier operations
  *   are unfinished (comm/request.ts `inOrder`); a step whose window covers its operations
  *   posts them all and checks its receives' lengths, in order, once all have completed.
@@ -28,7 +31,7 @@
 import { endpointCtx } from '../../comm/agree.js';
 import { badTag } from '../../comm/group.js';
 import { OpRequest, type Request } from '../../comm/request.js';
-import { type EndpointSchedule, type RankSchedule, type ScheduleOp, type ScheduleOptions, type ScheduleWait, type Span, shiftedTag } from '../../comm/schedule.js';
+import { combineFunction, type EndpointSchedule, type RankSchedule, type ScheduleOp, type ScheduleOptions, type ScheduleWait, type Span, shiftedTag } from '../../comm/schedule.js';
 import { forEachPiece, type MessageBuffer } from '../../comm/segments.js';
 import { CommunicationError, InvalidArgumentError, TruncationError } from '../../errors.js';
 import { type OpOwner, RECV, SEND } from './op.js';
@@ -40,6 +43,8 @@ const K_RECV = 1;
 const K_COPY = 2;
 /** A copy through a port: the message to oneself. */
 const K_PORT = 3;
+/** A combine: the bound operator's function (combineFns), done when issued, not charged. */
+const K_COMBINE = 4;
 
 /** Continuations (SimTask.hop codes). */
 const C_OP = 0;
@@ -130,6 +135,8 @@ export class SimSchedule implements EndpointSchedule, OpOwner, SimTask {
   /** Send: the data; receive: the buffer; copy: the destination (at 2t); a copy's source (2t + 1). */
   private readonly bufs: MessageBuffer[] = [];
   private readonly pieceDst: Uint8Array[] = [];
+  /** Per distinct combine operation t: its bound function (combineFunction). */
+  private readonly combineFns: (() => void)[] = [];
   private readonly pieceSrc: Uint8Array[] = [];
   /**
    * Per piece, 1: at most SHORT_COPY bytes with source and destination disjoint, copied by a
@@ -171,7 +178,7 @@ export class SimSchedule implements EndpointSchedule, OpOwner, SimTask {
       const at = s * T;
       this.sd[at + T_LO] = lo;
       this.sd[at + T_WINDOW] = steps[s].window;
-      this.sd[at + T_REQS] = steps[s].ops.some((op) => op.kind !== 'copy' || op.tag !== undefined) ? 1 : 0;
+      this.sd[at + T_REQS] = steps[s].ops.some((op) => (op.kind !== 'copy' && op.kind !== 'combine') || (op.kind === 'copy' && op.tag !== undefined)) ? 1 : 0;
       lo += steps[s].ops.length;
     }
     this.sd[steps.length * T + T_LO] = n;
@@ -228,7 +235,9 @@ export class SimSchedule implements EndpointSchedule, OpOwner, SimTask {
           }
         }
       } else if (op.kind === 'combine') {
-        throw new Error('unreachable: the endpoint declines schedules with combine operations');
+        this.d[t * S + D_KIND] = K_COMBINE;
+        this.d[t * S + D_PEER] = worldRank;
+        this.combineFns[t] = combineFunction(op, buffers, options.combine);
       } else {
         this.d[t * S + D_KIND] = op.kind === 'send' ? K_SEND : K_RECV;
         this.d[t * S + D_PEER] = worldOf === null ? op.peer : worldOf[op.peer];
@@ -381,6 +390,24 @@ export class SimSchedule implements EndpointSchedule, OpOwner, SimTask {
     const at = t * S;
     const j = i - this.lo;
     const k = d[at + D_KIND];
+    if (k === K_COMBINE) {
+      // as the portable executor: done when issued (one hop in a windowed step), a throw fails the run
+      this.cur[2 * j] = 0;
+      try {
+        this.combineFns[t]();
+      } catch (e) {
+        if (this.error === NONE) this.error = e;
+        sim.later(this, 1, C_FAIL, this.run);
+        return false;
+      }
+      if (this.windowed) {
+        this.running++;
+        sim.later(this, 1, C_OP, this.run);
+      } else {
+        this.unfinished--;
+      }
+      return true;
+    }
     if (k === K_COPY) {
       this.cur[2 * j] = 0;
       const end = d[at + D_PIECE_END] | 0;

@@ -291,8 +291,12 @@ export class ThreadsSchedule implements EndpointSchedule, ScheduleOwner {
       return;
     }
     if (kind === COMBINE) {
-      this.combineOf[k]();
       this.doneOf[k] = 1;
+      try {
+        this.combineOf[k]();
+      } catch (e) {
+        this.fail(e);
+      }
       return;
     }
     if (kind === BAD) {
