@@ -17,6 +17,7 @@
 import type { Communicator } from '../../comm/communicator.js';
 import { resolveOp, type NumericArray, type ReduceOp } from './ops.js';
 import { allreduceSchedule, runReduceSchedule } from './reduce-schedule.js';
+import { scheduleOfShape } from './schedule.js';
 import { nativeBytes, nativeOf } from '../native.js';
 import { MPI_NATIVE } from '../types.js';
 import { basicAlgorithm, nativeElementType, nativeReduceOp, type BasicOptions } from './algorithm.js';
@@ -45,7 +46,10 @@ export async function allreduce<T extends NumericArray>(comm: Communicator, args
   if (algorithm === MPI_NATIVE) return nativeAllreduce(comm, send, recv, args.op);
   const combine = resolveOp(args.op, send, comm.rank);
   // the data phase is a schedule (reduce-schedule.ts): one native run per call
-  await runReduceSchedule(comm, allreduceSchedule(comm.size, comm.rank, send.byteLength, BASIC_TAG.allreduce), send, recv, combine, args.op);
+  const { size: p, rank } = comm;
+  const n = send.byteLength;
+  const rs = scheduleOfShape(`allreduce ${p} ${rank} ${n}`, () => allreduceSchedule(p, rank, n, BASIC_TAG.allreduce));
+  await runReduceSchedule(comm, rs, send, recv, combine, args.op);
 }
 
 /** Whether two views share any byte. */

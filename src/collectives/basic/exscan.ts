@@ -17,6 +17,7 @@ import { resolveOp, type NumericArray, type ReduceOp } from './ops.js';
 import { BASIC_TAG } from '../../comm/tags.js';
 import { checkNumeric, checkSameShape } from './validate.js';
 import { exscanSchedule, runReduceSchedule } from './reduce-schedule.js';
+import { scheduleOfShape } from './schedule.js';
 import { beginCall } from '../call-scope.js';
 
 export interface ExscanArgs<T extends NumericArray> {
@@ -36,5 +37,7 @@ export async function exscan<T extends NumericArray>(comm: Communicator, args: E
   const nbytes = send.byteLength;
   if (p === 1) return;
   // the data phase is a schedule (reduce-schedule.ts): one native run per call
-  await runReduceSchedule(comm, exscanSchedule(p, rank, nbytes, tag, recv !== undefined), send, recv, combine, args.op);
+  const hasRecv = recv !== undefined;
+  const rs = scheduleOfShape(`exscan ${p} ${rank} ${nbytes} ${hasRecv ? 1 : 0}`, () => exscanSchedule(p, rank, nbytes, tag, hasRecv));
+  await runReduceSchedule(comm, rs, send, recv, combine, args.op);
 }

@@ -21,7 +21,7 @@ import { nativeBytes, nativeOf } from '../native.js';
 import { MPI_NATIVE } from '../types.js';
 import { basicAlgorithm, type BasicOptions } from './algorithm.js';
 import { BASIC_TAG } from '../../comm/tags.js';
-import { gatherSchedule, runBasicSchedule } from './schedule.js';
+import { gatherSchedule, runBasicSchedule, scheduleOfShape } from './schedule.js';
 import { checkBytes, checkRoot } from './validate.js';
 import { beginCall } from '../call-scope.js';
 
@@ -64,5 +64,8 @@ export async function gather(comm: Communicator, args: GatherArgs, options?: Bas
     return;
   }
   // the data phase is a schedule (schedule.ts): one native run per call
-  await runBasicSchedule(comm, gatherSchedule(comm.size, root, comm.rank, send.length, BASIC_TAG.gather), { send, recv }, 'send');
+  const { size: p, rank } = comm;
+  const m = send.length;
+  const rs = scheduleOfShape(`gather ${p} ${root} ${rank} ${m}`, () => gatherSchedule(p, root, rank, m, BASIC_TAG.gather));
+  await runBasicSchedule(comm, rs, { send, recv }, 'send');
 }

@@ -18,6 +18,7 @@ import { BASIC_TAG } from '../../comm/tags.js';
 import { checkNumeric, checkRoot, checkSameShape } from './validate.js';
 import { beginCall } from '../call-scope.js';
 import { reduceSchedule, runReduceSchedule } from './reduce-schedule.js';
+import { scheduleOfShape } from './schedule.js';
 
 export interface ReduceArgs<T extends NumericArray> {
   readonly send: T;
@@ -36,5 +37,8 @@ export async function reduce<T extends NumericArray>(comm: Communicator, args: R
   const recv = rank === root ? checkSameShape(comm, 'recv', args.recv, send, 'send') : undefined;
   const inPlace = recv === send;
   // the data phase is a schedule (reduce-schedule.ts): one native run per call
-  await runReduceSchedule(comm, reduceSchedule(comm.size, root, rank, send.byteLength, BASIC_TAG.reduce, inPlace), send, recv, combine, args.op);
+  const p = comm.size;
+  const n = send.byteLength;
+  const rs = scheduleOfShape(`reduce ${p} ${root} ${rank} ${n} ${inPlace ? 1 : 0}`, () => reduceSchedule(p, root, rank, n, BASIC_TAG.reduce, inPlace));
+  await runReduceSchedule(comm, rs, send, recv, combine, args.op);
 }

@@ -20,7 +20,7 @@ import { nativeBytes, nativeOf } from '../native.js';
 import { MPI_NATIVE } from '../types.js';
 import { basicAlgorithm, type BasicOptions } from './algorithm.js';
 import { BASIC_TAG } from '../../comm/tags.js';
-import { runBasicSchedule, scatterSchedule } from './schedule.js';
+import { runBasicSchedule, scatterSchedule, scheduleOfShape } from './schedule.js';
 import { checkBytes, checkRoot } from './validate.js';
 import { beginCall } from '../call-scope.js';
 
@@ -57,5 +57,6 @@ export async function scatter(comm: Communicator, args: ScatterArgs, options?: B
     return;
   }
   // the data phase is a schedule (schedule.ts): one native run per call
-  await runBasicSchedule(comm, scatterSchedule(p, root, rank, m, BASIC_TAG.scatter), { send, recv }, 'recv');
+  const rs = scheduleOfShape(`scatter ${p} ${root} ${rank} ${m}`, () => scatterSchedule(p, root, rank, m, BASIC_TAG.scatter));
+  await runBasicSchedule(comm, rs, { send, recv }, 'recv');
 }

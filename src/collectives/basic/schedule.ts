@@ -24,6 +24,29 @@ import { bindSchedule } from '../../schedule/run.js';
 import { expectBytes } from './validate.js';
 import { orderedBinomialRole } from './tree.js';
 
+/** Building-block schedules by shape, the most recent SHAPES_KEPT: see scheduleOfShape. */
+const shapes = new Map<string, RankSchedule>();
+const SHAPES_KEPT = 64;
+
+/**
+ * The schedule of `key` (a building block and every argument its compiler takes), compiled by
+ * `make` the first time: a call of the same shape reuses the schedule object — and so what the
+ * executors derived from it (bindSchedule's validation, MPI's encoding) — instead of compiling
+ * and checking it again. Schedules are immutable, so sharing them is safe.
+ */
+export function scheduleOfShape(key: string, make: () => RankSchedule): RankSchedule {
+  let s = shapes.get(key);
+  if (s !== undefined) {
+    // most recently used last
+    shapes.delete(key);
+  } else {
+    s = make();
+    if (shapes.size >= SHAPES_KEPT) shapes.delete(shapes.keys().next().value as string);
+  }
+  shapes.set(key, s);
+  return s;
+}
+
 /** Rank `rank`'s schedule of a binomial bcast of `bytes` bytes from `root` (p ranks). */
 export function bcastSchedule(p: number, root: number, rank: number, bytes: number, tag: number): RankSchedule {
   const role = orderedBinomialRole(p, root, rank);
@@ -121,10 +144,13 @@ export function barrierSchedule(p: number, rank: number, tag: number): RankSched
 /** Runs the binomial bcast of `buf` from `root` as a schedule (bcast.ts has checked the arguments). */
 export async function runBcastSchedule(comm: Communicator, buf: Uint8Array, root: number, tag: number): Promise<void> {
   // a shorter message than the buffer: the ranks' lengths differ (expectBytes's error)
-  await runBasicSchedule(comm, bcastSchedule(comm.size, root, comm.rank, buf.length, tag), { buf }, 'buf');
+  const { size: p, rank } = comm;
+  const rs = scheduleOfShape(`bcast ${p} ${root} ${rank} ${buf.length} ${tag}`, () => bcastSchedule(p, root, rank, buf.length, tag));
+  await runBasicSchedule(comm, rs, { buf }, 'buf');
 }
 
 /** Runs the dissemination barrier as a schedule. */
 export async function runBarrierSchedule(comm: Communicator, tag: number): Promise<void> {
-  await bindSchedule(comm, barrierSchedule(comm.size, comm.rank, tag), [], { once: true }).run();
+  const { size: p, rank } = comm;
+  await bindSchedule(comm, scheduleOfShape(`barrier ${p} ${rank} ${tag}`, () => barrierSchedule(p, rank, tag)), [], { once: true }).run();
 }

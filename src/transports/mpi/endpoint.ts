@@ -521,6 +521,40 @@ export class MpiEndpoint implements Endpoint {
       combine = this.nativeCombiner(options);
       if (combine === undefined) return undefined;
     }
+    // a schedule object bound again (a building block's, compiled once per shape) on the same
+    // context and group with the same operator: its encoding is the same
+    const cached = this.encodings.get(schedule);
+    let encoded: Int32Array;
+    let ops: ScheduleOpInfo[];
+    if (cached !== undefined && cached.ctx === ctx && cached.worldOf === worldOf && cached.combineOp === (combine?.op ?? -1) && cached.combineType === (combine?.type ?? -1)) {
+      encoded = cached.code;
+      ops = cached.ops;
+    } else {
+      ({ encoded, ops } = this.encode(ctx, worldOf, schedule, combine));
+      this.encodings.set(schedule, { ctx, worldOf, combineOp: combine?.op ?? -1, combineType: combine?.type ?? -1, code: encoded, ops });
+    }
+    const info = new Int32Array(8);
+    if (options.once === true && this.mpi.schedRunOnce !== undefined) return new OnceRun(this, encoded, buffers, info, ops, options, schedule.rank);
+    const handle = this.call(() => (this.mpi.schedCreate as NonNullable<MpiBinding['schedCreate']>)(encoded, buffers, info));
+    const run = new NativeRun(this, handle, info, ops, options, schedule.rank);
+    // the C side holds requests and references: free them when the schedule is collected
+    scheduleRegistry.register(run, { mpi: this.mpi, handle });
+    return run;
+  };
+
+  /** Encodings of the schedules bound (bindNative), per schedule object: the last context, group and operator. */
+  private readonly encodings = new WeakMap<
+    RankSchedule,
+    { ctx: number; worldOf: Int32Array | null; combineOp: number; combineType: number; code: Int32Array; ops: ScheduleOpInfo[] }
+  >();
+
+  /** The schedule's encoding for the C side (see bindSchedule) and what each operation is, for errors. */
+  private encode(
+    ctx: number,
+    worldOf: Int32Array | null,
+    schedule: RankSchedule,
+    combine: { readonly op: number; readonly type: number } | undefined,
+  ): { encoded: Int32Array; ops: ScheduleOpInfo[] } {
     const code: number[] = [schedule.steps.length];
     const ranges = (span: Span): void => {
       code.push(span.length);
@@ -562,14 +596,8 @@ export class MpiEndpoint implements Endpoint {
         ops.push({ kind: op.kind, peer: op.peer, tag: op.tag, world, bytes: spanBytes(op.data), step: st, index: j });
       }
     }
-    const info = new Int32Array(8);
-    if (options.once === true && this.mpi.schedRunOnce !== undefined) return new OnceRun(this, Int32Array.from(code), buffers, info, ops, options, schedule.rank);
-    const handle = this.call(() => (this.mpi.schedCreate as NonNullable<MpiBinding['schedCreate']>)(Int32Array.from(code), buffers, info));
-    const run = new NativeRun(this, handle, info, ops, options, schedule.rank);
-    // the C side holds requests and references: free them when the schedule is collected
-    scheduleRegistry.register(run, { mpi: this.mpi, handle });
-    return run;
-  };
+    return { encoded: Int32Array.from(code), ops };
+  }
 
   /**
    * The C codes of `options.combine`'s built-in operator, or undefined when the C side cannot
