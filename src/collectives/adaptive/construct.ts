@@ -40,7 +40,8 @@ import {
   type RangeRecord,
 } from './decide.js';
 import { hypercubeRounds, partnerOf, rangeOf } from './hypercube.js';
-import type { RankSchedule, ScheduleBuffer, Span } from '../../comm/schedule.js';
+import type { ScheduleBuffer, Span } from '../../comm/schedule.js';
+import { scheduleOfShape } from '../../schedule/shapes.js';
 import { bindSchedule } from '../../schedule/run.js';
 
 /** A construction round's exchange: this rank's record out, the partner's in (RECORD_BYTES each). */
@@ -149,19 +150,20 @@ export async function constructAdaptive(input: ConstructionInput): Promise<Adapt
           `ranks ${v} and ${other.hi} run the adaptive construction with different roots, cost models or adaptive options (every rank must pass the same)`,
           { rank: v },
         );
-      const exchange: RankSchedule = {
+      const peer = other.hi;
+      const exchange = scheduleOfShape(`adaptive exchange ${v} ${peer} ${tags.exchange}`, () => ({
         rank: v,
         buffers: EXCHANGE_BUFFERS,
         steps: [
           {
             window: 2,
             ops: [
-              { kind: 'recv', peer: other.hi, tag: tags.exchange, data: RECORD_SPAN_IN },
-              { kind: 'send', peer: other.hi, tag: tags.exchange, data: RECORD_SPAN_OUT },
+              { kind: 'recv', peer, tag: tags.exchange, data: RECORD_SPAN_IN },
+              { kind: 'send', peer, tag: tags.exchange, data: RECORD_SPAN_OUT },
             ],
           },
         ],
-      };
+      }));
       const out = encodeRecord(record, fingerprint, recBuf, check);
       // a message of another length: the partner runs something else (a longer one: the transport's truncation)
       await bindSchedule(comm, exchange, [into, out], { once: true, recvError: (_peer, _tag, _expected, got, cause) => (got === undefined ? (cause as Error) : mismatch()) }).run();
@@ -183,7 +185,12 @@ export async function constructAdaptive(input: ConstructionInput): Promise<Adapt
     } else {
       // Gather root only: the range's fixed root tells it the outcome.
       const into = new Uint8Array(NOTIFY_BYTES);
-      const notify: RankSchedule = { rank: v, buffers: NOTIFY_BUFFERS, steps: [{ window: 1, ops: [{ kind: 'recv', peer: own.hi, tag: tags.notify, data: NOTIFY_SPAN }] }] };
+      const from = own.hi;
+      const notify = scheduleOfShape(`adaptive notify ${v} ${from} ${tags.notify}`, () => ({
+        rank: v,
+        buffers: NOTIFY_BUFFERS,
+        steps: [{ window: 1, ops: [{ kind: 'recv', peer: from, tag: tags.notify, data: NOTIFY_SPAN }] }],
+      }));
       await bindSchedule(comm, notify, [into], {
         once: true,
         recvError: (peer, _tag, expected, got, cause) =>

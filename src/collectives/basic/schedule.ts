@@ -21,31 +21,11 @@
 import type { Communicator } from '../../comm/communicator.js';
 import type { RankSchedule, ScheduleOp, ScheduleStep, Span } from '../../comm/schedule.js';
 import { bindSchedule } from '../../schedule/run.js';
+import { scheduleOfShape } from '../../schedule/shapes.js';
+
+export { scheduleOfShape } from '../../schedule/shapes.js';
 import { expectBytes } from './validate.js';
 import { orderedBinomialRole } from './tree.js';
-
-/** Building-block schedules by shape, the most recent SHAPES_KEPT: see scheduleOfShape. */
-const shapes = new Map<string, RankSchedule>();
-const SHAPES_KEPT = 64;
-
-/**
- * The schedule of `key` (a building block and every argument its compiler takes), compiled by
- * `make` the first time: a call of the same shape reuses the schedule object — and so what the
- * executors derived from it (bindSchedule's validation, MPI's encoding) — instead of compiling
- * and checking it again. Schedules are immutable, so sharing them is safe.
- */
-export function scheduleOfShape(key: string, make: () => RankSchedule): RankSchedule {
-  let s = shapes.get(key);
-  if (s !== undefined) {
-    // most recently used last
-    shapes.delete(key);
-  } else {
-    s = make();
-    if (shapes.size >= SHAPES_KEPT) shapes.delete(shapes.keys().next().value as string);
-  }
-  shapes.set(key, s);
-  return s;
-}
 
 /** Rank `rank`'s schedule of a binomial bcast of `bytes` bytes from `root` (p ranks). */
 export function bcastSchedule(p: number, root: number, rank: number, bytes: number, tag: number): RankSchedule {
