@@ -163,15 +163,7 @@ export class CallScope extends SlotView<Communicator> implements Communicator {
    * tags are shifted as this scope shifts them.
    */
   get bindValidatedSchedule(): Communicator['bindValidatedSchedule'] {
-    const bind = this.base.bindValidatedSchedule;
-    if (bind === undefined) return undefined;
-    return (schedule: RankSchedule, buffers: readonly Uint8Array[], options: ScheduleOptions): BoundSchedule | undefined => {
-      const inner = bind.call(this.base, schedule, buffers, options);
-      if (inner === undefined) return undefined;
-      const blocking = inner.runBlocking;
-      const run = (tagShift = 0): PromiseLike<void> => inner.run(this.shift + tagShift);
-      return blocking === undefined ? { run } : { run, runBlocking: (tagShift = 0) => blocking.call(inner, this.shift + tagShift) };
-    };
+    return shiftedBinder(this.base, this.base.bindValidatedSchedule, () => this.shift);
   }
 }
 
@@ -238,20 +230,29 @@ export class InterCallScope extends SlotView<InterCommunicator> implements Inter
 
   /** The base's native executor with this call's tag shift (as CallScope's). */
   get bindValidatedSchedule(): InterCommunicator['bindValidatedSchedule'] {
-    const bind = this.base.bindValidatedSchedule;
-    if (bind === undefined) return undefined;
-    return (schedule: RankSchedule, buffers: readonly Uint8Array[], options: ScheduleOptions): BoundSchedule | undefined => {
-      const inner = bind.call(this.base, schedule, buffers, options);
-      if (inner === undefined) return undefined;
-      const blocking = inner.runBlocking;
-      const run = (tagShift = 0): PromiseLike<void> => inner.run(this.shift + tagShift);
-      return blocking === undefined ? { run } : { run, runBlocking: (tagShift = 0) => blocking.call(inner, this.shift + tagShift) };
-    };
+    return shiftedBinder(this.base, this.base.bindValidatedSchedule, () => this.shift);
   }
 
   merge(high: boolean): Promise<Communicator> {
     return this.base.merge(high);
   }
+}
+
+type Binder = (schedule: RankSchedule, buffers: readonly Uint8Array[], options: ScheduleOptions) => BoundSchedule | undefined;
+
+/**
+ * `bind` (a base communicator's native executor) with every run's collective tags moved by
+ * the scope's shift at the time the run starts (`shift()`: a persistent plan renews its slot).
+ */
+function shiftedBinder(base: object, bind: Binder | undefined, shift: () => number): Binder | undefined {
+  if (bind === undefined) return undefined;
+  return (schedule, buffers, options) => {
+    const inner = bind.call(base, schedule, buffers, options);
+    if (inner === undefined) return undefined;
+    const blocking = inner.runBlocking;
+    const run = (tagShift = 0): PromiseLike<void> => inner.run(shift() + tagShift);
+    return blocking === undefined ? { run } : { run, runBlocking: (tagShift = 0) => blocking.call(inner, shift() + tagShift) };
+  };
 }
 
 /** `beginCall` for intercommunicators. */
