@@ -8,7 +8,8 @@
  * one per REMOTE rank; a sender sends the pieces of its block to their receivers in rank order
  * (blocking sends), a receiver takes its senders in §4.1's order (the higher multi-target
  * sender first, the senders between, the lower multi-target sender last), both directions
- * concurrently (plan.ts: vSendPieces, vRecvPlan); (3) one intragroup allgatherv of the received
+ * concurrently (plan.ts: vSendPieces, vRecvPlan; each stream a schedule on the
+ * intercommunicator, the two run at once); (3) one intragroup allgatherv of the received
  * segments (near-equal counts) on inter.local, in place, then a copy to `displs` if recv is
  * not contiguous.
  *
@@ -25,8 +26,10 @@ import type { Request } from '../../comm/communicator.js';
 import type { InterCommunicator } from '../../comm/intercomm.js';
 import { InvalidArgumentError } from '../../errors.js';
 import { AGREEMENT_TERMS, agreementTerms, allAgree } from './agreement.js';
-import { prefixSums, vRecvPlan, vSendPieces } from './plan.js';
-import { checkReceive, finalStageAlgorithm, receiveChecked } from './segmented.js';
+import { prefixSums, vRecvPlan, vSendPieces, type Piece } from './plan.js';
+import { exchangeError, finalStageAlgorithm } from './segmented.js';
+import type { RankSchedule } from '../../comm/schedule.js';
+import { bindInterSchedule } from '../../schedule/run.js';
 import { INTER_TAGS } from './types.js';
 
 /** `remoteBytes[j]`: bytes of remote rank j's block; `remoteOffsets[j]`: its byte offset in recv. */
@@ -73,15 +76,16 @@ export async function segmentedAllgatherv(
   const incoming = contiguous ? recv.subarray(0, remoteTotal) : new Uint8Array(remoteTotal);
   const sendPieces = vSendPieces(total, nr, prefix, send.length);
   const plan = vRecvPlan(remoteBytes, remotePrefix, n, rank);
-  const sending = (async () => {
-    for (const pc of sendPieces) await inter.send(pc.peer, INTER_TAGS.exchange, send.subarray(pc.offset, pc.offset + pc.length));
-  })();
-  const receiving = (async () => {
-    for (const pc of plan.pieces) {
-      const st = await receiveChecked(inter, pc.peer, INTER_TAGS.exchange, incoming.subarray(pc.offset, pc.offset + pc.length), 'counts');
-      checkReceive(inter, st, pc.length, pc.peer, 'counts');
-    }
-  })();
+  // Two streams, each a schedule on the intercommunicator run by the transport's executor,
+  // both running at once: the sends one at a time in receiver order, the receives one at a
+  // time in §4.1's order (a stream is one step of window 1).
+  const stream = (kind: 'send' | 'recv', pieces: readonly Piece[], bytes: number): RankSchedule => ({
+    rank,
+    buffers: [{ name: kind === 'send' ? 'send' : 'incoming', bytes }],
+    steps: pieces.length === 0 ? [] : [{ window: 1, ops: pieces.map((pc) => ({ kind, peer: pc.peer, tag: INTER_TAGS.exchange, data: pc.length > 0 ? [{ buffer: 0, offset: pc.offset, length: pc.length }] : [] })) }],
+  });
+  const sending = bindInterSchedule(inter, stream('send', sendPieces, send.length), [send], { once: true }).run();
+  const receiving = bindInterSchedule(inter, stream('recv', plan.pieces, incoming.length), [incoming], { once: true, recvError: exchangeError(inter, 'counts') }).run();
   await Promise.all([sending, receiving]);
   // (3) The final allgatherv, in place.
   await allgatherv(local, {
