@@ -29,7 +29,9 @@ import { gatherv } from '../v-collectives.js';
 import type { InterCommunicator } from '../../comm/intercomm.js';
 import { InvalidArgumentError } from '../../errors.js';
 import { fingerprint } from '../allgather/handshake.js';
-import { checkReceive, receiveChecked } from './segmented.js';
+import { exchangeError } from './segmented.js';
+import type { RankSchedule, Span } from '../../comm/schedule.js';
+import { bindInterSchedule } from '../../schedule/run.js';
 import { INTER_TAGS } from './types.js';
 
 /** From this many bytes on the broadcast stage uses 'scatter-allgather' (MPICH's short-message limit, 12 KiB). */
@@ -98,22 +100,29 @@ export async function rootGathering(
     // allgatherv: the fingerprint of the block sizes goes after the data (a vectored message)
     const sizesOut = localSizes === undefined ? undefined : fingerprint('counts', localSizes);
     const sizesIn = regular ? undefined : new Uint8Array(8);
-    const outgoing = sizesOut === undefined ? gathered : [gathered, sizesOut];
+    // the exchange between the roots: a one-operation schedule each way on the
+    // intercommunicator (the data, then the allgatherv's fingerprint of its block sizes)
+    const whole = (buffer: number, bytes: number): Span => (bytes > 0 ? [{ buffer, offset: 0, length: bytes }] : []);
+    const message = (kind: 'send' | 'recv', bufs: Uint8Array[]): RankSchedule => ({
+      rank,
+      buffers: bufs.map((b, i) => ({ name: `part${i}`, bytes: b.length })),
+      steps: [{ window: 1, ops: [{ kind, peer: 0, tag: INTER_TAGS.rootExchange, data: bufs.flatMap((b, i) => whole(i, b.length)) }] }],
+    });
+    const outgoing = sizesOut === undefined ? [gathered] : [gathered, sizesOut];
+    const sendOut = (): PromiseLike<void> => bindInterSchedule(inter, message('send', outgoing), outgoing, { once: true }).run();
     const receive = async (): Promise<void> => {
-      const into = sizesIn === undefined ? incoming : [incoming, sizesIn];
-      const expected = remoteTotal + (sizesIn === undefined ? 0 : 8);
-      const st = await receiveChecked(inter, 0, INTER_TAGS.rootExchange, into, remote.field, expected);
-      checkReceive(inter, st, expected, 0, remote.field);
+      const into = sizesIn === undefined ? [incoming] : [incoming, sizesIn];
+      await bindInterSchedule(inter, message('recv', into), into, { once: true, recvError: exchangeError(inter, remote.field) }).run();
       if (sizesIn !== undefined) checkRemoteSizes(inter, sizesIn, remote);
     };
     if (first) {
-      await inter.send(0, INTER_TAGS.rootExchange, outgoing);
+      await sendOut();
       await receive();
       await bcast(local, incoming, 0, { algorithm });
     } else {
       await receive();
       await bcast(local, incoming, 0, { algorithm });
-      await inter.send(0, INTER_TAGS.rootExchange, outgoing);
+      await sendOut();
     }
   } else {
     await bcast(local, incoming, 0, { algorithm });

@@ -26,9 +26,8 @@
  * every exchange round and every ring step takes two transfers.
  */
 import { allgatherv, AUTO_SHORT_BYTES, type AllgathervAlgorithm } from '../allgather/index.js';
-import type { Status } from '../../comm/communicator.js';
 import type { InterCommunicator } from '../../comm/intercomm.js';
-import { InvalidArgumentError, TruncationError } from '../../errors.js';
+import { InvalidArgumentError } from '../../errors.js';
 import { segmentedRankPlan } from './plan.js';
 import { INTER_TAGS } from './types.js';
 import type { RankSchedule, Span } from '../../comm/schedule.js';
@@ -88,35 +87,12 @@ export function finalStageAlgorithm(counts: readonly number[]): AllgathervAlgori
   return max > min + 1 && total >= AUTO_SHORT_BYTES ? 'pipelined-ring' : 'auto';
 }
 
-/*
- * Receives of the intergroup exchanges whose length is checked: a message shorter or longer
- * than the plan says means the two groups disagree about the block sizes, which the receiving
- * rank reports as an InvalidArgumentError naming `field` (a longer message is caught as the
- * transport's truncation error).
+/**
+ * The error of a receive of the intergroup exchanges (ScheduleOptions.recvError) whose length
+ * is not the plan's: a message shorter or longer than the plan says means the two groups
+ * disagree about the block sizes, which the receiving rank reports as an InvalidArgumentError
+ * naming `field` (a longer message: the transport's truncation error is its cause).
  */
-
-export async function receiveChecked(
-  inter: InterCommunicator,
-  source: number,
-  tag: number,
-  into: Uint8Array | readonly Uint8Array[],
-  field: string,
-  capacity: number = ArrayBuffer.isView(into) ? into.length : into.reduce((a, b) => a + b.length, 0),
-): Promise<Status> {
-  try {
-    return await inter.irecv(source, tag, into);
-  } catch (e) {
-    if (e instanceof TruncationError) {
-      throw new InvalidArgumentError(field, `remote rank ${source} sent more than the ${capacity} bytes expected from it: the groups disagree about the block sizes`, {
-        rank: inter.rank,
-        cause: e,
-      });
-    }
-    throw e;
-  }
-}
-
-/** receiveChecked's and checkReceive's errors for a schedule's receive (ScheduleOptions.recvError). */
 export function exchangeError(inter: InterCommunicator, field: string): (peer: number, tag: number, expected: number, got: number | undefined, cause: unknown) => Error {
   return (peer, _tag, expected, got, cause) =>
     got === undefined
@@ -127,12 +103,4 @@ export function exchangeError(inter: InterCommunicator, field: string): (peer: n
       : new InvalidArgumentError(field, `remote rank ${peer} sent ${got} bytes where ${expected} were expected: the groups disagree about the block sizes`, {
           rank: inter.rank,
         });
-}
-
-export function checkReceive(inter: InterCommunicator, st: Status, expected: number, source: number, field: string): void {
-  if (st.bytes !== expected) {
-    throw new InvalidArgumentError(field, `remote rank ${source} sent ${st.bytes} bytes where ${expected} were expected: the groups disagree about the block sizes`, {
-      rank: inter.rank,
-    });
-  }
 }
