@@ -129,7 +129,7 @@ export async function runSchedule(
  * the alignment of combine operands). Schedules are immutable data (readonly types): one
  * changed after binding is not validated again.
  */
-const validated = new WeakMap<RankSchedule, number>();
+const validated = new WeakMap<RankSchedule, { readonly key: number; readonly combines: boolean }>();
 
 /** Validates everything and (`views`) binds each operation's views. */
 function bind(
@@ -156,8 +156,10 @@ function bind(
     }
   }
   const key = 2 * peers + (inter ? 1 : 0);
-  if (!views && validated.get(schedule) === key) {
+  const before = validated.get(schedule);
+  if (!views && before !== undefined && before.key === key) {
     // validated before: only what depends on these buffers (combine operands' alignment)
+    if (!before.combines) return [];
     schedule.steps.forEach((st, s) =>
       st.ops.forEach((op, j) => {
         if (op.kind === 'combine') checkCombine(rank, `schedule.steps[${s}].ops[${j}]`, op.into, op.from, buffers, options);
@@ -218,7 +220,7 @@ function bind(
       return op.kind === 'send' ? { kind: 'send', op, buf } : { kind: 'recv', op, buf, bytes };
     });
   });
-  validated.set(schedule, key);
+  validated.set(schedule, { key, combines: bound.some((ops) => ops.some((b) => b.kind === 'combine')) });
   return bound;
 }
 

@@ -26,7 +26,7 @@
  * - exscan: likewise, round by round, with the prefix (the reduction over the ranks below)
  *   kept beside the partial result: 'partial', 'tmp', 'scratch', 'prefix'.
  */
-import type { Communicator } from '../../comm/communicator.js';
+import { bytesOf, type Communicator } from '../../comm/communicator.js';
 import type { CombineOp, RankSchedule, ScheduleCombiner, ScheduleOp, ScheduleStep, Span } from '../../comm/schedule.js';
 import { bindSchedule } from '../../schedule/run.js';
 import { numericKind, type CombineFn, type NumericArray, type ReduceOp } from './ops.js';
@@ -193,6 +193,25 @@ export function exscanSchedule(p: number, rank: number, bytes: number, tag: numb
 
 /** `combine` as a schedule's operator on arrays like `like` (`op`: the built-in it is, if any). */
 export function scheduleCombiner<T extends NumericArray>(combine: CombineFn<T>, like: T, op: ReduceOp<T>): ScheduleCombiner {
+  // one per operator function and element type (a built-in's function is shared): a call
+  // reuses it instead of making it again
+  let byType = combiners.get(combine);
+  if (byType === undefined) {
+    byType = new Map();
+    combiners.set(combine, byType);
+  }
+  const key = `${numericKind(like) ?? ''}|${typeof op === 'string' ? op : ''}`;
+  let c = byType.get(key);
+  if (c === undefined) {
+    c = makeCombiner(combine, like, op);
+    byType.set(key, c);
+  }
+  return c;
+}
+
+const combiners = new WeakMap<object, Map<string, ScheduleCombiner>>();
+
+function makeCombiner<T extends NumericArray>(combine: CombineFn<T>, like: T, op: ReduceOp<T>): ScheduleCombiner {
   const Ctor = like.constructor as new (buffer: ArrayBufferLike, byteOffset: number, length: number) => T;
   const eb = like.BYTES_PER_ELEMENT;
   const kind = numericKind(like);
@@ -207,8 +226,6 @@ export function scheduleCombiner<T extends NumericArray>(combine: CombineFn<T>, 
   };
 }
 
-const bytesView = (a: ArrayBufferView): Uint8Array => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
-
 /** Runs `schedule` (reduceSchedule / allreduceSchedule) once with its buffers: the call's arrays, work arrays allocated here. */
 export async function runReduceSchedule<T extends NumericArray>(
   comm: Communicator,
@@ -219,10 +236,10 @@ export async function runReduceSchedule<T extends NumericArray>(
   op: ReduceOp<T>,
 ): Promise<void> {
   const buffers = schedule.buffers.map((b) => {
-    if (b.name === 'send') return bytesView(send);
-    if (b.name === 'recv') return b.bytes === 0 || recv === undefined ? new Uint8Array(0) : bytesView(recv);
+    if (b.name === 'send') return bytesOf(send);
+    if (b.name === 'recv') return b.bytes === 0 || recv === undefined ? new Uint8Array(0) : bytesOf(recv);
     // work arrays of the element type (aligned for the combine's typed views)
-    return bytesView(new (send.constructor as new (length: number) => T)(send.length));
+    return bytesOf(new (send.constructor as new (length: number) => T)(send.length));
   });
   await bindSchedule(comm, schedule, buffers, { recvError: lengthError(comm, 'send'), once: true, combine: scheduleCombiner(combine, send, op) }).run();
 }

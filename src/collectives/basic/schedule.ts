@@ -38,10 +38,12 @@ export function bcastSchedule(p: number, root: number, rank: number, bytes: numb
   return { rank, buffers: [{ name: 'buf', bytes }], steps };
 }
 
+/** `bytes` bytes of buffer `buffer` from `from`: one range, or none when empty. */
+const range = (buffer: number, from: number, bytes: number): Span => (bytes > 0 ? [{ buffer, offset: from, length: bytes }] : []);
+
 /** Rank `rank`'s schedule of the binomial gather of m-byte blocks to `root` (p ranks). */
 export function gatherSchedule(p: number, root: number, rank: number, m: number, tag: number): RankSchedule {
   const role = orderedBinomialRole(p, root, rank);
-  const range = (buffer: number, from: number, bytes: number): Span => (bytes > 0 ? [{ buffer, offset: from, length: bytes }] : []);
   if (role.children.length === 0 && role.parent >= 0) {
     return { rank, buffers: [{ name: 'send', bytes: m }], steps: [{ window: 1, ops: [{ kind: 'send', peer: role.parent, tag, data: range(0, 0, m) }] }] };
   }
@@ -65,7 +67,6 @@ export function gatherSchedule(p: number, root: number, rank: number, m: number,
 /** Rank `rank`'s schedule of the binomial scatter of m-byte blocks from `root` (p ranks). */
 export function scatterSchedule(p: number, root: number, rank: number, m: number, tag: number): RankSchedule {
   const role = orderedBinomialRole(p, root, rank);
-  const range = (buffer: number, from: number, bytes: number): Span => (bytes > 0 ? [{ buffer, offset: from, length: bytes }] : []);
   if (role.parent >= 0 && role.children.length === 0) {
     return { rank, buffers: [{ name: 'recv', bytes: m }], steps: [{ window: 1, ops: [{ kind: 'recv', peer: role.parent, tag, data: range(0, 0, m) }] }] };
   }

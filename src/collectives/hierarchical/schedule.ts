@@ -27,6 +27,7 @@ import { expectBytes } from '../bytes.js';
 import { orderedBinomialRole } from '../basic/tree.js';
 import type { Bridge, NodeStructure } from './structure.js';
 import { HIER_TAG } from './types.js';
+import { describe } from './two-level.js';
 
 /** One receive of a rank's step 0 and the ranks whose blocks its message holds (for error texts). */
 export interface HierarchicalReceive {
@@ -73,7 +74,8 @@ export function hierarchicalGatherSchedule(s: NodeStructure, bridge: Bridge, roo
   const brole = bridge.role;
   const receives: HierarchicalReceive[] = [];
   // node children in reverse order (smallest range first), then bridge children likewise
-  for (const c of [...lrole.children].reverse()) {
+  const nodeKids = [...lrole.children].reverse();
+  for (const c of nodeKids) {
     receives.push({ peer: members[c.peer], tag: HIER_TAG.local, bytes: (c.hi - c.lo + 1) * m, ranks: members.subarray(c.lo, c.hi + 1) });
   }
   const bridgeKids = isLeader ? [...brole.children].reverse() : [];
@@ -133,16 +135,13 @@ export function hierarchicalGatherSchedule(s: NodeStructure, bridge: Bridge, roo
     { name: 'send', bytes: m },
     { name: 'packed', bytes: packed },
   ];
-  const nNode = lrole.children.length;
+  const nNode = nodeKids.length;
   if (receives.length > 0) {
     steps.push({ window: receives.length, ops: receives.map((r, i) => ({ kind: 'recv', peer: r.peer, tag: r.tag, data: at[i].length > 0 ? [at[i]] : [] })) });
   }
   // sequence order: the node's pieces by local index (own at li), then by node index (own node at myNode)
   const nodePieces: { at: number; span: Span }[] = [{ at: li, span: m > 0 ? [{ buffer: SEND, offset: 0, length: m }] : [] }];
-  for (let i = 0; i < nNode; i++) {
-    const c = [...lrole.children].reverse()[i];
-    nodePieces.push({ at: c.lo, span: at[i].length > 0 ? [at[i]] : [] });
-  }
+  nodeKids.forEach((c, i) => nodePieces.push({ at: c.lo, span: at[i].length > 0 ? [at[i]] : [] }));
   nodePieces.sort((a, b) => a.at - b.at);
   const nodeSpan = nodePieces.flatMap((x) => x.span);
   let out: Span;
@@ -163,12 +162,6 @@ export function hierarchicalGatherSchedule(s: NodeStructure, bridge: Bridge, roo
   }
   steps.push({ window: 1, ops: [{ kind: 'send', peer: dest, tag, data: out }] });
   return { schedule: { rank, buffers, steps }, receives };
-}
-
-function describe(ranks: ArrayLike<number>): string {
-  const n = ranks.length;
-  if (n === 0) return '[]';
-  return n <= 8 ? `[${Array.from(ranks).join(', ')}]` : `[${ranks[0]}, ${ranks[1]}, …, ${ranks[n - 1]}] (${n} ranks)`;
 }
 
 /**

@@ -187,7 +187,8 @@ function withCheck(x: { pieces: Pieces; check: SizeCheck }, checked: boolean): P
   return checked ? joinPieces([x.pieces, piecesOf(encodeCheck(x.check))]) : x.pieces;
 }
 
-function describe(ranks: ArrayLike<number>): string {
+/** The ranks of a message as error texts name them: all of them up to 8, else the ends. */
+export function describe(ranks: ArrayLike<number>): string {
   const n = ranks.length;
   if (n === 0) return '[]';
   return n <= 8 ? `[${Array.from(ranks).join(', ')}]` : `[${ranks[0]}, ${ranks[1]}, …, ${ranks[n - 1]}] (${n} ranks)`;

@@ -516,14 +516,14 @@ export class MpiEndpoint implements Endpoint {
     options: ScheduleOptions,
   ): EndpointSchedule | undefined => {
     if (this.closed) throw this.afterFinalize();
-    let combine: { readonly op: number; readonly type: number } | undefined;
-    if (schedule.steps.some((step) => step.ops.some((op) => op.kind === 'combine'))) {
-      combine = this.nativeCombiner(options);
-      if (combine === undefined) return undefined;
-    }
     // a schedule object bound again (a building block's, compiled once per shape) on the same
     // context and group with the same operator: its encoding is the same
     const cached = this.encodings.get(schedule);
+    let combine: { readonly op: number; readonly type: number } | undefined;
+    if (cached?.hasCombine ?? schedule.steps.some((step) => step.ops.some((op) => op.kind === 'combine'))) {
+      combine = this.nativeCombiner(options);
+      if (combine === undefined) return undefined;
+    }
     let encoded: Int32Array;
     let ops: ScheduleOpInfo[];
     if (cached !== undefined && cached.ctx === ctx && cached.worldOf === worldOf && cached.combineOp === (combine?.op ?? -1) && cached.combineType === (combine?.type ?? -1)) {
@@ -531,7 +531,7 @@ export class MpiEndpoint implements Endpoint {
       ops = cached.ops;
     } else {
       ({ encoded, ops } = this.encode(ctx, worldOf, schedule, combine));
-      this.encodings.set(schedule, { ctx, worldOf, combineOp: combine?.op ?? -1, combineType: combine?.type ?? -1, code: encoded, ops });
+      this.encodings.set(schedule, { ctx, worldOf, hasCombine: combine !== undefined, combineOp: combine?.op ?? -1, combineType: combine?.type ?? -1, code: encoded, ops });
     }
     const info = new Int32Array(8);
     if (options.once === true && this.mpi.schedRunOnce !== undefined) return new OnceRun(this, encoded, buffers, info, ops, options, schedule.rank);
@@ -545,7 +545,7 @@ export class MpiEndpoint implements Endpoint {
   /** Encodings of the schedules bound (bindNative), per schedule object: the last context, group and operator. */
   private readonly encodings = new WeakMap<
     RankSchedule,
-    { ctx: number; worldOf: Int32Array | null; combineOp: number; combineType: number; code: Int32Array; ops: ScheduleOpInfo[] }
+    { ctx: number; worldOf: Int32Array | null; hasCombine: boolean; combineOp: number; combineType: number; code: Int32Array; ops: ScheduleOpInfo[] }
   >();
 
   /** The schedule's encoding for the C side (see bindSchedule) and what each operation is, for errors. */

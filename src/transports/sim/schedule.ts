@@ -381,6 +381,19 @@ export class SimSchedule implements EndpointSchedule, OpOwner, SimTask {
     while (this.next < hi && this.running < this.windowSize) if (!this.issue(this.next++)) return;
   }
 
+  /**
+   * A local operation (processor copy, combine) done as issued: in a windowed step its
+   * continuation one hop later (the portable executor's settled promise), else one fewer unfinished.
+   */
+  private localDone(): void {
+    if (this.windowed) {
+      this.running++;
+      this.sim.later(this, 1, C_OP, this.run);
+    } else {
+      this.unfinished--;
+    }
+  }
+
   /** Issues operation i; false when the simulation aborted (the run then has failed). */
   private issue(i: number): boolean {
     const sim = this.sim;
@@ -400,12 +413,7 @@ export class SimSchedule implements EndpointSchedule, OpOwner, SimTask {
         sim.later(this, 1, C_FAIL, this.run);
         return false;
       }
-      if (this.windowed) {
-        this.running++;
-        sim.later(this, 1, C_OP, this.run);
-      } else {
-        this.unfinished--;
-      }
+      this.localDone();
       return true;
     }
     if (k === K_COPY) {
@@ -419,12 +427,7 @@ export class SimSchedule implements EndpointSchedule, OpOwner, SimTask {
         else dst.set(src);
         sim.chargeCopy(rank, m);
       }
-      if (this.windowed) {
-        this.running++;
-        sim.later(this, 1, C_OP, this.run);
-      } else {
-        this.unfinished--;
-      }
+      this.localDone();
       return true;
     }
     this.running++;
