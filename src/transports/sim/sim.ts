@@ -52,7 +52,8 @@
  *   timers or real I/O are invisible to the virtual clock and look like a deadlock.
  */
 import { CommunicationError, DeadlockError, type DeadlockedRank, InvalidArgumentError, TruncationError } from '../../errors.js';
-import { requireModelFits, type CostModel } from '../../model/cost-model.js';
+import type { CostModel } from '../../model/cost-model.js';
+import { engineOptions } from './engine-options.js';
 import { OpRequest } from '../../comm/request.js';
 import { copyBytes, type MessageBuffer } from '../../comm/segments.js';
 import { EventQueue, KeyHeap } from './heap.js';
@@ -188,37 +189,13 @@ export class Simulation {
   private settleRun: (failed: boolean, value: unknown) => void = noop;
 
   constructor(p: number, options: SimOptions) {
-    if (!Number.isInteger(p) || p < 1) throw new InvalidArgumentError('p', `must be an integer >= 1, got ${p}`);
-    const model = options?.model;
-    if (model === null || typeof model !== 'object' || typeof model.comm !== 'function') {
-      throw new InvalidArgumentError('model', 'must be a cost model');
-    }
-    requireModelFits(model, p);
-    const ports = options.ports ?? model.ports;
-    if (ports === 'one-ported') {
-      this.k = 1;
-      this.duplex = false;
-    } else if (ports === 'full-duplex') {
-      this.k = 1;
-      this.duplex = true;
-    } else if (typeof ports === 'number' && Number.isInteger(ports) && ports >= 1) {
-      this.k = ports;
-      this.duplex = false;
-    } else {
-      throw new InvalidArgumentError('ports', `must be 'one-ported', 'full-duplex' or an integer >= 1, got ${String(ports)}`);
-    }
-    const unit = options.unitBytes ?? 1;
-    if (typeof unit !== 'number' || !(unit > 0) || !Number.isFinite(unit)) {
-      throw new InvalidArgumentError('unitBytes', `must be a positive number, got ${String(unit)}`);
-    }
+    const eo = engineOptions(p, options);
     this.p = p;
-    this.model = model;
-    this.unit = unit;
-    const nodes = (model as { nodeOf?: unknown }).nodeOf;
-    this.nodes =
-      nodes !== null && typeof nodes === 'object' && typeof (nodes as ArrayLike<number>).length === 'number'
-        ? (nodes as ArrayLike<number>)
-        : undefined;
+    this.model = eo.model;
+    this.k = eo.k;
+    this.duplex = eo.duplex;
+    this.unit = eo.unit;
+    this.nodes = eo.nodes;
     this.rs = new Float64Array(R * p);
     this.book = new MatchBook(p);
     this.ends = this.book.ends;

@@ -1,0 +1,1115 @@
+/**
+ * The simulator replaying a whole schedule at once (every rank's RankSchedule of a
+ * WorldSchedule), synchronously, without rank programs, requests or promises: the engine of
+ * sim.ts and the native executor of sim/schedule.ts fused into one loop over flat typed arrays
+ * (LogGOPSim's way of simulating from a precomputed schedule, Hoefler et al., HPDC 2010, here
+ * on vcoll's own schedules and cost models).
+ *
+ * The result is the one the simulator gives when every rank binds its schedule (a persistent
+ * plan) and runs it `runs` times back to back from virtual time 0 — `for (…) await
+ * bound.run()` in each rank program: the same virtual times per rank, messages, bytes, data
+ * and trace (test/sim-replay.test.ts compares the two). To get there it keeps every rule of
+ * sim.ts (visibility at the poster's clock, MPI matching, synchronous pairwise transfers,
+ * ports, first matched first served arbitration at each virtual time, copies, 0-byte
+ * messages) and the order in which things happen at one virtual time: the executor's
+ * continuations go through the same FIFO ready queue counted in promise hops, and a rank whose
+ * run ended starts its next one where its program would (after the ready queue has drained,
+ * in the order the runs ended).
+ *
+ * What it does not need to do, because the schedule is checked first (schedule/check.ts:
+ * matched, equal lengths, deadlock-free): receives of unknown size, wildcards, truncation.
+ * Matching is one FIFO per (source, destination, tag) channel.
+ *
+ * Cost: O(N log N) to check and lay out N operations; then per message O(1) (matching, the
+ * ready queue) plus O(log E) for its events (E pending) and arbitration; per run no
+ * allocation. Memory: ~100 bytes per operation and ~80 per rank (plus the data buffers when
+ * `data` is on).
+ */
+import { endpointCtx } from '../../comm/agree.js';
+import { badTag } from '../../comm/group.js';
+import { combineFunction, type RankSchedule, type ScheduleCombiner, type Span, type WorldSchedule } from '../../comm/schedule.js';
+import { copyBytes, forEachPiece, type MessageBuffer } from '../../comm/segments.js';
+import { DeadlockError, type DeadlockedRank, InvalidArgumentError } from '../../errors.js';
+import { checkSchedule } from '../../schedule/check.js';
+import type { CostModel } from '../../model/cost-model.js';
+import { engineOptions } from './engine-options.js';
+import { IntEventQueue, IntKeyHeap } from './int-heap.js';
+import type { SimOptions, SimTrace } from './types.js';
+
+export interface ReplayOptions extends SimOptions {
+  /** Runs of the schedule by every rank, back to back (default 1; 0: nothing runs). */
+  readonly runs?: number;
+  /**
+   * Move the data (default true): every rank's buffers are zeroed arrays of the schedule's
+   * sizes unless `buffers` gives them. false: times, messages and trace only (copies and
+   * messages are charged, no byte moves, combines do not run).
+   */
+  readonly data?: boolean;
+  /** Every rank's bound buffers (rank r: one per entry of its RankSchedule.buffers, at least that many bytes). */
+  readonly buffers?: readonly (readonly Uint8Array[])[];
+  /** The operator of the schedule's combine operations (required when it has any and `data` is on). */
+  readonly combine?: ScheduleCombiner;
+}
+
+export interface ReplayResult {
+  /** Latest final clock. */
+  time: number;
+  /** Every rank's virtual clock after its last run. */
+  finish: number[];
+  /** Messages completed (0-byte ones and copies through a port included), over all runs. */
+  messages: number;
+  bytes: number;
+  trace?: SimTrace;
+  /** Every rank's bound buffers (what the last run left in them; empty arrays when `data` is off). */
+  buffers: Uint8Array[][];
+}
+
+// schedule operation kinds
+const K_SEND = 0;
+const K_RECV = 1;
+const K_COPY = 2;
+const K_PORT = 3;
+const K_COMBINE = 4;
+// engine operation kinds
+const SEND = 0;
+const RECV = 1;
+// continuations
+const C_OP = 0;
+const C_STEP = 1;
+/**
+ * Bytes up to which a copy between disjoint ranges is a loop rather than copyWithin (a call
+ * into the runtime): the same bytes, cheaper for short messages.
+ */
+const LOOP_COPY = 32;
+
+/**
+ * Per engine operation e, at I·e of `io` (one cache line): engine operations 0..N−1 are the
+ * schedule's operations in order (a send, a receive, a copy through a port's receive side);
+ * N + g is the send side of copy-through-a-port g.
+ */
+const I = 16;
+const E_KIND = 0;
+const E_RANK = 1;
+/** World rank of the other side (destination of a send, source of a receive). */
+const E_PEER = 2;
+const E_LEN = 3;
+const E_PARTNER = 4;
+/** Links in a rank's list of transfers waiting for ports. */
+const E_QPREV = 5;
+const E_QNEXT = 6;
+const E_CHAN = 7;
+const E_CHNEXT = 8;
+const E_WINDEX = 9;
+const E_STARTED = 10;
+/** The schedule operation this engine operation belongs to. */
+const E_OWNER = 11;
+/** On block g, the schedule operation's kind, engine operations outstanding, and tag. */
+const S_KIND = 12;
+const S_CUR = 13;
+const S_TAG = 14;
+/** Offset in the arena of the operation's one range (-1: several ranges, `bufs` has its view). */
+const E_OFF = 15;
+/** Per engine operation, at 2e of `fo`: match order, transfer start. */
+const F_SEQ = 0;
+const F_START = 1;
+
+/** Per rank r, at Q·r of `ro`. */
+const Q = 16;
+const Q_STEP = 0;
+const Q_LO = 1;
+const Q_HI = 2;
+const Q_NEXT = 3;
+const Q_RUNNING = 4;
+const Q_DONE = 5;
+const Q_UNFINISHED = 6;
+const Q_ISSUING = 7;
+const Q_WINDOWED = 8;
+const Q_WSIZE = 9;
+const Q_RUNS = 10;
+const Q_BUSY_S = 11;
+const Q_BUSY_R = 12;
+const Q_DIRTY = 13;
+const Q_PHEAD = 14;
+const Q_PTAIL = 15;
+
+/**
+ * Replays `world` (checked first: a schedule with problems is an InvalidArgumentError listing
+ * them) under the simulator's `options`; see the module comment for what it equals.
+ */
+export function replaySchedule(world: WorldSchedule, options: ReplayOptions): ReplayResult {
+  return new ScheduleReplay(world, options).run(options.runs ?? 1);
+}
+
+/**
+ * A schedule laid out for replays: checked and laid out once (O(N log N)), then `run(runs)`
+ * as often as wanted, each an independent simulation from virtual time 0 (like
+ * replaySchedule; `options.runs` is ignored here). The bound buffers keep their bytes from one
+ * `run` to the next; buffers given in the options are copied in at the start of each `run`
+ * and back at its end.
+ */
+export class ScheduleReplay {
+  private readonly replay: Replay;
+
+  constructor(world: WorldSchedule, options: ReplayOptions) {
+    this.replay = prepare(world, options);
+  }
+
+  /** Replays the schedule `runs` times back to back on every rank (default 1). */
+  run(runs = 1): ReplayResult {
+    if (!Number.isInteger(runs) || runs < 0) throw new InvalidArgumentError('runs', `must be an integer >= 0, got ${String(runs)}`);
+    return this.replay.run(runs);
+  }
+}
+
+function prepare(world: WorldSchedule, options: ReplayOptions): Replay {
+  const p = world.ranks.length;
+  const eo = engineOptions(p, options);
+  const problems = checkSchedule(world);
+  if (problems.length > 0) {
+    const shown = problems.slice(0, 5).map((x) => `${x.kind}: ${x.message}`);
+    throw new InvalidArgumentError('schedule', `'${world.label}' has ${problems.length} problem${problems.length === 1 ? '' : 's'}: ${shown.join('; ')}`);
+  }
+  for (const rs of world.ranks) {
+    for (const st of rs.steps) {
+      for (const op of st.ops) {
+        const tag = op.kind === 'send' || op.kind === 'recv' ? op.tag : op.kind === 'copy' ? op.tag : undefined;
+        if (tag === undefined) continue;
+        const bad = badTag(tag, false, rs.rank);
+        if (bad !== undefined) throw bad;
+      }
+    }
+  }
+  const data = options.data ?? true;
+  const bound = boundBuffers(world, options, data);
+  return new Replay(world, eo.model, eo.k, eo.duplex, eo.unit, bound, data, options.combine, options.trace === true);
+}
+
+/** Bytes of all buffers at most (offsets into the arena are 32-bit integers). */
+const ARENA_MAX = 0x7fffffff;
+
+/**
+ * The bytes the replay works on: every rank's buffers laid out in one arena (`mem`, each
+ * buffer at a multiple of 8 bytes, so combines see aligned elements), so that moving a
+ * message is a copy between two offsets of one array, with the caller's buffers (checked)
+ * copied in; or, without data, views of one scratch area for the lengths only.
+ */
+interface Bound {
+  readonly views: Uint8Array[][];
+  readonly mem: Uint8Array;
+  readonly base: number[][];
+  readonly given: readonly (readonly Uint8Array[])[] | undefined;
+}
+
+function boundBuffers(world: WorldSchedule, options: ReplayOptions, data: boolean): Bound {
+  const given = options.buffers;
+  if (given !== undefined) {
+    if (given.length !== world.ranks.length) throw new InvalidArgumentError('buffers', `must have one entry per rank (${world.ranks.length}), got ${given.length}`);
+    world.ranks.forEach((rs, r) => {
+      const b = given[r];
+      if (b.length !== rs.buffers.length) throw new InvalidArgumentError('buffers', `rank ${r}: must have ${rs.buffers.length} buffers, got ${b.length}`, { rank: r });
+      rs.buffers.forEach((sb, i) => {
+        if (!(b[i] instanceof Uint8Array) || b[i].length < sb.bytes) {
+          throw new InvalidArgumentError('buffers', `rank ${r}: buffer ${i} ('${sb.name}') must be a Uint8Array of at least ${sb.bytes} bytes`, { rank: r });
+        }
+      });
+    });
+  }
+  if (!data) {
+    let widest = 0;
+    for (const rs of world.ranks) for (const b of rs.buffers) if (b.bytes > widest) widest = b.bytes;
+    const scratch = new ArrayBuffer(widest);
+    const views = world.ranks.map((rs) => rs.buffers.map((b) => new Uint8Array(scratch, 0, b.bytes)));
+    return { views, mem: EMPTY, base: [], given: undefined };
+  }
+  let total = 0;
+  const base = world.ranks.map((rs) =>
+    rs.buffers.map((b) => {
+      const at = total;
+      total += Math.ceil(b.bytes / 8) * 8;
+      return at;
+    }),
+  );
+  if (total > ARENA_MAX) {
+    throw new InvalidArgumentError('buffers', `the schedule's buffers total ${total} bytes; a replay that moves data holds at most ${ARENA_MAX} (replay with data: false for times only)`);
+  }
+  const mem = new Uint8Array(total);
+  const views = world.ranks.map((rs, r) => rs.buffers.map((b, i) => mem.subarray(base[r][i], base[r][i] + b.bytes)));
+  return { views, mem, base, given };
+}
+
+const EMPTY = new Uint8Array(0);
+
+function viewOf(buffers: readonly Uint8Array[], span: Span): MessageBuffer {
+  if (span.length === 0) return EMPTY;
+  if (span.length === 1) return buffers[span[0].buffer].subarray(span[0].offset, span[0].offset + span[0].length);
+  return span.map((r) => buffers[r.buffer].subarray(r.offset, r.offset + r.length));
+}
+
+function spanLength(span: Span): number {
+  let n = 0;
+  for (const r of span) n += r.length;
+  return n;
+}
+
+class Replay {
+  private readonly p: number;
+  private readonly model: CostModel;
+  private readonly k: number;
+  private readonly duplex: boolean;
+  private readonly unit: number;
+  private readonly data: boolean;
+  /** Schedule operations. */
+  private readonly n: number;
+  private readonly io: Int32Array;
+  private readonly fo: Float64Array;
+  /** Every rank's buffers, one after the other (empty without data). */
+  private readonly mem: Uint8Array;
+  /**
+   * Engine operation e's bytes when they are several ranges (E_OFF −1): send data, receive
+   * buffer, a port copy's destination (e = g) or source (e = N + g); sparse.
+   */
+  private readonly bufs: MessageBuffer[] = [];
+  /** A processor copy g's pieces [pieceLo[g], pieceLo[g + 1]) (empty for other operations): arena offsets and length. */
+  private readonly pieceLo: Int32Array;
+  private readonly pieceDst: number[] = [];
+  private readonly pieceSrc: number[] = [];
+  private readonly pieceLen: number[] = [];
+  private pieceShort: Uint8Array = EMPTY;
+  private readonly combineFns: (() => void)[] = [];
+  /** Steps: rank r's are [stepBase[r], stepBase[r + 1]); step s's operations [stepLo[s], stepLo[s + 1]). */
+  private readonly stepBase: Int32Array;
+  private readonly stepLo: Int32Array;
+  private readonly stepWindow: Float64Array;
+  /** 1: the step has an operation with a request (anything but a processor copy or combine). */
+  private readonly stepReqs: Uint8Array;
+  private readonly ro: Int32Array;
+  private readonly clock: Float64Array;
+  /** Channels (source, destination, tag): FIFO of unmatched operations, all sends (side 1) or all receives (2). */
+  private readonly chHead: Int32Array;
+  private readonly chTail: Int32Array;
+  private readonly chSide: Uint8Array;
+  private events = new IntEventQueue();
+  private cand = new IntKeyHeap();
+  private readonly dirty: Int32Array;
+  private nDirty = 0;
+  private wOps = new Int32Array(64);
+  private wFrom = new Int32Array(64);
+  private wTo = new Int32Array(64);
+  private wLen = 0;
+  private nWaiting = 0;
+  /** Ready queue ring: (rank, hops left, code). */
+  private rRank = new Int32Array(64);
+  private rHops = new Int32Array(64);
+  private rCode = new Int32Array(64);
+  private readyHead = 0;
+  private readyTail = 0;
+  /** Ranks whose run ended, in that order, to start their next run (a ring of p). */
+  private readonly restart: Int32Array;
+  private restartHead = 0;
+  private restartCount = 0;
+  private evSeq = 0;
+  private matchSeq = 0;
+  private now = 0;
+  private live = 0;
+  private finished = 0;
+  private messages = 0;
+  private bytes = 0;
+  private trace: SimTrace | undefined;
+  private readonly tracing: boolean;
+  /** The last run ended normally (every queue empty, every operation idle): the next needs no full reset. */
+  private clean = true;
+  private readonly bound: Bound;
+
+  constructor(
+    world: WorldSchedule,
+    model: CostModel,
+    k: number,
+    duplex: boolean,
+    unit: number,
+    bound: Bound,
+    data: boolean,
+    combine: ScheduleCombiner | undefined,
+    trace: boolean,
+  ) {
+    const p = world.ranks.length;
+    this.p = p;
+    this.model = model;
+    this.k = k;
+    this.duplex = duplex;
+    this.unit = unit;
+    this.data = data;
+    this.bound = bound;
+    this.mem = bound.mem;
+    this.tracing = trace;
+    let n = 0;
+    let nSteps = 0;
+    let ports = false;
+    for (const rs of world.ranks) {
+      nSteps += rs.steps.length;
+      for (const st of rs.steps) {
+        n += st.ops.length;
+        if (!ports) for (const op of st.ops) if (op.kind === 'copy' && op.tag !== undefined) ports = true;
+      }
+    }
+    this.n = n;
+    const ne = ports ? 2 * n : n;
+    this.io = new Int32Array(I * ne);
+    this.fo = new Float64Array(2 * ne);
+    this.pieceLo = new Int32Array(n + 1);
+    this.stepBase = new Int32Array(p + 1);
+    this.stepLo = new Int32Array(nSteps + 1);
+    this.stepWindow = new Float64Array(nSteps);
+    this.stepReqs = new Uint8Array(nSteps);
+    this.ro = new Int32Array(Q * p);
+    this.clock = new Float64Array(p);
+    this.dirty = new Int32Array(p);
+    this.restart = new Int32Array(p);
+    // channels: (source, destination, tag) numbered in order of first appearance
+    const tagIndex = new Map<number, number>();
+    const chanOf = new Map<number | string, number>();
+    const wideKeys = p * p * 1024 > Number.MAX_SAFE_INTEGER;
+    const channel = (from: number, to: number, tag: number): number => {
+      let ti = tagIndex.get(tag);
+      if (ti === undefined) {
+        ti = tagIndex.size;
+        tagIndex.set(tag, ti);
+      }
+      const key = wideKeys || ti >= 1024 ? `${from},${to},${tag}` : (from * p + to) * 1024 + ti;
+      let c = chanOf.get(key);
+      if (c === undefined) {
+        c = chanOf.size;
+        chanOf.set(key, c);
+      }
+      return c;
+    };
+    const io = this.io;
+    let g = 0;
+    let s = 0;
+    for (let r = 0; r < p; r++) {
+      const rs: RankSchedule = world.ranks[r];
+      const bufs = bound.views[r];
+      const base = data ? bound.base[r] : [];
+      /** Arena offset of a span of one range (-1: several; 0 when no data moves). */
+      const offOf = (span: Span): number => (!data || span.length === 0 ? 0 : span.length === 1 ? base[span[0].buffer] + span[0].offset : -1);
+      this.stepBase[r] = s;
+      for (const st of rs.steps) {
+        this.stepLo[s] = g;
+        this.stepWindow[s] = st.window;
+        this.stepReqs[s] = st.ops.some((op) => (op.kind !== 'copy' && op.kind !== 'combine') || (op.kind === 'copy' && op.tag !== undefined)) ? 1 : 0;
+        s++;
+        for (const op of st.ops) {
+          const at = I * g;
+          this.pieceLo[g] = this.pieceDst.length;
+          io[at + E_OWNER] = g;
+          io[at + E_RANK] = r;
+          io[at + E_WINDEX] = -1;
+          if (op.kind === 'send' || op.kind === 'recv') {
+            const send = op.kind === 'send';
+            io[at + S_KIND] = send ? K_SEND : K_RECV;
+            io[at + S_TAG] = op.tag;
+            io[at + E_KIND] = send ? SEND : RECV;
+            io[at + E_PEER] = op.peer;
+            io[at + E_LEN] = spanLength(op.data);
+            io[at + E_CHAN] = send ? channel(r, op.peer, op.tag) : channel(op.peer, r, op.tag);
+            io[at + E_OFF] = offOf(op.data);
+            if (io[at + E_OFF] === -1) this.bufs[g] = viewOf(bufs, op.data);
+          } else if (op.kind === 'copy') {
+            const to = viewOf(bufs, op.to);
+            const from = viewOf(bufs, op.from);
+            const len = spanLength(op.from);
+            if (op.tag !== undefined) {
+              io[at + S_KIND] = K_PORT;
+              io[at + S_TAG] = op.tag;
+              io[at + E_KIND] = RECV;
+              io[at + E_PEER] = r;
+              io[at + E_LEN] = len;
+              const c = channel(r, r, op.tag);
+              io[at + E_CHAN] = c;
+              io[at + E_OFF] = offOf(op.to);
+              if (io[at + E_OFF] === -1) this.bufs[g] = to;
+              const bt = I * (n + g);
+              io[bt + E_KIND] = SEND;
+              io[bt + E_RANK] = r;
+              io[bt + E_PEER] = r;
+              io[bt + E_LEN] = len;
+              io[bt + E_CHAN] = c;
+              io[bt + E_OWNER] = g;
+              io[bt + E_WINDEX] = -1;
+              io[bt + E_OFF] = offOf(op.from);
+              if (io[bt + E_OFF] === -1) this.bufs[n + g] = from;
+            } else {
+              io[at + S_KIND] = K_COPY;
+              // as sim/schedule.ts: one copy of whole views, else piece by piece (arena offsets: the views' byte offsets)
+              if (to instanceof Uint8Array && from instanceof Uint8Array) {
+                this.pieceDst.push(to.byteOffset);
+                this.pieceSrc.push(from.byteOffset);
+                this.pieceLen.push(from.length);
+              } else {
+                forEachPiece(to, from, len, (d, x) => {
+                  this.pieceDst.push(d.byteOffset);
+                  this.pieceSrc.push(x.byteOffset);
+                  this.pieceLen.push(x.length);
+                });
+              }
+            }
+          } else {
+            io[at + S_KIND] = K_COMBINE;
+            if (data) {
+              if (combine === undefined && op.into.length > 0) {
+                throw new InvalidArgumentError('combine', `rank ${r}: the schedule has combine operations: give the operator (ReplayOptions.combine)`, { rank: r });
+              }
+              this.combineFns[g] = combineFunction(op, bufs, combine);
+            }
+          }
+          g++;
+        }
+      }
+    }
+    this.stepBase[p] = s;
+    this.stepLo[s] = g;
+    this.pieceLo[n] = this.pieceDst.length;
+    this.pieceShort = new Uint8Array(this.pieceDst.length);
+    // a loop where it gives set's bytes (disjoint ranges), cheaper than the runtime call up to LOOP_COPY bytes
+    for (let x = 0; x < this.pieceDst.length; x++) {
+      const dst = this.pieceDst[x];
+      const src = this.pieceSrc[x];
+      const len = this.pieceLen[x];
+      this.pieceShort[x] = len <= LOOP_COPY && (dst + len <= src || src + len <= dst) ? 1 : 0;
+    }
+    const nc = chanOf.size;
+    this.chHead = new Int32Array(nc).fill(-1);
+    this.chTail = new Int32Array(nc).fill(-1);
+    this.chSide = new Uint8Array(nc);
+  }
+
+  run(runs: number): ReplayResult {
+    const p = this.p;
+    this.reset();
+    if (runs > 0) {
+      // every rank program starts its first run, in rank order
+      for (let r = 0; r < p; r++) {
+        this.ro[Q * r + Q_RUNS] = runs;
+        this.pushRestart(r);
+      }
+    } else {
+      this.finished = p;
+    }
+    this.loop();
+    if (this.finished < p || this.live > 0) {
+      const stuck = this.stuckRanks();
+      const msg = `deadlock at virtual time ${this.now}: ${stuck.map((x) => `rank ${x.rank}: ${x.waitsFor.join(', ')}`).join('; ')}`;
+      throw new DeadlockError(msg, stuck);
+    }
+    const finish = Array.from(this.clock);
+    let time = 0;
+    for (const f of finish) if (f > time) time = f;
+    const out: ReplayResult = { time, finish, messages: this.messages, bytes: this.bytes, buffers: this.buffersOut() };
+    if (this.trace !== undefined) out.trace = this.trace;
+    this.clean = true;
+    return out;
+  }
+
+  /** The state of virtual time 0 (after a failed run, every operation's too), the caller's bytes copied in. */
+  private reset(): void {
+    const p = this.p;
+    const ro = this.ro;
+    if (!this.clean) {
+      this.events = new IntEventQueue();
+      this.cand = new IntKeyHeap();
+      const io = this.io;
+      for (let e = 0; e < io.length; e += I) {
+        io[e + S_CUR] = 0;
+        io[e + E_STARTED] = 0;
+        io[e + E_WINDEX] = -1;
+      }
+      this.chHead.fill(-1);
+      this.chTail.fill(-1);
+      this.chSide.fill(0);
+    }
+    this.clean = false;
+    ro.fill(0);
+    for (let r = 0; r < p; r++) {
+      ro[Q * r + Q_PHEAD] = -1;
+      ro[Q * r + Q_PTAIL] = -1;
+    }
+    this.clock.fill(0);
+    this.nDirty = this.wLen = this.nWaiting = 0;
+    this.readyHead = this.readyTail = 0;
+    this.restartHead = this.restartCount = 0;
+    this.evSeq = this.matchSeq = this.now = this.live = this.finished = this.messages = this.bytes = 0;
+    this.trace = this.tracing ? { messages: [], copies: [] } : undefined;
+    const given = this.bound.given;
+    if (this.data && given !== undefined) this.bound.views.forEach((vs, r) => vs.forEach((v, i) => v.set(given[r][i].subarray(0, v.length))));
+  }
+
+  /** sim.ts's run loop, the rank programs' part being the starts of next runs. */
+  private loop(): void {
+    const events = this.events;
+    const io = this.io;
+    for (;;) {
+      if (this.restartCount > 0) {
+        // the programs whose run ended resume (in that order) and start the next one
+        while (this.restartCount > 0) {
+          const r = this.restart[this.restartHead];
+          this.restartHead = this.restartHead + 1 === this.p ? 0 : this.restartHead + 1;
+          this.restartCount--;
+          this.startRun(r);
+        }
+        continue;
+      }
+      if (this.readyHead < this.readyTail) {
+        this.runReady();
+        continue;
+      }
+      const now = this.now;
+      if (events.size > 0 && events.topT() <= now) {
+        do {
+          const e = events.pop();
+          if (io[I * e + E_STARTED] === 1) this.endTransfer(e);
+          else this.match(e);
+        } while (events.size > 0 && events.topT() <= now);
+        continue;
+      }
+      if (this.nDirty > 0) {
+        this.arbitrate();
+        continue;
+      }
+      if (events.size > 0) {
+        this.now = events.topT();
+        continue;
+      }
+      break;
+    }
+  }
+
+  private pushRestart(r: number): void {
+    let at = this.restartHead + this.restartCount++;
+    if (at >= this.p) at -= this.p;
+    this.restart[at] = r;
+  }
+
+  // ---- the executor (sim/schedule.ts), one rank's state at Q·r of `ro`
+
+  private startRun(r: number): void {
+    const ro = this.ro;
+    const at = Q * r;
+    ro[at + Q_RUNS]--;
+    ro[at + Q_STEP] = this.stepBase[r] - 1;
+    ro[at + Q_LO] = ro[at + Q_HI] = ro[at + Q_NEXT] = 0;
+    ro[at + Q_ISSUING] = 0;
+    this.nextStep(r);
+  }
+
+  private endRun(r: number): void {
+    if (this.ro[Q * r + Q_RUNS] > 0) this.pushRestart(r);
+    else this.finished++;
+  }
+
+  private nextStep(r: number): void {
+    const ro = this.ro;
+    const at = Q * r;
+    const lo = this.stepLo;
+    const end = this.stepBase[r + 1];
+    let s = ro[at + Q_STEP] + 1;
+    while (s < end && lo[s + 1] === lo[s]) s++;
+    ro[at + Q_STEP] = s;
+    if (s === end) {
+      this.endRun(r);
+      return;
+    }
+    const first = lo[s];
+    const hi = lo[s + 1];
+    ro[at + Q_LO] = first;
+    ro[at + Q_NEXT] = first;
+    ro[at + Q_HI] = hi;
+    const n = hi - first;
+    const w = this.stepWindow[s];
+    const windowed = w < n;
+    ro[at + Q_WINDOWED] = windowed ? 1 : 0;
+    ro[at + Q_WSIZE] = windowed ? Math.ceil(w) : n;
+    if (windowed) {
+      ro[at + Q_RUNNING] = 0;
+      ro[at + Q_DONE] = 0;
+      this.launch(r);
+      return;
+    }
+    ro[at + Q_UNFINISHED] = n;
+    ro[at + Q_ISSUING] = 1;
+    while (ro[at + Q_NEXT] < hi) this.issue(r, ro[at + Q_NEXT]++);
+    ro[at + Q_ISSUING] = 0;
+    if (ro[at + Q_UNFINISHED] === 0) this.later(r, this.stepReqs[s] === 1 ? 2 : 1, C_STEP);
+  }
+
+  private launch(r: number): void {
+    const ro = this.ro;
+    const at = Q * r;
+    const hi = ro[at + Q_HI];
+    while (ro[at + Q_NEXT] < hi && ro[at + Q_RUNNING] < ro[at + Q_WSIZE]) this.issue(r, ro[at + Q_NEXT]++);
+  }
+
+  private localDone(r: number): void {
+    const at = Q * r;
+    if (this.ro[at + Q_WINDOWED] === 1) {
+      this.ro[at + Q_RUNNING]++;
+      this.later(r, 1, C_OP);
+    } else {
+      this.ro[at + Q_UNFINISHED]--;
+    }
+  }
+
+  private issue(r: number, g: number): void {
+    const io = this.io;
+    const at = I * g;
+    const k = io[at + S_KIND];
+    if (k === K_COMBINE) {
+      io[at + S_CUR] = 0;
+      if (this.data) this.combineFns[g]();
+      this.localDone(r);
+      return;
+    }
+    if (k === K_COPY) {
+      io[at + S_CUR] = 0;
+      const end = this.pieceLo[g + 1];
+      for (let x = this.pieceLo[g]; x < end; x++) {
+        const m = this.pieceLen[x];
+        if (this.data) {
+          const src = this.pieceSrc[x];
+          const dst = this.pieceDst[x];
+          const mem = this.mem;
+          if (this.pieceShort[x] === 1) for (let b = 0; b < m; b++) mem[dst + b] = mem[src + b];
+          else mem.copyWithin(dst, src, src + m);
+        }
+        this.chargeCopy(r, m);
+      }
+      this.localDone(r);
+      return;
+    }
+    this.ro[Q * r + Q_RUNNING]++;
+    if (k === K_PORT) {
+      io[at + S_CUR] = 2;
+      // as collectives/ports.ts selfCopy: the receive first
+      this.post(g);
+      this.post(this.n + g);
+    } else {
+      io[at + S_CUR] = 1;
+      this.post(g);
+    }
+  }
+
+  private opDone(g: number): void {
+    const io = this.io;
+    if (--io[I * g + S_CUR] > 0) return;
+    const r = io[I * g + E_RANK];
+    const at = Q * r;
+    if (this.ro[at + Q_WINDOWED] === 1) this.later(r, 2, C_OP);
+    else if (--this.ro[at + Q_UNFINISHED] === 0 && this.ro[at + Q_ISSUING] === 0) this.later(r, 2, C_STEP);
+  }
+
+  private hop(r: number, code: number): void {
+    if (code === C_OP) {
+      const ro = this.ro;
+      const at = Q * r;
+      ro[at + Q_RUNNING]--;
+      if (++ro[at + Q_DONE] === ro[at + Q_HI] - ro[at + Q_LO]) this.later(r, 1, C_STEP);
+      else this.launch(r);
+      return;
+    }
+    this.nextStep(r);
+  }
+
+  private later(r: number, hops: number, code: number): void {
+    let mask = this.rRank.length - 1;
+    if (this.readyTail - this.readyHead > mask) {
+      this.growReady();
+      mask = this.rRank.length - 1;
+    }
+    const i = this.readyTail++ & mask;
+    this.rRank[i] = r;
+    this.rHops[i] = hops;
+    this.rCode[i] = code;
+  }
+
+  private growReady(): void {
+    const n = this.rRank.length;
+    const rank = new Int32Array(2 * n);
+    const hops = new Int32Array(2 * n);
+    const code = new Int32Array(2 * n);
+    for (let k = 0, i = this.readyHead; i < this.readyTail; i++, k++) {
+      const j = i & (n - 1);
+      rank[k] = this.rRank[j];
+      hops[k] = this.rHops[j];
+      code[k] = this.rCode[j];
+    }
+    this.readyTail -= this.readyHead;
+    this.readyHead = 0;
+    this.rRank = rank;
+    this.rHops = hops;
+    this.rCode = code;
+  }
+
+  private runReady(): void {
+    while (this.readyHead < this.readyTail) {
+      const i = this.readyHead++ & (this.rRank.length - 1);
+      const hops = this.rHops[i] - 1;
+      if (hops > 0) this.later(this.rRank[i], hops, this.rCode[i]);
+      else this.hop(this.rRank[i], this.rCode[i]);
+    }
+    this.readyHead = this.readyTail = 0;
+  }
+
+  private chargeCopy(r: number, nbytes: number): void {
+    let start = this.clock[r];
+    if (start < this.now) start = this.now;
+    const end = start + this.model.copy(r, nbytes / this.unit);
+    this.clock[r] = end;
+    if (this.trace !== undefined) this.trace.copies.push({ rank: r, bytes: nbytes, start, end });
+  }
+
+  // ---- the engine (sim.ts), engine operation e's state at I·e of `io`
+
+  private post(e: number): void {
+    this.live++;
+    const io = this.io;
+    io[I * e + E_STARTED] = 0;
+    const r = io[I * e + E_RANK];
+    const t = this.clock[r];
+    if (t <= this.now) {
+      this.clock[r] = this.now;
+      this.match(e);
+    } else {
+      this.events.push(t, this.evSeq++, e);
+    }
+  }
+
+  private match(e: number): void {
+    const io = this.io;
+    const c = io[I * e + E_CHAN];
+    const want = io[I * e + E_KIND] === SEND ? 2 : 1;
+    if (this.chSide[c] === want) {
+      const x = this.chHead[c];
+      const nx = io[I * x + E_CHNEXT];
+      this.chHead[c] = nx;
+      if (nx === -1) {
+        this.chTail[c] = -1;
+        this.chSide[c] = 0;
+      }
+      if (want === 2) this.pair(e, x);
+      else this.pair(x, e);
+      return;
+    }
+    io[I * e + E_CHNEXT] = -1;
+    const tail = this.chTail[c];
+    if (tail === -1) {
+      this.chHead[c] = e;
+      this.chSide[c] = 3 - want;
+    } else {
+      io[I * tail + E_CHNEXT] = e;
+    }
+    this.chTail[c] = e;
+  }
+
+  private pair(send: number, recv: number): void {
+    const io = this.io;
+    const n = io[I * send + E_LEN];
+    const from = io[I * send + E_RANK];
+    const to = io[I * recv + E_RANK];
+    io[I * send + E_PARTNER] = recv;
+    io[I * recv + E_PARTNER] = send;
+    this.fo[2 * send + F_SEQ] = this.matchSeq++;
+    if (from !== to) {
+      if (n === 0) {
+        this.fo[2 * send + F_START] = this.now;
+        this.complete(send);
+      } else if (this.ro[Q * from + Q_PHEAD] === -1 && this.ro[Q * to + Q_PHEAD] === -1 && this.canSend(from) && this.canRecv(to)) {
+        this.startTransfer(send);
+      } else {
+        this.wait(send);
+        this.appendPend(to, recv);
+        this.markDirty(to);
+      }
+      return;
+    }
+    if (n === 0 || !(this.model.copy(from, n / this.unit) > 0)) {
+      this.fo[2 * send + F_START] = this.now;
+      this.complete(send);
+      return;
+    }
+    this.wait(send);
+  }
+
+  private wait(send: number): void {
+    const r = this.io[I * send + E_RANK];
+    this.appendPend(r, send);
+    this.markDirty(r);
+    if (this.wLen === this.wFrom.length) this.growWaiting();
+    const i = this.wLen++;
+    this.wOps[i] = send;
+    this.wFrom[i] = r;
+    this.wTo[i] = this.io[I * send + E_PEER];
+    this.io[I * send + E_WINDEX] = i;
+    this.nWaiting++;
+  }
+
+  private unwaitAndStart(x: number): void {
+    const io = this.io;
+    const from = io[I * x + E_RANK];
+    const to = io[I * x + E_PEER];
+    this.unlinkPend(from, x);
+    if (to !== from) this.unlinkPend(to, io[I * x + E_PARTNER]);
+    this.wOps[io[I * x + E_WINDEX]] = -1;
+    io[I * x + E_WINDEX] = -1;
+    this.nWaiting--;
+    this.startTransfer(x);
+  }
+
+  private appendPend(r: number, x: number): void {
+    const io = this.io;
+    const ro = this.ro;
+    const tail = ro[Q * r + Q_PTAIL];
+    io[I * x + E_QNEXT] = -1;
+    io[I * x + E_QPREV] = tail;
+    if (tail === -1) ro[Q * r + Q_PHEAD] = x;
+    else io[I * tail + E_QNEXT] = x;
+    ro[Q * r + Q_PTAIL] = x;
+  }
+
+  private unlinkPend(r: number, x: number): void {
+    const io = this.io;
+    const ro = this.ro;
+    const prev = io[I * x + E_QPREV];
+    const next = io[I * x + E_QNEXT];
+    if (prev === -1) ro[Q * r + Q_PHEAD] = next;
+    else io[I * prev + E_QNEXT] = next;
+    if (next === -1) ro[Q * r + Q_PTAIL] = prev;
+    else io[I * next + E_QPREV] = prev;
+  }
+
+  private settleClock(r: number): void {
+    if (this.clock[r] < this.now) this.clock[r] = this.now;
+  }
+
+  private complete(send: number): void {
+    const io = this.io;
+    const recv = io[I * send + E_PARTNER];
+    const n = io[I * send + E_LEN];
+    if (this.data && n > 0) {
+      const s = io[I * send + E_OFF];
+      const d = io[I * recv + E_OFF];
+      if (s !== -1 && d !== -1) {
+        // as sim.ts: a loop for a few bytes, else TypedArray set's semantics (memmove)
+        const mem = this.mem;
+        if (n <= 16 || (n <= LOOP_COPY && (d + n <= s || s + n <= d))) for (let i = 0; i < n; i++) mem[d + i] = mem[s + i];
+        else mem.copyWithin(d, s, s + n);
+      } else {
+        copyBytes(this.viewOfOp(recv), this.viewOfOp(send), n);
+      }
+    }
+    const from = io[I * send + E_RANK];
+    const to = io[I * recv + E_RANK];
+    this.settleClock(from);
+    this.settleClock(to);
+    this.messages++;
+    this.bytes += n;
+    if (this.trace !== undefined) {
+      const tag = io[I * io[I * send + E_OWNER] + S_TAG];
+      this.trace.messages.push({ from, to, ctx: endpointCtx(0, tag), tag, bytes: n, start: this.fo[2 * send + F_START], end: this.now });
+    }
+    io[I * send + E_STARTED] = 0;
+    this.live -= 2;
+    this.opDone(io[I * send + E_OWNER]);
+    this.opDone(io[I * recv + E_OWNER]);
+  }
+
+  private startTransfer(tr: number): void {
+    const io = this.io;
+    const from = io[I * tr + E_RANK];
+    const to = io[I * tr + E_PEER];
+    io[I * tr + E_STARTED] = 1;
+    this.fo[2 * tr + F_START] = this.now;
+    const units = io[I * tr + E_LEN] / this.unit;
+    let dur: number;
+    if (from !== to) {
+      this.ro[Q * from + Q_BUSY_S]++;
+      this.ro[Q * to + Q_BUSY_R]++;
+      dur = this.model.comm(from, to, units);
+    } else {
+      this.ro[Q * from + Q_BUSY_S]++;
+      if (this.duplex) this.ro[Q * from + Q_BUSY_R]++;
+      dur = this.model.copy(from, units);
+    }
+    this.events.push(this.now + dur, this.evSeq++, tr);
+  }
+
+  private endTransfer(tr: number): void {
+    const io = this.io;
+    const from = io[I * tr + E_RANK];
+    const to = io[I * tr + E_PEER];
+    this.ro[Q * from + Q_BUSY_S]--;
+    if (from !== to) this.ro[Q * to + Q_BUSY_R]--;
+    else if (this.duplex) this.ro[Q * from + Q_BUSY_R]--;
+    this.markDirty(from);
+    if (from !== to) this.markDirty(to);
+    this.complete(tr);
+  }
+
+  private markDirty(r: number): void {
+    if (this.ro[Q * r + Q_DIRTY] === 0) {
+      this.ro[Q * r + Q_DIRTY] = 1;
+      this.dirty[this.nDirty++] = r;
+    }
+  }
+
+  private canSend(r: number): boolean {
+    const ro = this.ro;
+    return this.duplex ? ro[Q * r + Q_BUSY_S] === 0 : ro[Q * r + Q_BUSY_S] + ro[Q * r + Q_BUSY_R] < this.k;
+  }
+
+  private canRecv(r: number): boolean {
+    const ro = this.ro;
+    return this.duplex ? ro[Q * r + Q_BUSY_R] === 0 : ro[Q * r + Q_BUSY_S] + ro[Q * r + Q_BUSY_R] < this.k;
+  }
+
+  private portsFree(from: number, to: number): boolean {
+    if (from !== to) return this.canSend(from) && this.canRecv(to);
+    const ro = this.ro;
+    return this.duplex ? ro[Q * from + Q_BUSY_S] === 0 && ro[Q * from + Q_BUSY_R] === 0 : ro[Q * from + Q_BUSY_S] + ro[Q * from + Q_BUSY_R] < this.k;
+  }
+
+  private firstStartable(r: number): number {
+    const ro = this.ro;
+    const io = this.io;
+    if (this.duplex ? ro[Q * r + Q_BUSY_S] > 0 && ro[Q * r + Q_BUSY_R] > 0 : ro[Q * r + Q_BUSY_S] + ro[Q * r + Q_BUSY_R] >= this.k) return -1;
+    for (let x = ro[Q * r + Q_PHEAD]; x !== -1; x = io[I * x + E_QNEXT]) {
+      const tr = io[I * x + E_KIND] === SEND ? x : io[I * x + E_PARTNER];
+      if (this.portsFree(io[I * tr + E_RANK], io[I * tr + E_PEER])) return tr;
+    }
+    return -1;
+  }
+
+  private pushCandidate(r: number): void {
+    const x = this.firstStartable(r);
+    if (x !== -1) this.cand.push(this.fo[2 * x + F_SEQ], 0, x);
+  }
+
+  /** sim.ts arbitrate: waiting transfers whose ports are free start, first matched first. */
+  private arbitrate(): void {
+    const ro = this.ro;
+    if (this.nWaiting === 0) {
+      for (let i = 0; i < this.nDirty; i++) ro[Q * this.dirty[i] + Q_DIRTY] = 0;
+      this.nDirty = 0;
+      if (this.wLen > 0) this.compactWaiting();
+      return;
+    }
+    if (this.nDirty * 4 >= this.nWaiting || this.nDirty * 8 >= this.p) {
+      for (let i = 0; i < this.nDirty; i++) ro[Q * this.dirty[i] + Q_DIRTY] = 0;
+      this.nDirty = 0;
+      this.scanWaiting();
+      return;
+    }
+    const cand = this.cand;
+    for (let i = 0; i < this.nDirty; i++) {
+      const r = this.dirty[i];
+      ro[Q * r + Q_DIRTY] = 0;
+      this.pushCandidate(r);
+    }
+    this.nDirty = 0;
+    const io = this.io;
+    while (cand.size > 0) {
+      const x = cand.pop();
+      if (io[I * x + E_STARTED] === 1) continue;
+      const from = io[I * x + E_RANK];
+      const to = io[I * x + E_PEER];
+      if (this.portsFree(from, to)) this.unwaitAndStart(x);
+      this.pushCandidate(from);
+      if (to !== from) this.pushCandidate(to);
+    }
+  }
+
+  private growWaiting(): void {
+    if (this.nWaiting * 2 <= this.wLen) {
+      this.compactWaiting();
+      return;
+    }
+    const m = this.wOps.length * 2;
+    const ops = new Int32Array(m);
+    const from = new Int32Array(m);
+    const to = new Int32Array(m);
+    ops.set(this.wOps);
+    from.set(this.wFrom);
+    to.set(this.wTo);
+    this.wOps = ops;
+    this.wFrom = from;
+    this.wTo = to;
+  }
+
+  private compactWaiting(): void {
+    const ops = this.wOps;
+    let j = 0;
+    for (let i = 0; i < this.wLen; i++) {
+      const x = ops[i];
+      if (x === -1) continue;
+      if (j !== i) {
+        ops[j] = x;
+        this.wFrom[j] = this.wFrom[i];
+        this.wTo[j] = this.wTo[i];
+        this.io[I * x + E_WINDEX] = j;
+      }
+      j++;
+    }
+    this.wLen = j;
+  }
+
+  private scanWaiting(): void {
+    const ops = this.wOps;
+    const from = this.wFrom;
+    const to = this.wTo;
+    const n = this.wLen;
+    for (let i = 0; i < n; i++) {
+      if (!this.portsFree(from[i], to[i])) continue;
+      const x = ops[i];
+      if (x !== -1) this.unwaitAndStart(x);
+    }
+    if (this.nWaiting * 2 <= this.wLen) this.compactWaiting();
+  }
+
+  /** Engine operation e's bytes as a buffer (vectored operations, rare: made when needed). */
+  private viewOfOp(e: number): MessageBuffer {
+    const off = this.io[I * e + E_OFF];
+    return off === -1 ? this.bufs[e] : this.mem.subarray(off, off + this.io[I * e + E_LEN]);
+  }
+
+  /** The buffers after the runs: the caller's (the arena copied back into them), the arena's views, or none without data. */
+  private buffersOut(): Uint8Array[][] {
+    const b = this.bound;
+    if (!this.data) return b.views.map(() => []);
+    const given = b.given;
+    if (given === undefined) return b.views;
+    return b.views.map((vs, r) => vs.map((v, i) => {
+      given[r][i].set(v);
+      return given[r][i];
+    }));
+  }
+
+  /** Every unfinished rank with the operation it waits for. */
+  private stuckRanks(): DeadlockedRank[] {
+    const out: DeadlockedRank[] = [];
+    const io = this.io;
+    for (let r = 0; r < this.p; r++) {
+      const at = Q * r;
+      const step = this.ro[at + Q_STEP];
+      const finished = this.ro[at + Q_RUNS] === 0 && step === this.stepBase[r + 1];
+      const waits: string[] = [];
+      if (!finished) {
+        for (let g = this.ro[at + Q_LO]; g < this.ro[at + Q_NEXT]; g++) {
+          if (io[I * g + S_CUR] === 0) continue;
+          const kind = io[I * g + S_KIND];
+          const what = kind === K_SEND ? `send to ${io[I * g + E_PEER]}` : kind === K_RECV ? `recv from ${io[I * g + E_PEER]}` : 'copy to itself';
+          waits.push(`${what} tag ${io[I * g + S_TAG]} (step ${step - this.stepBase[r]} op ${g - this.ro[at + Q_LO]})`);
+        }
+      }
+      if (waits.length > 0) out.push({ rank: r, finished, waitsFor: waits });
+    }
+    return out;
+  }
+}
+

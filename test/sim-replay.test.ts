@@ -1,0 +1,301 @@
+/**
+ * The simulator's whole-schedule replay (src/transports/sim/replay.ts) against the simulator
+ * running rank programs that bind the same schedules and run them back to back: the same
+ * final clocks, messages and copies (the traces in the same order, to the last unit), bytes
+ * and data — for every compiled gatherv/scatterv variant over random counts, roots, unit sizes
+ * and port models, the building blocks (reductions with a non-commutative operator), and
+ * hand-written schedules with windows, vectored ranges, copies through a port and 0-byte
+ * messages; then repeated replays, the options and the errors.
+ */
+import { describe, expect, it } from 'vitest';
+import { compileBasicSchedule } from '../src/collectives/basic/world-schedule.js';
+import { COMPILED_V_ALGORITHMS, compileVSchedule } from '../src/collectives/v-schedule.js';
+import { failedRestriction, variantRow } from '../src/collectives/v-variants.js';
+import type { RankSchedule, ScheduleCombiner, WorldSchedule } from '../src/comm/schedule.js';
+import { InvalidArgumentError } from '../src/errors.js';
+import { type CostModel, linearModel } from '../src/model/cost-model.js';
+import { bindSchedule } from '../src/schedule/run.js';
+import { type PortSetting, runSim } from '../src/transports/sim/index.js';
+import { type ReplayResult, replaySchedule, ScheduleReplay } from '../src/transports/sim/replay.js';
+import { int, rng } from './helpers/random.js';
+
+interface ModelCase {
+  readonly name: string;
+  readonly model: CostModel;
+  readonly ports?: PortSetting;
+}
+
+const MODELS: ModelCase[] = [
+  { name: '1 port', model: linearModel({ alpha: 100, beta: 1, gamma: 0 }) },
+  { name: '1 port, γ', model: linearModel({ alpha: 20, beta: 1, gamma: 1 }) },
+  { name: '1 port, copyAll', model: linearModel({ alpha: 30, beta: 2, gamma: 1, copyAll: true }) },
+  { name: 'full duplex', model: linearModel({ alpha: 25, beta: 1, gamma: 1 }), ports: 'full-duplex' },
+  { name: '2 ports', model: linearModel({ alpha: 10, beta: 1, gamma: 1, ports: 2 }) },
+  { name: '3 ports, copyAll', model: linearModel({ alpha: 7, beta: 3, gamma: 1, ports: 3, copyAll: true }) },
+];
+
+/** Deterministic contents for every buffer of `world`. */
+function contents(world: WorldSchedule): Uint8Array[][] {
+  return world.ranks.map((rs) => rs.buffers.map((b, i) => Uint8Array.from({ length: b.bytes }, (_, j) => (rs.rank * 31 + i * 7 + j * 3 + 1) & 0xff)));
+}
+
+interface Seen {
+  finish: number[];
+  messages: number;
+  bytes: number;
+  trace: string[];
+  copies: string[];
+  buffers: number[][][];
+}
+
+function seen(r: { finish: number[]; messages: number; bytes: number; trace?: ReplayResult['trace'] }, buffers: Uint8Array[][]): Seen {
+  return {
+    finish: r.finish,
+    messages: r.messages,
+    bytes: r.bytes,
+    trace: (r.trace?.messages ?? []).map((m) => `${m.from}>${m.to} c${m.ctx} t${m.tag} ${m.bytes}B ${m.start}-${m.end}`),
+    copies: (r.trace?.copies ?? []).map((c) => `${c.rank} ${c.bytes}B ${c.start}-${c.end}`),
+    buffers: buffers.map((bs) => bs.map((b) => [...b])),
+  };
+}
+
+/** Every rank program binds its schedule and runs it `runs` times, awaiting each run. */
+async function programs(world: WorldSchedule, mc: ModelCase, runs: number, unitBytes = 1, combine?: ScheduleCombiner): Promise<Seen> {
+  const bufs = contents(world);
+  const res = await runSim(
+    world.ranks.length,
+    async (comm) => {
+      const bound = bindSchedule(comm, world.ranks[comm.rank], bufs[comm.rank], combine === undefined ? {} : { combine });
+      for (let k = 0; k < runs; k++) await bound.run();
+    },
+    { model: mc.model, ports: mc.ports, unitBytes, trace: true },
+  );
+  return seen(res, bufs);
+}
+
+function replayed(world: WorldSchedule, mc: ModelCase, runs: number, unitBytes = 1, combine?: ScheduleCombiner): Seen {
+  const bufs = contents(world);
+  const res = replaySchedule(world, { model: mc.model, ports: mc.ports, unitBytes, trace: true, runs, buffers: bufs, combine });
+  expect(res.buffers).toEqual(bufs);
+  return seen(res, bufs);
+}
+
+describe('replaySchedule equals the simulator running the bound schedules', () => {
+  it('every compiled gatherv/scatterv variant: random counts, roots, unit sizes, port models, one and three runs', async () => {
+    const rnd = rng(20261126);
+    let cases = 0;
+    for (const algorithm of COMPILED_V_ALGORITHMS) {
+      const row = variantRow(algorithm);
+      if (row === undefined) throw new Error(algorithm);
+      for (const op of ['gatherv', 'scatterv'] as const) {
+        for (const p of [1, 2, 3, 5, 8, 12]) {
+          for (const mc of MODELS) {
+            const counts =
+              algorithm === 'two-block'
+                ? ((): number[] => {
+                    const small = int(rnd, 0, 4);
+                    const large = small + int(rnd, 1, 30);
+                    return Array.from({ length: p }, () => (rnd() < 0.4 ? large : small));
+                  })()
+                : Array.from({ length: p }, () => (rnd() < 0.25 ? 0 : int(rnd, 1, 40)));
+            if (failedRestriction(row, { p, model: mc.model, counts }, ['model', 'counts']) !== undefined) continue;
+            const root = int(rnd, 0, p - 1);
+            const unitBytes = rnd() < 0.5 ? 1 : 4;
+            const runs = rnd() < 0.5 ? 1 : 3;
+            const world = compileVSchedule(op, algorithm, counts, { root, model: mc.model });
+            const label = `${op} ${algorithm} p=${p} root=${root} ${mc.name} unit=${unitBytes} runs=${runs}`;
+            expect(replayed(world, mc, runs, unitBytes), label).toEqual(await programs(world, mc, runs, unitBytes));
+            cases++;
+          }
+        }
+      }
+    }
+    expect(cases).toBeGreaterThan(300);
+  });
+
+  it('the building blocks, reductions with a non-commutative operator', async () => {
+    // 2×2 integer matrix products mod 1009 on Int32 quadruples: associative, not commutative
+    const combine: ScheduleCombiner = {
+      elementBytes: 4,
+      bind: (into, from) => {
+        const a = new Int32Array(into.buffer, into.byteOffset, into.length / 4);
+        const b = new Int32Array(from.buffer, from.byteOffset, from.length / 4);
+        return () => {
+          for (let i = 0; i < a.length; i += 4) {
+            const [a0, a1, a2, a3] = [a[i], a[i + 1], a[i + 2], a[i + 3]];
+            a[i] = (a0 * b[i] + a1 * b[i + 2]) % 1009;
+            a[i + 1] = (a0 * b[i + 1] + a1 * b[i + 3]) % 1009;
+            a[i + 2] = (a2 * b[i] + a3 * b[i + 2]) % 1009;
+            a[i + 3] = (a2 * b[i + 1] + a3 * b[i + 3]) % 1009;
+          }
+        };
+      },
+    };
+    for (const op of ['bcast', 'gather', 'scatter', 'reduce', 'allreduce', 'exscan', 'barrier'] as const) {
+      for (const p of [2, 3, 5, 8, 13]) {
+        for (const mc of [MODELS[1], MODELS[3], MODELS[4]]) {
+          const world = compileBasicSchedule(op, p, 32, p - 1);
+          expect(replayed(world, mc, 2, 1, combine), `${op} p=${p} ${mc.name}`).toEqual(await programs(world, mc, 2, 1, combine));
+        }
+      }
+    }
+  });
+
+  it('hand-written schedules: windows, vectored ranges, copies through a port, processor copies, 0-byte messages', async () => {
+    const R = (buffer: number, offset: number, length: number): { buffer: number; offset: number; length: number } => ({ buffer, offset, length });
+    const world: WorldSchedule = {
+      label: 'mixed',
+      ranks: [
+        {
+          rank: 0,
+          buffers: [
+            { name: 'send', bytes: 64 },
+            { name: 'recv', bytes: 64 },
+          ],
+          steps: [
+            {
+              window: 2,
+              ops: [
+                { kind: 'copy', from: [R(0, 0, 10)], to: [R(1, 0, 4), R(1, 8, 6)], tag: 77 },
+                { kind: 'send', peer: 1, tag: 3, data: [R(0, 10, 6), R(0, 20, 30)] },
+                { kind: 'copy', from: [R(0, 10, 1), R(0, 12, 1)], to: [R(1, 4, 2)] },
+                { kind: 'send', peer: 2, tag: 3, data: [] },
+                { kind: 'recv', peer: 2, tag: 4, data: [R(1, 20, 40)] },
+              ],
+            },
+            { window: 1, ops: [] },
+            { window: 1, ops: [{ kind: 'send', peer: 1, tag: 5, data: [R(1, 0, 17)] }] },
+          ],
+        },
+        {
+          rank: 1,
+          buffers: [{ name: 'recv', bytes: 64 }],
+          steps: [
+            {
+              window: 1,
+              ops: [
+                { kind: 'recv', peer: 0, tag: 3, data: [R(0, 0, 20), R(0, 30, 16)] },
+                { kind: 'recv', peer: 0, tag: 5, data: [R(0, 46, 17)] },
+              ],
+            },
+          ],
+        },
+        {
+          rank: 2,
+          buffers: [{ name: 'data', bytes: 40 }],
+          steps: [
+            {
+              window: 8,
+              ops: [
+                { kind: 'recv', peer: 0, tag: 3, data: [] },
+                { kind: 'send', peer: 0, tag: 4, data: [R(0, 0, 40)] },
+              ],
+            },
+          ],
+        },
+      ],
+    };
+    for (const mc of MODELS) {
+      for (const runs of [1, 2]) {
+        const out = replayed(world, mc, runs);
+        expect(out, `${mc.name} runs=${runs}`).toEqual(await programs(world, mc, runs));
+        expect(out.messages).toBe(5 * runs);
+      }
+    }
+  });
+});
+
+describe('ScheduleReplay', () => {
+  const mc = MODELS[1];
+  const world = compileVSchedule('gatherv', 'binomial', [3, 0, 5, 2, 7, 1, 4], { root: 2, model: mc.model });
+
+  it('replays again and again with the same outcome; given buffers are copied in at each run and back at its end', () => {
+    const bufs = contents(world);
+    const rp = new ScheduleReplay(world, { model: mc.model, buffers: bufs, trace: true });
+    const first = rp.run(2);
+    const firstData = bufs.map((bs) => bs.map((b) => [...b]));
+    // what the caller changes between runs is what the next run sees
+    bufs[0][0].fill(9);
+    const second = rp.run(2);
+    expect(second.finish).toEqual(first.finish);
+    expect(second.trace).toEqual(first.trace);
+    expect(bufs[2][1].subarray(0, 3)).toEqual(Uint8Array.from([9, 9, 9]));
+    expect(firstData[2][1].slice(0, 3)).not.toEqual([9, 9, 9]);
+    expect(second.buffers[0][0]).toBe(bufs[0][0]);
+  });
+
+  it('data: false gives the same times, messages and trace and moves nothing', () => {
+    const withData = replaySchedule(world, { model: mc.model, runs: 3, trace: true });
+    const timesOnly = replaySchedule(world, { model: mc.model, runs: 3, trace: true, data: false });
+    expect(timesOnly.finish).toEqual(withData.finish);
+    expect(timesOnly.trace).toEqual(withData.trace);
+    expect(timesOnly.messages).toBe(18);
+    expect(timesOnly.buffers).toEqual(world.ranks.map(() => []));
+  });
+
+  it('zero runs: nothing happens', () => {
+    const r = replaySchedule(world, { model: mc.model, runs: 0 });
+    expect(r.time).toBe(0);
+    expect(r.messages).toBe(0);
+  });
+});
+
+describe('replay errors', () => {
+  const model = MODELS[0].model;
+  const one = (steps: RankSchedule['steps']): RankSchedule => ({ rank: 0, buffers: [{ name: 'b', bytes: 8 }], steps });
+
+  it('a schedule with problems, bad runs, ports or buffers: InvalidArgumentError before anything runs', () => {
+    const unmatched: WorldSchedule = {
+      label: 'broken',
+      ranks: [one([{ window: 1, ops: [{ kind: 'send', peer: 1, tag: 1, data: [{ buffer: 0, offset: 0, length: 8 }] }] }]), { rank: 1, buffers: [], steps: [] }],
+    };
+    expect(() => replaySchedule(unmatched, { model })).toThrow(InvalidArgumentError);
+    expect(() => replaySchedule(unmatched, { model })).toThrow(/'broken' has 2 problems: unmatched-send: rank 0 step 0 op 0/);
+    const world = compileVSchedule('scatterv', 'linear', [1, 2, 3], { root: 0, model });
+    expect(() => replaySchedule(world, { model, runs: -1 })).toThrow(/runs/);
+    expect(() => new ScheduleReplay(world, { model }).run(1.5)).toThrow(InvalidArgumentError);
+    expect(() => replaySchedule(world, { model, ports: 0 })).toThrow(/ports/);
+    expect(() => replaySchedule(world, { model, buffers: [] })).toThrow(/one entry per rank/);
+    const short = contents(world);
+    short[0][0] = new Uint8Array(1);
+    expect(() => replaySchedule(world, { model, buffers: short })).toThrow(/rank 0: buffer 0 .* at least 6 bytes/);
+  });
+
+  it('combine operations need the operator; one that throws fails the replay with its error', () => {
+    const world = compileBasicSchedule('allreduce', 4, 16);
+    expect(() => replaySchedule(world, { model })).toThrow(/give the operator/);
+    expect(replaySchedule(world, { model, data: false }).messages).toBeGreaterThan(0);
+    const failing: ScheduleCombiner = {
+      elementBytes: 4,
+      bind: () => () => {
+        throw new Error('operator failed');
+      },
+    };
+    expect(() => replaySchedule(world, { model, combine: failing })).toThrow('operator failed');
+    // a replay that failed is whole again for the next run
+    let calls = 0;
+    const onceFailing: ScheduleCombiner = {
+      elementBytes: 4,
+      bind: () => () => {
+        if (calls++ === 0) throw new Error('operator failed once');
+      },
+    };
+    const rp = new ScheduleReplay(world, { model, combine: onceFailing });
+    expect(() => rp.run(2)).toThrow('operator failed once');
+    const again = rp.run(2);
+    const fresh = replaySchedule(world, { model, runs: 2, data: false });
+    expect(again.finish).toEqual(fresh.finish);
+    expect(again.messages).toBe(fresh.messages);
+  });
+
+  it('a tag out of range is the endpoint’s InvalidArgumentError', () => {
+    const bad: WorldSchedule = {
+      label: 'tag',
+      ranks: [
+        one([{ window: 1, ops: [{ kind: 'send', peer: 1, tag: 2 ** 31, data: [] }] }]),
+        { rank: 1, buffers: [], steps: [{ window: 1, ops: [{ kind: 'recv', peer: 0, tag: 2 ** 31, data: [] }] }] },
+      ],
+    };
+    expect(() => replaySchedule(bad, { model })).toThrow(/tag/);
+  });
+});
