@@ -70,9 +70,6 @@ const K_RECV = 1;
 const K_COPY = 2;
 const K_PORT = 3;
 const K_COMBINE = 4;
-// engine operation kinds
-const SEND = 0;
-const RECV = 1;
 // continuations
 const C_OP = 0;
 const C_STEP = 1;
@@ -83,11 +80,13 @@ const C_STEP = 1;
 const LOOP_COPY = 32;
 
 /**
- * Per engine operation e, at I·e of `io` (one cache line): engine operations 0..N−1 are the
- * schedule's operations in order (a send, a receive, a copy through a port's receive side);
- * N + g is the send side of copy-through-a-port g.
+ * Per engine operation e, at I·e of `io` (one cache line: 12 integers, then two doubles in
+ * `fo`, a view of the same memory): engine operations 0..N−1 are the schedule's operations in
+ * order (a send, a receive, a copy through a port's receive side); N + g is the send side of
+ * copy-through-a-port g.
  */
 const I = 16;
+/** The schedule operation's kind (K_*), K_PORT_SEND on a port copy's send side. */
 const E_KIND = 0;
 const E_RANK = 1;
 /** World rank of the other side (destination of a send, source of a receive). */
@@ -99,21 +98,21 @@ const E_QPREV = 5;
 const E_QNEXT = 6;
 const E_CHAN = 7;
 const E_CHNEXT = 8;
-const E_WINDEX = 9;
-const E_STARTED = 10;
-/** The schedule operation this engine operation belongs to. */
-const E_OWNER = 11;
-/** On block g, the schedule operation's kind, engine operations outstanding, and tag. */
-const S_KIND = 12;
-const S_CUR = 13;
-const S_TAG = 14;
+/** A transfer's state: IDLE, STARTED, or its entry in the waiting arrays (≥ 0). */
+const E_STATE = 9;
+/** On block g: engine operations of schedule operation g outstanding. */
+const S_CUR = 10;
 /** Offset in the arena of the operation's one range (-1: several ranges, `bufs` has its view). */
-const E_OFF = 15;
-/** Per engine operation, at 2e of `fo`: match order, transfer start. */
-const F_SEQ = 0;
-const F_START = 1;
+const E_OFF = 11;
+/** In `fo` (stride I / 2): match order, transfer start. */
+const F_SEQ = 6;
+const F_START = 7;
+const IDLE = -1;
+const STARTED = -2;
+/** A copy through a port's send side (engine operation N + g). */
+const K_PORT_SEND = 5;
 
-/** Per rank r, at Q·r of `ro`. */
+/** Per rank r, at Q·r of `ro` (one cache line: 14 integers, then the clock in `rf`). */
 const Q = 16;
 const Q_STEP = 0;
 const Q_LO = 1;
@@ -122,15 +121,28 @@ const Q_NEXT = 3;
 const Q_RUNNING = 4;
 const Q_DONE = 5;
 const Q_UNFINISHED = 6;
-const Q_ISSUING = 7;
-const Q_WINDOWED = 8;
-const Q_WSIZE = 9;
-const Q_RUNS = 10;
-const Q_BUSY_S = 11;
-const Q_BUSY_R = 12;
-const Q_DIRTY = 13;
-const Q_PHEAD = 14;
-const Q_PTAIL = 15;
+/** ISSUING | WINDOWED | DIRTY. */
+const Q_FLAGS = 7;
+const Q_WSIZE = 8;
+const Q_RUNS = 9;
+const Q_BUSY_S = 10;
+const Q_BUSY_R = 11;
+const Q_PHEAD = 12;
+const Q_PTAIL = 13;
+/** In `rf` (stride Q / 2): the virtual clock. */
+const R_CLOCK = 7;
+/** Per step s, at 4s of `st`. */
+const ST_LO = 0;
+const ST_WINDOW = 1;
+/** 1: the step has an operation with a request (anything but a processor copy or combine). */
+const ST_REQS = 2;
+/** Per channel c, at 4c of `ch`: its FIFO's ends and side (0 empty, 1 sends, 2 receives). */
+const CH_HEAD = 0;
+const CH_TAIL = 1;
+const CH_SIDE = 2;
+const ISSUING = 1;
+const WINDOWED = 2;
+const DIRTY = 4;
 
 /**
  * Replays `world` (checked first: a schedule with problems is an InvalidArgumentError listing
@@ -276,18 +288,19 @@ class Replay {
   private readonly pieceLen: number[] = [];
   private pieceShort: Uint8Array = EMPTY;
   private readonly combineFns: (() => void)[] = [];
-  /** Steps: rank r's are [stepBase[r], stepBase[r + 1]); step s's operations [stepLo[s], stepLo[s + 1]). */
+  /**
+   * Steps: rank r's are [stepBase[r], stepBase[r + 1]); step s at 4s of `st` (one block):
+   * ST_LO (its operations are [ST_LO of s, ST_LO of s + 1)), ST_WINDOW, ST_REQS.
+   */
   private readonly stepBase: Int32Array;
-  private readonly stepLo: Int32Array;
-  private readonly stepWindow: Float64Array;
-  /** 1: the step has an operation with a request (anything but a processor copy or combine). */
-  private readonly stepReqs: Uint8Array;
+  private readonly st: Int32Array;
   private readonly ro: Int32Array;
-  private readonly clock: Float64Array;
-  /** Channels (source, destination, tag): FIFO of unmatched operations, all sends (side 1) or all receives (2). */
-  private readonly chHead: Int32Array;
-  private readonly chTail: Int32Array;
-  private readonly chSide: Uint8Array;
+  /** The ranks' clocks, in their blocks of `ro` (R_CLOCK). */
+  private readonly rf: Float64Array;
+  /** Schedule operation g's tag (for traces and error texts). */
+  private readonly tags: Int32Array;
+  /** Channels (source, destination, tag), at 4c: FIFO of unmatched operations, all sends (side 1) or all receives (2). */
+  private readonly ch: Int32Array;
   private events = new IntEventQueue();
   private cand = new IntKeyHeap();
   private readonly dirty: Int32Array;
@@ -354,14 +367,13 @@ class Replay {
     this.n = n;
     const ne = ports ? 2 * n : n;
     this.io = new Int32Array(I * ne);
-    this.fo = new Float64Array(2 * ne);
+    this.fo = new Float64Array(this.io.buffer);
     this.pieceLo = new Int32Array(n + 1);
+    this.tags = new Int32Array(n);
     this.stepBase = new Int32Array(p + 1);
-    this.stepLo = new Int32Array(nSteps + 1);
-    this.stepWindow = new Float64Array(nSteps);
-    this.stepReqs = new Uint8Array(nSteps);
+    this.st = new Int32Array(4 * (nSteps + 1));
     this.ro = new Int32Array(Q * p);
-    this.clock = new Float64Array(p);
+    this.rf = new Float64Array(this.ro.buffer);
     this.dirty = new Int32Array(p);
     this.restart = new Int32Array(p);
     // channels: (source, destination, tag) numbered in order of first appearance
@@ -393,21 +405,20 @@ class Replay {
       const offOf = (span: Span): number => (!data || span.length === 0 ? 0 : span.length === 1 ? base[span[0].buffer] + span[0].offset : -1);
       this.stepBase[r] = s;
       for (const st of rs.steps) {
-        this.stepLo[s] = g;
-        this.stepWindow[s] = st.window;
-        this.stepReqs[s] = st.ops.some((op) => (op.kind !== 'copy' && op.kind !== 'combine') || (op.kind === 'copy' && op.tag !== undefined)) ? 1 : 0;
+        this.st[4 * s + ST_LO] = g;
+        // an integer ≥ 1 (checked); a window of 2^31 or more covers every step
+        this.st[4 * s + ST_WINDOW] = Math.min(st.window, 0x7fffffff);
+        this.st[4 * s + ST_REQS] = st.ops.some((op) => (op.kind !== 'copy' && op.kind !== 'combine') || (op.kind === 'copy' && op.tag !== undefined)) ? 1 : 0;
         s++;
         for (const op of st.ops) {
           const at = I * g;
           this.pieceLo[g] = this.pieceDst.length;
-          io[at + E_OWNER] = g;
           io[at + E_RANK] = r;
-          io[at + E_WINDEX] = -1;
+          io[at + E_STATE] = IDLE;
           if (op.kind === 'send' || op.kind === 'recv') {
             const send = op.kind === 'send';
-            io[at + S_KIND] = send ? K_SEND : K_RECV;
-            io[at + S_TAG] = op.tag;
-            io[at + E_KIND] = send ? SEND : RECV;
+            io[at + E_KIND] = send ? K_SEND : K_RECV;
+            this.tags[g] = op.tag;
             io[at + E_PEER] = op.peer;
             io[at + E_LEN] = spanLength(op.data);
             io[at + E_CHAN] = send ? channel(r, op.peer, op.tag) : channel(op.peer, r, op.tag);
@@ -418,9 +429,8 @@ class Replay {
             const from = viewOf(bufs, op.from);
             const len = spanLength(op.from);
             if (op.tag !== undefined) {
-              io[at + S_KIND] = K_PORT;
-              io[at + S_TAG] = op.tag;
-              io[at + E_KIND] = RECV;
+              io[at + E_KIND] = K_PORT;
+              this.tags[g] = op.tag;
               io[at + E_PEER] = r;
               io[at + E_LEN] = len;
               const c = channel(r, r, op.tag);
@@ -428,17 +438,16 @@ class Replay {
               io[at + E_OFF] = offOf(op.to);
               if (io[at + E_OFF] === -1) this.bufs[g] = to;
               const bt = I * (n + g);
-              io[bt + E_KIND] = SEND;
+              io[bt + E_KIND] = K_PORT_SEND;
               io[bt + E_RANK] = r;
               io[bt + E_PEER] = r;
               io[bt + E_LEN] = len;
               io[bt + E_CHAN] = c;
-              io[bt + E_OWNER] = g;
-              io[bt + E_WINDEX] = -1;
+              io[bt + E_STATE] = IDLE;
               io[bt + E_OFF] = offOf(op.from);
               if (io[bt + E_OFF] === -1) this.bufs[n + g] = from;
             } else {
-              io[at + S_KIND] = K_COPY;
+              io[at + E_KIND] = K_COPY;
               // as sim/schedule.ts: one copy of whole views, else piece by piece (arena offsets: the views' byte offsets)
               if (to instanceof Uint8Array && from instanceof Uint8Array) {
                 this.pieceDst.push(to.byteOffset);
@@ -453,7 +462,7 @@ class Replay {
               }
             }
           } else {
-            io[at + S_KIND] = K_COMBINE;
+            io[at + E_KIND] = K_COMBINE;
             if (data) {
               if (combine === undefined && op.into.length > 0) {
                 throw new InvalidArgumentError('combine', `rank ${r}: the schedule has combine operations: give the operator (ReplayOptions.combine)`, { rank: r });
@@ -466,7 +475,7 @@ class Replay {
       }
     }
     this.stepBase[p] = s;
-    this.stepLo[s] = g;
+    this.st[4 * s + ST_LO] = g;
     this.pieceLo[n] = this.pieceDst.length;
     this.pieceShort = new Uint8Array(this.pieceDst.length);
     // a loop where it gives set's bytes (disjoint ranges), cheaper than the runtime call up to LOOP_COPY bytes
@@ -477,9 +486,8 @@ class Replay {
       this.pieceShort[x] = len <= LOOP_COPY && (dst + len <= src || src + len <= dst) ? 1 : 0;
     }
     const nc = chanOf.size;
-    this.chHead = new Int32Array(nc).fill(-1);
-    this.chTail = new Int32Array(nc).fill(-1);
-    this.chSide = new Uint8Array(nc);
+    this.ch = new Int32Array(4 * nc);
+    this.clearChannels();
   }
 
   run(runs: number): ReplayResult {
@@ -500,7 +508,8 @@ class Replay {
       const msg = `deadlock at virtual time ${this.now}: ${stuck.map((x) => `rank ${x.rank}: ${x.waitsFor.join(', ')}`).join('; ')}`;
       throw new DeadlockError(msg, stuck);
     }
-    const finish = Array.from(this.clock);
+    const finish = new Array<number>(p);
+    for (let r = 0; r < p; r++) finish[r] = this.rf[(Q / 2) * r + R_CLOCK];
     let time = 0;
     for (const f of finish) if (f > time) time = f;
     const out: ReplayResult = { time, finish, messages: this.messages, bytes: this.bytes, buffers: this.buffersOut() };
@@ -519,20 +528,17 @@ class Replay {
       const io = this.io;
       for (let e = 0; e < io.length; e += I) {
         io[e + S_CUR] = 0;
-        io[e + E_STARTED] = 0;
-        io[e + E_WINDEX] = -1;
+        io[e + E_STATE] = IDLE;
       }
-      this.chHead.fill(-1);
-      this.chTail.fill(-1);
-      this.chSide.fill(0);
+      this.clearChannels();
     }
     this.clean = false;
+    // every field 0 (the clock too), but the lists' ends
     ro.fill(0);
     for (let r = 0; r < p; r++) {
       ro[Q * r + Q_PHEAD] = -1;
       ro[Q * r + Q_PTAIL] = -1;
     }
-    this.clock.fill(0);
     this.nDirty = this.wLen = this.nWaiting = 0;
     this.readyHead = this.readyTail = 0;
     this.restartHead = this.restartCount = 0;
@@ -565,7 +571,7 @@ class Replay {
       if (events.size > 0 && events.topT() <= now) {
         do {
           const e = events.pop();
-          if (io[I * e + E_STARTED] === 1) this.endTransfer(e);
+          if (io[I * e + E_STATE] === STARTED) this.endTransfer(e);
           else this.match(e);
         } while (events.size > 0 && events.topT() <= now);
         continue;
@@ -596,7 +602,7 @@ class Replay {
     ro[at + Q_RUNS]--;
     ro[at + Q_STEP] = this.stepBase[r] - 1;
     ro[at + Q_LO] = ro[at + Q_HI] = ro[at + Q_NEXT] = 0;
-    ro[at + Q_ISSUING] = 0;
+    ro[at + Q_FLAGS] &= ~ISSUING;
     this.nextStep(r);
   }
 
@@ -608,25 +614,25 @@ class Replay {
   private nextStep(r: number): void {
     const ro = this.ro;
     const at = Q * r;
-    const lo = this.stepLo;
+    const st = this.st;
     const end = this.stepBase[r + 1];
     let s = ro[at + Q_STEP] + 1;
-    while (s < end && lo[s + 1] === lo[s]) s++;
+    while (s < end && st[4 * s + 4 + ST_LO] === st[4 * s + ST_LO]) s++;
     ro[at + Q_STEP] = s;
     if (s === end) {
       this.endRun(r);
       return;
     }
-    const first = lo[s];
-    const hi = lo[s + 1];
+    const first = st[4 * s + ST_LO];
+    const hi = st[4 * s + 4 + ST_LO];
     ro[at + Q_LO] = first;
     ro[at + Q_NEXT] = first;
     ro[at + Q_HI] = hi;
     const n = hi - first;
-    const w = this.stepWindow[s];
+    const w = st[4 * s + ST_WINDOW];
     const windowed = w < n;
-    ro[at + Q_WINDOWED] = windowed ? 1 : 0;
-    ro[at + Q_WSIZE] = windowed ? Math.ceil(w) : n;
+    ro[at + Q_FLAGS] = windowed ? ro[at + Q_FLAGS] | WINDOWED : ro[at + Q_FLAGS] & ~WINDOWED;
+    ro[at + Q_WSIZE] = windowed ? w : n;
     if (windowed) {
       ro[at + Q_RUNNING] = 0;
       ro[at + Q_DONE] = 0;
@@ -634,10 +640,10 @@ class Replay {
       return;
     }
     ro[at + Q_UNFINISHED] = n;
-    ro[at + Q_ISSUING] = 1;
+    ro[at + Q_FLAGS] |= ISSUING;
     while (ro[at + Q_NEXT] < hi) this.issue(r, ro[at + Q_NEXT]++);
-    ro[at + Q_ISSUING] = 0;
-    if (ro[at + Q_UNFINISHED] === 0) this.later(r, this.stepReqs[s] === 1 ? 2 : 1, C_STEP);
+    ro[at + Q_FLAGS] &= ~ISSUING;
+    if (ro[at + Q_UNFINISHED] === 0) this.later(r, st[4 * s + ST_REQS] === 1 ? 2 : 1, C_STEP);
   }
 
   private launch(r: number): void {
@@ -649,7 +655,7 @@ class Replay {
 
   private localDone(r: number): void {
     const at = Q * r;
-    if (this.ro[at + Q_WINDOWED] === 1) {
+    if ((this.ro[at + Q_FLAGS] & WINDOWED) !== 0) {
       this.ro[at + Q_RUNNING]++;
       this.later(r, 1, C_OP);
     } else {
@@ -660,7 +666,7 @@ class Replay {
   private issue(r: number, g: number): void {
     const io = this.io;
     const at = I * g;
-    const k = io[at + S_KIND];
+    const k = io[at + E_KIND];
     if (k === K_COMBINE) {
       io[at + S_CUR] = 0;
       if (this.data) this.combineFns[g]();
@@ -701,8 +707,9 @@ class Replay {
     if (--io[I * g + S_CUR] > 0) return;
     const r = io[I * g + E_RANK];
     const at = Q * r;
-    if (this.ro[at + Q_WINDOWED] === 1) this.later(r, 2, C_OP);
-    else if (--this.ro[at + Q_UNFINISHED] === 0 && this.ro[at + Q_ISSUING] === 0) this.later(r, 2, C_STEP);
+    const flags = this.ro[at + Q_FLAGS];
+    if ((flags & WINDOWED) !== 0) this.later(r, 2, C_OP);
+    else if (--this.ro[at + Q_UNFINISHED] === 0 && (flags & ISSUING) === 0) this.later(r, 2, C_STEP);
   }
 
   private hop(r: number, code: number): void {
@@ -758,10 +765,11 @@ class Replay {
   }
 
   private chargeCopy(r: number, nbytes: number): void {
-    let start = this.clock[r];
+    const c = (Q / 2) * r + R_CLOCK;
+    let start = this.rf[c];
     if (start < this.now) start = this.now;
     const end = start + this.model.copy(r, nbytes / this.unit);
-    this.clock[r] = end;
+    this.rf[c] = end;
     if (this.trace !== undefined) this.trace.copies.push({ rank: r, bytes: nbytes, start, end });
   }
 
@@ -770,11 +778,12 @@ class Replay {
   private post(e: number): void {
     this.live++;
     const io = this.io;
-    io[I * e + E_STARTED] = 0;
+    io[I * e + E_STATE] = IDLE;
     const r = io[I * e + E_RANK];
-    const t = this.clock[r];
+    const c = (Q / 2) * r + R_CLOCK;
+    const t = this.rf[c];
     if (t <= this.now) {
-      this.clock[r] = this.now;
+      this.rf[c] = this.now;
       this.match(e);
     } else {
       this.events.push(t, this.evSeq++, e);
@@ -784,28 +793,31 @@ class Replay {
   private match(e: number): void {
     const io = this.io;
     const c = io[I * e + E_CHAN];
-    const want = io[I * e + E_KIND] === SEND ? 2 : 1;
-    if (this.chSide[c] === want) {
-      const x = this.chHead[c];
+    const k = io[I * e + E_KIND];
+    const want = k === K_SEND || k === K_PORT_SEND ? 2 : 1;
+    const ch = this.ch;
+    const at = 4 * c;
+    if (ch[at + CH_SIDE] === want) {
+      const x = ch[at + CH_HEAD];
       const nx = io[I * x + E_CHNEXT];
-      this.chHead[c] = nx;
+      ch[at + CH_HEAD] = nx;
       if (nx === -1) {
-        this.chTail[c] = -1;
-        this.chSide[c] = 0;
+        ch[at + CH_TAIL] = -1;
+        ch[at + CH_SIDE] = 0;
       }
       if (want === 2) this.pair(e, x);
       else this.pair(x, e);
       return;
     }
     io[I * e + E_CHNEXT] = -1;
-    const tail = this.chTail[c];
+    const tail = ch[at + CH_TAIL];
     if (tail === -1) {
-      this.chHead[c] = e;
-      this.chSide[c] = 3 - want;
+      ch[at + CH_HEAD] = e;
+      ch[at + CH_SIDE] = 3 - want;
     } else {
       io[I * tail + E_CHNEXT] = e;
     }
-    this.chTail[c] = e;
+    ch[at + CH_TAIL] = e;
   }
 
   private pair(send: number, recv: number): void {
@@ -815,10 +827,10 @@ class Replay {
     const to = io[I * recv + E_RANK];
     io[I * send + E_PARTNER] = recv;
     io[I * recv + E_PARTNER] = send;
-    this.fo[2 * send + F_SEQ] = this.matchSeq++;
+    this.fo[(I / 2) * send + F_SEQ] = this.matchSeq++;
     if (from !== to) {
       if (n === 0) {
-        this.fo[2 * send + F_START] = this.now;
+        this.fo[(I / 2) * send + F_START] = this.now;
         this.complete(send);
       } else if (this.ro[Q * from + Q_PHEAD] === -1 && this.ro[Q * to + Q_PHEAD] === -1 && this.canSend(from) && this.canRecv(to)) {
         this.startTransfer(send);
@@ -830,7 +842,7 @@ class Replay {
       return;
     }
     if (n === 0 || !(this.model.copy(from, n / this.unit) > 0)) {
-      this.fo[2 * send + F_START] = this.now;
+      this.fo[(I / 2) * send + F_START] = this.now;
       this.complete(send);
       return;
     }
@@ -846,7 +858,7 @@ class Replay {
     this.wOps[i] = send;
     this.wFrom[i] = r;
     this.wTo[i] = this.io[I * send + E_PEER];
-    this.io[I * send + E_WINDEX] = i;
+    this.io[I * send + E_STATE] = i;
     this.nWaiting++;
   }
 
@@ -856,8 +868,8 @@ class Replay {
     const to = io[I * x + E_PEER];
     this.unlinkPend(from, x);
     if (to !== from) this.unlinkPend(to, io[I * x + E_PARTNER]);
-    this.wOps[io[I * x + E_WINDEX]] = -1;
-    io[I * x + E_WINDEX] = -1;
+    this.wOps[io[I * x + E_STATE]] = -1;
+    io[I * x + E_STATE] = -1;
     this.nWaiting--;
     this.startTransfer(x);
   }
@@ -885,7 +897,8 @@ class Replay {
   }
 
   private settleClock(r: number): void {
-    if (this.clock[r] < this.now) this.clock[r] = this.now;
+    const c = (Q / 2) * r + R_CLOCK;
+    if (this.rf[c] < this.now) this.rf[c] = this.now;
   }
 
   private complete(send: number): void {
@@ -911,21 +924,21 @@ class Replay {
     this.messages++;
     this.bytes += n;
     if (this.trace !== undefined) {
-      const tag = io[I * io[I * send + E_OWNER] + S_TAG];
-      this.trace.messages.push({ from, to, ctx: endpointCtx(0, tag), tag, bytes: n, start: this.fo[2 * send + F_START], end: this.now });
+      const tag = this.tags[this.ownerOf(send)];
+      this.trace.messages.push({ from, to, ctx: endpointCtx(0, tag), tag, bytes: n, start: this.fo[(I / 2) * send + F_START], end: this.now });
     }
-    io[I * send + E_STARTED] = 0;
+    io[I * send + E_STATE] = IDLE;
     this.live -= 2;
-    this.opDone(io[I * send + E_OWNER]);
-    this.opDone(io[I * recv + E_OWNER]);
+    this.opDone(this.ownerOf(send));
+    this.opDone(this.ownerOf(recv));
   }
 
   private startTransfer(tr: number): void {
     const io = this.io;
     const from = io[I * tr + E_RANK];
     const to = io[I * tr + E_PEER];
-    io[I * tr + E_STARTED] = 1;
-    this.fo[2 * tr + F_START] = this.now;
+    io[I * tr + E_STATE] = STARTED;
+    this.fo[(I / 2) * tr + F_START] = this.now;
     const units = io[I * tr + E_LEN] / this.unit;
     let dur: number;
     if (from !== to) {
@@ -953,8 +966,9 @@ class Replay {
   }
 
   private markDirty(r: number): void {
-    if (this.ro[Q * r + Q_DIRTY] === 0) {
-      this.ro[Q * r + Q_DIRTY] = 1;
+    const flags = this.ro[Q * r + Q_FLAGS];
+    if ((flags & DIRTY) === 0) {
+      this.ro[Q * r + Q_FLAGS] = flags | DIRTY;
       this.dirty[this.nDirty++] = r;
     }
   }
@@ -980,7 +994,8 @@ class Replay {
     const io = this.io;
     if (this.duplex ? ro[Q * r + Q_BUSY_S] > 0 && ro[Q * r + Q_BUSY_R] > 0 : ro[Q * r + Q_BUSY_S] + ro[Q * r + Q_BUSY_R] >= this.k) return -1;
     for (let x = ro[Q * r + Q_PHEAD]; x !== -1; x = io[I * x + E_QNEXT]) {
-      const tr = io[I * x + E_KIND] === SEND ? x : io[I * x + E_PARTNER];
+      const k = io[I * x + E_KIND];
+      const tr = k === K_SEND || k === K_PORT_SEND ? x : io[I * x + E_PARTNER];
       if (this.portsFree(io[I * tr + E_RANK], io[I * tr + E_PEER])) return tr;
     }
     return -1;
@@ -988,20 +1003,20 @@ class Replay {
 
   private pushCandidate(r: number): void {
     const x = this.firstStartable(r);
-    if (x !== -1) this.cand.push(this.fo[2 * x + F_SEQ], 0, x);
+    if (x !== -1) this.cand.push(this.fo[(I / 2) * x + F_SEQ], 0, x);
   }
 
   /** sim.ts arbitrate: waiting transfers whose ports are free start, first matched first. */
   private arbitrate(): void {
     const ro = this.ro;
     if (this.nWaiting === 0) {
-      for (let i = 0; i < this.nDirty; i++) ro[Q * this.dirty[i] + Q_DIRTY] = 0;
+      for (let i = 0; i < this.nDirty; i++) ro[Q * this.dirty[i] + Q_FLAGS] &= ~DIRTY;
       this.nDirty = 0;
       if (this.wLen > 0) this.compactWaiting();
       return;
     }
     if (this.nDirty * 4 >= this.nWaiting || this.nDirty * 8 >= this.p) {
-      for (let i = 0; i < this.nDirty; i++) ro[Q * this.dirty[i] + Q_DIRTY] = 0;
+      for (let i = 0; i < this.nDirty; i++) ro[Q * this.dirty[i] + Q_FLAGS] &= ~DIRTY;
       this.nDirty = 0;
       this.scanWaiting();
       return;
@@ -1009,14 +1024,14 @@ class Replay {
     const cand = this.cand;
     for (let i = 0; i < this.nDirty; i++) {
       const r = this.dirty[i];
-      ro[Q * r + Q_DIRTY] = 0;
+      ro[Q * r + Q_FLAGS] &= ~DIRTY;
       this.pushCandidate(r);
     }
     this.nDirty = 0;
     const io = this.io;
     while (cand.size > 0) {
       const x = cand.pop();
-      if (io[I * x + E_STARTED] === 1) continue;
+      if (io[I * x + E_STATE] === STARTED) continue;
       const from = io[I * x + E_RANK];
       const to = io[I * x + E_PEER];
       if (this.portsFree(from, to)) this.unwaitAndStart(x);
@@ -1052,7 +1067,7 @@ class Replay {
         ops[j] = x;
         this.wFrom[j] = this.wFrom[i];
         this.wTo[j] = this.wTo[i];
-        this.io[I * x + E_WINDEX] = j;
+        this.io[I * x + E_STATE] = j;
       }
       j++;
     }
@@ -1070,6 +1085,20 @@ class Replay {
       if (x !== -1) this.unwaitAndStart(x);
     }
     if (this.nWaiting * 2 <= this.wLen) this.compactWaiting();
+  }
+
+  private clearChannels(): void {
+    const ch = this.ch;
+    for (let at = 0; at < ch.length; at += 4) {
+      ch[at + CH_HEAD] = -1;
+      ch[at + CH_TAIL] = -1;
+      ch[at + CH_SIDE] = 0;
+    }
+  }
+
+  /** The schedule operation of engine operation e. */
+  private ownerOf(e: number): number {
+    return e >= this.n ? e - this.n : e;
   }
 
   /** Engine operation e's bytes as a buffer (vectored operations, rare: made when needed). */
@@ -1102,9 +1131,9 @@ class Replay {
       if (!finished) {
         for (let g = this.ro[at + Q_LO]; g < this.ro[at + Q_NEXT]; g++) {
           if (io[I * g + S_CUR] === 0) continue;
-          const kind = io[I * g + S_KIND];
+          const kind = io[I * g + E_KIND];
           const what = kind === K_SEND ? `send to ${io[I * g + E_PEER]}` : kind === K_RECV ? `recv from ${io[I * g + E_PEER]}` : 'copy to itself';
-          waits.push(`${what} tag ${io[I * g + S_TAG]} (step ${step - this.stepBase[r]} op ${g - this.ro[at + Q_LO]})`);
+          waits.push(`${what} tag ${this.tags[g]} (step ${step - this.stepBase[r]} op ${g - this.ro[at + Q_LO]})`);
         }
       }
       if (waits.length > 0) out.push({ rank: r, finished, waitsFor: waits });
