@@ -1,43 +1,84 @@
 /**
- * The simulator's engine replaying one schedule without rank-program wake-ups: every rank
- * binds ONE schedule made of `reps` copies of its gatherv steps (compileVSchedule, random
- * counts, b = 10) and runs it once; prints wall and process CPU milliseconds of the timed run
- * and simulated messages per second. `warm` untimed runs first warm the JIT up.
+ * Simulated messages per second of wall time of the whole-schedule replay (sim/replay.ts):
+ * gatherv's compiled schedule (random counts, b = 10, root 0, α = 100, β = 1) replayed `runs`
+ * times back to back on every rank, with the data moved and with times only (`data: false`),
+ * interleaved for `rounds` rounds after one untimed warm-up round; prints the median and the
+ * spread, the one-time cost of checking and laying out the schedule, and whether the virtual
+ * times equal those of the simulator running rank programs that bind the same schedules
+ * (two runs each, every rank's final clock).
  *
- *   npx tsx tools/sim-replay.ts [p = 8000] [algorithm = linear] [reps = 20] [warm = 0]
+ *   npx tsx tools/sim-replay.ts [p = 8000] [algorithms = linear,binomial,adaptive] [runs = 100] [rounds = 7]
  *
- * (`npm run bench:schedule` measures the same engine with the rank programs, and checks the
- * virtual times against the portable executor.)
+ * (`npm run bench:schedule` compares the engine's ways of running a persistent plan.)
  */
 import { compileVSchedule } from '../src/collectives/v-schedule.js';
+import type { WorldSchedule } from '../src/comm/schedule.js';
+import { linearModel } from '../src/model/cost-model.js';
 import { bindSchedule } from '../src/schedule/run.js';
 import { runSim } from '../src/transports/sim/index.js';
-import { linearModel } from '../src/model/cost-model.js';
+import { ScheduleReplay } from '../src/transports/sim/replay.js';
 import { blockSizes } from '../src/workloads/distributions.js';
+
 const p = Number(process.argv[2] ?? 8000);
-const alg = process.argv[3] ?? 'linear';
-const reps = Number(process.argv[4] ?? 20);
-/** Untimed runs of the schedule first (JIT warm-up), default none. */
-const warm = Number(process.argv[5] ?? 0);
+const algorithms = (process.argv[3] ?? 'linear,binomial,adaptive').split(',');
+const runs = Number(process.argv[4] ?? 100);
+const rounds = Number(process.argv[5] ?? 7);
 const model = linearModel({ alpha: 100, beta: 1, gamma: 0 });
 const counts = blockSizes('random', { p, b: 10, rho: 5, seed: 1 });
-const world = compileVSchedule('gatherv', alg, counts, { root: 0, model });
-const res = await runSim(p, async (comm) => {
-  const rs = world.ranks[comm.rank];
-  const bufs = rs.buffers.map((b) => new Uint8Array(b.bytes));
-  const repeated = { ...rs, steps: Array.from({ length: reps }, () => rs.steps).flat() };
-  const nativeR = bindSchedule(comm, repeated, bufs);
-  for (let k = 0; k < warm; k++) await nativeR.run();
-  await (comm.clock as NonNullable<typeof comm.clock>).sync();
-  const w = performance.now();
-  const u = comm.rank === 0 ? process.cpuUsage() : undefined;
-  await nativeR.run();
-  await (comm.clock as NonNullable<typeof comm.clock>).sync();
-  if (u === undefined) return [0, 0];
-  const c = process.cpuUsage(u);
-  return [performance.now() - w, (c.user + c.system) / 1000];
-}, { model });
-const [ms, cpu] = res.results[0];
-/** Messages of the timed part. */
-const msgs = Math.round(res.messages / (warm + 1));
-console.log(`${alg} p=${p} reps=${reps}${warm > 0 ? ` (after ${warm} untimed)` : ''}: ${ms.toFixed(1)} ms, ${(msgs / ms / 1000).toFixed(3)} M msgs/s (CPU ${cpu.toFixed(1)} ms, ${(msgs / cpu / 1000).toFixed(3)} M msgs/s), msgs ${msgs}`);
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 === 1 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+const m = (x: number): string => x.toFixed(2);
+
+/** Every rank's final clock when rank programs run the bound schedules twice. */
+async function engineFinish(world: WorldSchedule): Promise<number[]> {
+  const res = await runSim(
+    p,
+    async (comm) => {
+      const rs = world.ranks[comm.rank];
+      const bound = bindSchedule(
+        comm,
+        rs,
+        rs.buffers.map((b) => new Uint8Array(b.bytes)),
+      );
+      await bound.run();
+      await bound.run();
+    },
+    { model },
+  );
+  return res.finish;
+}
+
+console.log(`p=${p} gatherv (random counts, b = 10): ${runs} runs per replay, ${rounds} rounds, M simulated messages/s of wall time (median, min–max)`);
+for (const alg of algorithms) {
+  const world = compileVSchedule('gatherv', alg, counts, { root: 0, model });
+  let t = performance.now();
+  const withData = new ScheduleReplay(world, { model });
+  const setupMs = performance.now() - t;
+  const timesOnly = new ScheduleReplay(world, { model, data: false });
+  const rate: Record<'data' | 'times', number[]> = { data: [], times: [] };
+  let messages = 0;
+  let sameTimes = true;
+  for (let round = 0; round <= rounds; round++) {
+    for (const [key, rp] of [
+      ['data', withData],
+      ['times', timesOnly],
+    ] as const) {
+      t = performance.now();
+      const r = rp.run(runs);
+      const ms = performance.now() - t;
+      messages = r.messages;
+      if (round > 0) rate[key].push(r.messages / ms / 1000);
+    }
+  }
+  const two = withData.run(2).finish;
+  if (timesOnly.run(2).finish.some((f, r) => f !== two[r])) sameTimes = false;
+  const engine = await engineFinish(world);
+  const equal = engine.every((f, r) => f === two[r]);
+  const line = (k: 'data' | 'times'): string => `${m(median(rate[k]))} (${m(Math.min(...rate[k]))}–${m(Math.max(...rate[k]))})`;
+  console.log(
+    `  ${alg.padEnd(9)} data moved ${line('data')}; times only ${line('times')}; ${messages} messages per replay; check and layout ${setupMs.toFixed(0)} ms; times equal to the engine's rank programs: ${equal && sameTimes ? 'yes' : 'NO'}`,
+  );
+}
