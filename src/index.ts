@@ -75,6 +75,7 @@ export { createIntercomm, splitIntercomm, type InterCommunicator } from './comm/
 export { describeTag, tagText, TAG_TABLE, type TagRange } from './comm/tags.js';
 export { CommunicationError, DeadlockError, TimeoutError, TruncationError, UnavailableError, type DeadlockedRank } from './errors.js';
 export { runSim, type SimRunOptions, type PortSetting, type RankProgram, type SimOptions, type SimResult, type SimTrace } from './transports/sim/index.js';
+export { replaySchedule, ScheduleReplay, type ReplayOptions, type ReplayResult } from './transports/sim/replay.js';
 export { runThreads, ThreadsEndpoint, type RunThreadsOptions } from './transports/threads/index.js';
 /** The MPI transport (optional: its native binding is built by `npm run build:mpi`, loaded on first use). */
 export {

@@ -4,6 +4,8 @@ import { runScheduleCommand, type ScheduleCommandOptions, type ScheduleReport } 
 import { compileVSchedule } from '../src/collectives/v-schedule.js';
 import { UnavailableError } from '../src/errors.js';
 import { linearModel } from '../src/model/cost-model.js';
+import { bindSchedule } from '../src/schedule/run.js';
+import { runSim } from '../src/transports/sim/index.js';
 import { blockSizes } from '../src/workloads/distributions.js';
 import { sink, vcoll } from './helpers/cli.js';
 
@@ -90,6 +92,47 @@ describe('vcoll schedule in process', () => {
     expect(() => inProcess({ algorithm: 'adaptive', ports: 2 })).toThrow(/ports/);
     expect(() => inProcess({ root: 8 })).toThrow(/--root/);
     expect(() => inProcess({ algorithm: 'optimal', ports: 2 })).toThrow(/ports/);
+  });
+});
+
+describe('vcoll schedule --simulate', () => {
+  it('replays the schedule under the model: the times of rank programs running it on the simulator', async () => {
+    const opts = { algorithm: 'adaptive', p: 12, dist: 'random', gamma: 1, root: 3, simulate: true, runs: 3 };
+    const { report, text } = inProcess(opts);
+    const sim = report.simulation;
+    if (sim === undefined) throw new Error('no simulation');
+    const model = linearModel({ alpha: 100, beta: 1, gamma: 1 });
+    const world = compileVSchedule('gatherv', 'adaptive', report.counts, { root: 3, model });
+    const res = await runSim(
+      12,
+      async (comm) => {
+        const rs = world.ranks[comm.rank];
+        const bound = bindSchedule(comm, rs, rs.buffers.map((b) => new Uint8Array(b.bytes)));
+        for (let k = 0; k < 3; k++) await bound.run();
+      },
+      { model },
+    );
+    expect(sim.finish).toEqual(res.finish);
+    expect(sim.time).toBe(res.time);
+    expect(sim.messages).toBe(res.messages);
+    expect(sim.bytes).toBe(res.bytes);
+    expect(sim.runs).toBe(3);
+    expect(text).toContain(`simulated (3 runs back to back): time ${res.time}, ${res.messages} messages, ${res.bytes} bytes`);
+  });
+
+  it('json: the field `simulation`; --no-listing: the counts summed up, no rank listing', () => {
+    const j = JSON.parse(inProcess({ op: 'allreduce', p: 6, simulate: true, format: 'json' }).text) as { simulation: { time: number; messages: number; runs: number } };
+    expect(j.simulation.runs).toBe(1);
+    expect(j.simulation.messages).toBe(12);
+    expect(j.simulation.time).toBeGreaterThan(0);
+    const short = inProcess({ p: 40, simulate: true, listing: false }).text.trim().split('\n');
+    expect(short).toHaveLength(4);
+    expect(short[0]).toMatch(/^counts: 40 blocks, \d+ elements \(\d+ to \d+ per rank\)$/);
+    expect(short[1]).toBe("schedule 'gatherv binomial': 40 ranks");
+    expect(short[2]).toBe('check: ok');
+    expect(short[3]).toMatch(/^simulated \(1 run\): time \d+, 39 messages/);
+    expect(() => inProcess({ simulate: true, runs: 0 })).toThrow(/--runs/);
+    expect(JSON.parse(inProcess({ format: 'json' }).text)).not.toHaveProperty('simulation');
   });
 });
 

@@ -142,6 +142,9 @@ export function buildProgram(): Command {
     .option('--copy-all', 'every processor copies its block (Traff18 Lemma 4)', false)
     .option('--unit-bytes <n>', 'bytes per element', parseIntegerOption('unit-bytes', 1), 1)
     .option('--format <fmt>', 'text | json', parseChoice('format', ['text', 'json'] as const), 'text')
+    .option('--simulate', 'replay the schedule on the simulator under the model above (times only): virtual time, messages, bytes', false)
+    .option('--runs <n>', 'with --simulate: runs back to back', parseIntegerOption('runs', 1), 1)
+    .option('--no-listing', "text: leave out the ranks' schedules (counts, check and simulation only)")
     .exitOverride()
     .action(async (opts: ScheduleCommandOptions) => {
       const { runScheduleCommand } = await import('./schedule-command.js');

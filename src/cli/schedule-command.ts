@@ -4,7 +4,9 @@
  * block (bcast, gather, scatter, reduce, allreduce, exscan, barrier; basic/world-schedule.ts)
  * with b·unit-bytes bytes per rank — printed as text (schedule/format.ts) or as the
  * WorldSchedule in JSON, with the static checker's verdict (schedule/check.ts): "check: ok"
- * or the problems (JSON: the field `problems`). Nothing runs.
+ * or the problems (JSON: the field `problems`). With `--simulate`, the schedule is then replayed
+ * on the simulator (sim/replay.ts, times only) under the command's model, `--runs` times back to
+ * back: its virtual time, messages and bytes (JSON: the field `simulation`).
  */
 import { compileVSchedule } from '../collectives/v-schedule.js';
 import type { VOp } from '../collectives/v-variants.js';
@@ -13,6 +15,7 @@ import { InvalidArgumentError } from '../errors.js';
 import { linearModel } from '../model/cost-model.js';
 import { checkSchedule, type ScheduleProblem } from '../schedule/check.js';
 import { formatSchedule } from '../schedule/format.js';
+import { replaySchedule } from '../transports/sim/replay.js';
 import type { WorldSchedule } from '../schedule/types.js';
 import { blockSizes, parseDistribution } from '../workloads/distributions.js';
 
@@ -35,6 +38,25 @@ export interface ScheduleCommandOptions {
   copyAll: boolean;
   unitBytes: number;
   format: 'text' | 'json';
+  /** Replay the schedule on the simulator. */
+  simulate?: boolean;
+  /** Runs back to back of the replay (default 1). */
+  runs?: number;
+  /** Text: print the ranks' schedules (default true; false: counts, check and simulation only). */
+  listing?: boolean;
+}
+
+/** What `--simulate` reports: the replay's virtual times (model units), messages and bytes, and its wall time. */
+export interface ScheduleSimulation {
+  readonly runs: number;
+  /** Latest final clock. */
+  readonly time: number;
+  /** Every rank's final clock. */
+  readonly finish: readonly number[];
+  readonly messages: number;
+  readonly bytes: number;
+  /** Wall time of the replay (ms), its check and layout included. */
+  readonly wallMs: number;
 }
 
 export interface ScheduleReport {
@@ -42,6 +64,8 @@ export interface ScheduleReport {
   readonly counts: readonly number[];
   readonly schedule: WorldSchedule;
   readonly problems: readonly ScheduleProblem[];
+  /** With --simulate and no problems. */
+  readonly simulation?: ScheduleSimulation;
 }
 
 /** Compiles and checks the schedule the options describe (errors name the option). */
@@ -59,24 +83,46 @@ export function compileFromOptions(opts: ScheduleCommandOptions): ScheduleReport
   return { counts, schedule, problems: checkSchedule(schedule) };
 }
 
-/** The text output: the counts, the listing, the checker's verdict. */
-export function formatScheduleReport(r: ScheduleReport): string {
-  const lines = [`counts: ${r.counts.join(',')}`, formatSchedule(r.schedule)];
+/** The text output: the counts, the listing (unless `listing` is false), the checker's verdict, the simulation. */
+export function formatScheduleReport(r: ScheduleReport, listing = true): string {
+  const lines: string[] = [];
+  if (listing || r.counts.length <= 16) lines.push(`counts: ${r.counts.join(',')}`);
+  else lines.push(`counts: ${r.counts.length} blocks, ${r.counts.reduce((a, b) => a + b, 0)} elements (${Math.min(...r.counts)} to ${Math.max(...r.counts)} per rank)`);
+  if (listing) lines.push(formatSchedule(r.schedule));
+  else lines.push(`schedule '${r.schedule.label}': ${r.schedule.ranks.length} ranks`);
   if (r.problems.length === 0) lines.push('check: ok');
   else {
     lines.push(`check: ${r.problems.length} problem${r.problems.length === 1 ? '' : 's'}`);
     for (const p of r.problems) lines.push(`  ${p.kind}: ${p.message}`);
   }
+  const sim = r.simulation;
+  if (sim !== undefined) {
+    const rate = sim.wallMs >= 10 ? `, ${(sim.messages / sim.wallMs / 1000).toFixed(2)} M msgs/s` : '';
+    const runs = sim.runs === 1 ? '1 run' : `${sim.runs} runs back to back`;
+    lines.push(`simulated (${runs}): time ${sim.time}, ${sim.messages} messages, ${sim.bytes} bytes (replay ${sim.wallMs.toFixed(1)} ms${rate})`);
+  }
   return lines.join('\n');
+}
+
+/** Replays `r`'s schedule under the options' model (times only). */
+function simulate(r: ScheduleReport, opts: ScheduleCommandOptions): ScheduleSimulation {
+  const runs = opts.runs ?? 1;
+  if (!Number.isSafeInteger(runs) || runs < 1) throw new InvalidArgumentError('--runs', `must be an integer >= 1, got ${runs}`);
+  const model = linearModel({ alpha: opts.alpha, beta: opts.beta, gamma: opts.gamma, ports: opts.ports, copyAll: opts.copyAll });
+  const t = performance.now();
+  const res = replaySchedule(r.schedule, { model, unitBytes: opts.unitBytes, runs, data: false });
+  return { runs, time: res.time, finish: res.finish, messages: res.messages, bytes: res.bytes, wallMs: performance.now() - t };
 }
 
 /** Runs the command; returns the report (exit status 1 when the checker found problems is the caller's). */
 export function runScheduleCommand(opts: ScheduleCommandOptions, out: NodeJS.WritableStream = process.stdout): ScheduleReport {
-  const r = compileFromOptions(opts);
+  const compiled = compileFromOptions(opts);
+  const r: ScheduleReport = opts.simulate === true && compiled.problems.length === 0 ? { ...compiled, simulation: simulate(compiled, opts) } : compiled;
   if (opts.format === 'json') {
-    out.write(`${JSON.stringify({ label: r.schedule.label, counts: r.counts, ranks: r.schedule.ranks, problems: r.problems })}\n`);
+    const sim = r.simulation === undefined ? {} : { simulation: r.simulation };
+    out.write(`${JSON.stringify({ label: r.schedule.label, counts: r.counts, ranks: r.schedule.ranks, problems: r.problems, ...sim })}\n`);
   } else {
-    out.write(`${formatScheduleReport(r)}\n`);
+    out.write(`${formatScheduleReport(r, opts.listing !== false)}\n`);
   }
   return r;
 }
