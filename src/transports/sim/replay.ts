@@ -313,10 +313,8 @@ class Replay {
   private wTo = new Int32Array(64);
   private wLen = 0;
   private nWaiting = 0;
-  /** Ready queue ring: (rank, hops left, code). */
-  private rRank = new Int32Array(64);
-  private rHops = new Int32Array(64);
-  private rCode = new Int32Array(64);
+  /** The ready queue, a ring of (rank, hops left, code) entries (see `later`). */
+  private ready = new Int32Array(64);
   private readyHead = 0;
   private readyTail = 0;
   /** Ranks whose run ended, in that order, to start their next run (a ring of p). */
@@ -508,7 +506,9 @@ class Replay {
     this.loop();
     if (this.finished < p || this.live > 0) {
       const stuck = this.stuckRanks();
-      const msg = `deadlock at virtual time ${this.now}: ${stuck.map((x) => `rank ${x.rank}: ${x.waitsFor.join(', ')}`).join('; ')}`;
+      const listed = stuck.slice(0, 10).map((x) => `rank ${x.rank}: ${x.waitsFor.join(', ')}`);
+      if (stuck.length > 10) listed.push(`and ${stuck.length - 10} more ranks`);
+      const msg = `deadlock at virtual time ${this.now}: ${listed.join('; ')}`;
       throw new DeadlockError(msg, stuck);
     }
     const finish = new Array<number>(p);
@@ -727,42 +727,30 @@ class Replay {
     this.nextStep(r);
   }
 
+  /**
+   * Queues rank r's continuation `code` after `hops` (1 or 2) turns of the ready queue; an
+   * entry is one integer, (r · 8 + hops · 2 + code).
+   */
   private later(r: number, hops: number, code: number): void {
-    let mask = this.rRank.length - 1;
-    if (this.readyTail - this.readyHead > mask) {
-      this.growReady();
-      mask = this.rRank.length - 1;
-    }
-    const i = this.readyTail++ & mask;
-    this.rRank[i] = r;
-    this.rHops[i] = hops;
-    this.rCode[i] = code;
+    if (this.readyTail - this.readyHead === this.ready.length) this.growReady();
+    this.ready[this.readyTail++ & (this.ready.length - 1)] = r * 8 + hops * 2 + code;
   }
 
   private growReady(): void {
-    const n = this.rRank.length;
-    const rank = new Int32Array(2 * n);
-    const hops = new Int32Array(2 * n);
-    const code = new Int32Array(2 * n);
-    for (let k = 0, i = this.readyHead; i < this.readyTail; i++, k++) {
-      const j = i & (n - 1);
-      rank[k] = this.rRank[j];
-      hops[k] = this.rHops[j];
-      code[k] = this.rCode[j];
-    }
+    const n = this.ready.length;
+    const ready = new Int32Array(2 * n);
+    for (let k = 0, i = this.readyHead; i < this.readyTail; i++, k++) ready[k] = this.ready[i & (n - 1)];
     this.readyTail -= this.readyHead;
     this.readyHead = 0;
-    this.rRank = rank;
-    this.rHops = hops;
-    this.rCode = code;
+    this.ready = ready;
   }
 
   private runReady(): void {
     while (this.readyHead < this.readyTail) {
-      const i = this.readyHead++ & (this.rRank.length - 1);
-      const hops = this.rHops[i] - 1;
-      if (hops > 0) this.later(this.rRank[i], hops, this.rCode[i]);
-      else this.hop(this.rRank[i], this.rCode[i]);
+      const x = this.ready[this.readyHead++ & (this.ready.length - 1)];
+      // one hop left: run it; two: queue it again with one
+      if ((x & 6) === 4) this.later(x >> 3, 1, x & 1);
+      else this.hop(x >> 3, x & 1);
     }
     this.readyHead = this.readyTail = 0;
   }
