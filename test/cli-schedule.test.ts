@@ -1,6 +1,6 @@
 /** `vcoll schedule`: the compiled data phase of one gatherv/scatterv, printed and checked. */
 import { describe, expect, it } from 'vitest';
-import { runScheduleCommand, type ScheduleCommandOptions, type ScheduleReport } from '../src/cli/schedule-command.js';
+import { formatScheduleReport, runScheduleCommand, type ScheduleCommandOptions, type ScheduleReport } from '../src/cli/schedule-command.js';
 import { compileVSchedule } from '../src/collectives/v-schedule.js';
 import { UnavailableError } from '../src/errors.js';
 import { linearModel } from '../src/model/cost-model.js';
@@ -132,6 +132,10 @@ describe('vcoll schedule --simulate', () => {
     expect(short[2]).toBe('check: ok');
     expect(short[3]).toMatch(/^simulated \(1 run\): time \d+, 39 messages/);
     expect(() => inProcess({ simulate: true, runs: 0 })).toThrow(/--runs/);
+    // the summed-up counts of a very large p (no spread of 300 000 arguments)
+    const counts = Array.from({ length: 300_000 }, (_, i) => i % 7);
+    const text = formatScheduleReport({ counts, schedule: { label: 'x', ranks: [] }, problems: [] }, false);
+    expect(text.split('\n')[0]).toBe(`counts: 300000 blocks, ${counts.reduce((a, b) => a + b, 0)} elements (0 to 6 per rank)`);
     expect(JSON.parse(inProcess({ format: 'json' }).text)).not.toHaveProperty('simulation');
   });
 });

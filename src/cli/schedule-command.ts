@@ -87,7 +87,15 @@ export function compileFromOptions(opts: ScheduleCommandOptions): ScheduleReport
 export function formatScheduleReport(r: ScheduleReport, listing = true): string {
   const lines: string[] = [];
   if (listing || r.counts.length <= 16) lines.push(`counts: ${r.counts.join(',')}`);
-  else lines.push(`counts: ${r.counts.length} blocks, ${r.counts.reduce((a, b) => a + b, 0)} elements (${Math.min(...r.counts)} to ${Math.max(...r.counts)} per rank)`);
+  else {
+    let [sum, min, max] = [0, Infinity, -Infinity];
+    for (const c of r.counts) {
+      sum += c;
+      if (c < min) min = c;
+      if (c > max) max = c;
+    }
+    lines.push(`counts: ${r.counts.length} blocks, ${sum} elements (${min} to ${max} per rank)`);
+  }
   if (listing) lines.push(formatSchedule(r.schedule));
   else lines.push(`schedule '${r.schedule.label}': ${r.schedule.ranks.length} ranks`);
   if (r.problems.length === 0) lines.push('check: ok');
