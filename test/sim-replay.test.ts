@@ -13,9 +13,10 @@ import { COMPILED_V_ALGORITHMS, compileVSchedule } from '../src/collectives/v-sc
 import { failedRestriction, variantRow } from '../src/collectives/v-variants.js';
 import type { RankSchedule, ScheduleCombiner, WorldSchedule } from '../src/comm/schedule.js';
 import { InvalidArgumentError } from '../src/errors.js';
-import { type CostModel, linearModel } from '../src/model/cost-model.js';
+import { type CostModel, hierarchicalModel, linearModel, pairwiseModel } from '../src/model/cost-model.js';
 import { bindSchedule } from '../src/schedule/run.js';
 import { type PortSetting, runSim } from '../src/transports/sim/index.js';
+import { simAddonMissing } from '../src/transports/sim/native-replay.js';
 import { type ReplayResult, replaySchedule, ScheduleReplay } from '../src/transports/sim/replay.js';
 import { int, rng } from './helpers/random.js';
 
@@ -73,17 +74,49 @@ async function programs(world: WorldSchedule, mc: ModelCase, runs: number, unitB
   return seen(res, bufs);
 }
 
+/** Whether a message (or a copy through a port) of `world` has several ranges. */
+function vectored(world: WorldSchedule): boolean {
+  return world.ranks.some((rs) =>
+    rs.steps.some((st) =>
+      st.ops.some((op) => (op.kind === 'send' || op.kind === 'recv' ? op.data.length > 1 : op.kind === 'copy' && op.tag !== undefined && (op.to.length > 1 || op.from.length > 1))),
+    ),
+  );
+}
+
+/** Whether the C loop is built (npm run build:sim); CI requires it (VCOLL_SIM_NATIVE_REQUIRED=1). */
+const NATIVE = simAddonMissing() === '';
+/** Replays that ran in C. */
+let nativeRuns = 0;
+
+/**
+ * The replay of `world` (this module's loop: a trace is asked for), and, when the C loop is
+ * built, the same replay without a trace, which runs in C where it can (data moved unless
+ * combines need the JavaScript operator: then times only): the same clocks, counters and bytes.
+ */
 function replayed(world: WorldSchedule, mc: ModelCase, runs: number, unitBytes = 1, combine?: ScheduleCombiner): Seen {
   const bufs = contents(world);
-  const res = replaySchedule(world, { model: mc.model, ports: mc.ports, unitBytes, trace: true, runs, buffers: bufs, combine });
+  const res = replaySchedule(world, { model: mc.model, ports: mc.ports, unitBytes, trace: true, runs, buffers: bufs, combine, engine: 'js' });
+  expect(res.engine).toBe('js');
   expect(res.buffers).toEqual(bufs);
-  return seen(res, bufs);
+  const out = seen(res, bufs);
+  if (NATIVE) {
+    const data = combine === undefined;
+    const nb = contents(world);
+    const n = replaySchedule(world, { model: mc.model, ports: mc.ports, unitBytes, trace: true, runs, buffers: nb, data });
+    if (n.engine === 'native') nativeRuns++;
+    const c = seen(n, nb);
+    if (data) expect(c).toEqual(out);
+    else expect({ ...c, buffers: [] }).toEqual({ ...out, buffers: [] });
+  }
+  return out;
 }
 
 describe('replaySchedule equals the simulator running the bound schedules', () => {
   it('every compiled gatherv/scatterv variant: random counts, roots, unit sizes, port models, one and three runs', async () => {
     const rnd = rng(20261126);
     let cases = 0;
+    let vectoredCases = 0;
+    nativeRuns = 0;
     for (const algorithm of COMPILED_V_ALGORITHMS) {
       const row = variantRow(algorithm);
       if (row === undefined) throw new Error(algorithm);
@@ -103,6 +136,7 @@ describe('replaySchedule equals the simulator running the bound schedules', () =
             const unitBytes = rnd() < 0.5 ? 1 : 4;
             const runs = rnd() < 0.5 ? 1 : 3;
             const world = compileVSchedule(op, algorithm, counts, { root, model: mc.model });
+            if (vectored(world)) vectoredCases++;
             const label = `${op} ${algorithm} p=${p} root=${root} ${mc.name} unit=${unitBytes} runs=${runs}`;
             expect(replayed(world, mc, runs, unitBytes), label).toEqual(await programs(world, mc, runs, unitBytes));
             cases++;
@@ -111,6 +145,11 @@ describe('replaySchedule equals the simulator running the bound schedules', () =
       }
     }
     expect(cases).toBeGreaterThan(300);
+    // in C too: every case but those with a message of several ranges (which moves data in JavaScript)
+    if (NATIVE) {
+      expect(nativeRuns).toBe(cases - vectoredCases);
+      expect(nativeRuns).toBeGreaterThan(cases / 2);
+    }
   });
 
   it('the building blocks, reductions with a non-commutative operator', async () => {
@@ -297,5 +336,43 @@ describe('replay errors', () => {
       ],
     };
     expect(() => replaySchedule(bad, { model })).toThrow(/tag/);
+  });
+});
+
+describe('the replay loop in C (native/sim, npm run build:sim)', () => {
+  it('is built where it is required (CI: VCOLL_SIM_NATIVE_REQUIRED=1)', () => {
+    if (process.env.VCOLL_SIM_NATIVE_REQUIRED === '1') expect(simAddonMissing()).toBe('');
+    else expect(typeof simAddonMissing()).toBe('string');
+  });
+
+  it.skipIf(!NATIVE)('engine: the per-pair and hierarchical models too; a model of one’s own or a vectored message with data run in JavaScript; native refused with the reason', () => {
+    const p = 9;
+    const pair = pairwiseModel({
+      alpha: Array.from({ length: p }, (_, i) => Array.from({ length: p }, (_, j) => 10 + ((i * 7 + j * 3) % 11))),
+      beta: Array.from({ length: p }, (_, i) => Array.from({ length: p }, (_, j) => 1 + ((i + 2 * j) % 3) / 4)),
+      gamma: Array.from({ length: p }, (_, i) => (i % 3) / 2),
+    });
+    const hier = hierarchicalModel({ nodeOf: [0, 0, 0, 1, 1, 1, 2, 2, 2], intra: { alpha: 3, beta: 0.25 }, inter: { alpha: 50, beta: 1.5 }, gamma: 0.5 });
+    for (const model of [pair, hier]) {
+      for (const algorithm of ['binomial', 'adaptive', 'linear'] as const) {
+        const world = compileVSchedule('gatherv', algorithm, [5, 0, 9, 3, 12, 1, 7, 2, 4], { root: 4, model });
+        const js = replaySchedule(world, { model, runs: 2, engine: 'js' });
+        const c = replaySchedule(world, { model, runs: 2, engine: 'native' });
+        expect(c.engine).toBe('native');
+        expect(c.finish).toEqual(js.finish);
+        expect(c.buffers).toEqual(js.buffers);
+      }
+    }
+    const model = MODELS[1].model;
+    const world = compileVSchedule('scatterv', 'binomial', [3, 1, 4, 1, 5], { root: 0, model });
+    const own = { ...model, comm: model.comm, copy: model.copy };
+    expect(replaySchedule(world, { model: own }).engine).toBe('js');
+    expect(() => replaySchedule(world, { model: own, engine: 'native' })).toThrow(/not one of linearModel/);
+    expect(replaySchedule(world, { model, trace: true }).engine).toBe('native');
+    const two = compileVSchedule('gatherv', 'linear', [3, 1, 4], { root: 0, model, displs: [10, 0, 5] });
+    expect(vectored(two) ? 'js' : 'native').toBe(replaySchedule(two, { model }).engine);
+    expect(replaySchedule(two, { model, data: false }).engine).toBe('native');
+    expect(replaySchedule(world, { model }).engine).toBe('native');
+    expect(() => replaySchedule(world, { model, engine: 'both' as 'js' })).toThrow(/engine/);
   });
 });

@@ -59,6 +59,34 @@ function commonOptions(opts: ModelOptions | undefined): { ports: number; copyAll
   return { ports, copyAll };
 }
 
+/**
+ * The formula of a model made by this module's factories, as data (what native code evaluates
+ * in the same floating-point operations: sim/replay.ts's native loop); a model made otherwise
+ * (an object of one's own) has none.
+ */
+export type ModelFormula =
+  | { readonly kind: 'linear'; readonly alpha: number; readonly beta: number; readonly gamma: number }
+  | { readonly kind: 'pairwise'; readonly p: number; readonly alpha: Float64Array; readonly beta: Float64Array; readonly gamma: Float64Array }
+  | {
+      readonly kind: 'hierarchical';
+      readonly nodeOf: Int32Array;
+      readonly intra: { readonly alpha: number; readonly beta: number };
+      readonly inter: { readonly alpha: number; readonly beta: number };
+      readonly gamma: number;
+    };
+
+const formulas = new WeakMap<CostModel, ModelFormula>();
+
+/** The formula of `model` when a factory of this module made it (see ModelFormula). */
+export function modelFormula(model: CostModel): ModelFormula | undefined {
+  return formulas.get(model);
+}
+
+function withFormula(model: CostModel, formula: ModelFormula): CostModel {
+  formulas.set(model, formula);
+  return model;
+}
+
 /** Homogeneous linear model: comm(m) = α + β·m (m > 0), copy(m) = γ·m. */
 export function linearModel(params: { alpha: number; beta: number; gamma?: number } & ModelOptions): CostModel {
   const alpha = requireNonNegativeFinite('alpha', params.alpha);
@@ -66,7 +94,7 @@ export function linearModel(params: { alpha: number; beta: number; gamma?: numbe
   const gamma = requireNonNegativeFinite('gamma', params.gamma ?? 0);
   const { ports, copyAll } = commonOptions(params);
   const linear: LinearParams = Object.freeze({ alpha, beta, gamma });
-  return Object.freeze({
+  const model: CostModel = Object.freeze({
     kind: 'linear' as const,
     ports,
     copyAll,
@@ -76,6 +104,7 @@ export function linearModel(params: { alpha: number; beta: number; gamma?: numbe
     comm: (_from: number, _to: number, units: number) => (units > 0 ? alpha + beta * units : 0),
     copy: (_rank: number, units: number) => gamma * units,
   });
+  return withFormula(model, { kind: 'linear', alpha, beta, gamma });
 }
 
 export type Matrix = ArrayLike<ArrayLike<number>>;
@@ -142,7 +171,7 @@ export function pairwiseModel(params: {
   const g = readPerRank('gamma', params.gamma, p);
   const { ports, copyAll } = commonOptions(params);
   const bounds = Object.freeze({ alpha: maxOffDiagonal(a, p), beta: maxOffDiagonal(b, p), gamma: maxOf(g) });
-  return Object.freeze({
+  const model: CostModel = Object.freeze({
     kind: 'pairwise' as const,
     ports,
     copyAll,
@@ -161,6 +190,7 @@ export function pairwiseModel(params: {
       return g[rank] * units;
     },
   });
+  return withFormula(model, { kind: 'pairwise', p, alpha: a, beta: b, gamma: g });
 }
 
 /**
@@ -194,7 +224,7 @@ export function hierarchicalModel(params: {
     beta: multi ? Math.max(ib, eb) : ib,
     gamma,
   });
-  return Object.freeze({
+  const model: CostModel = Object.freeze({
     kind: 'hierarchical' as const,
     ports,
     copyAll,
@@ -210,6 +240,7 @@ export function hierarchicalModel(params: {
     copy: (_rank: number, units: number) => gamma * units,
     nodeOf: node,
   });
+  return withFormula(model, { kind: 'hierarchical', nodeOf: node, intra: { alpha: ia, beta: ib }, inter: { alpha: ea, beta: eb }, gamma });
 }
 
 /** Checks that a model covers p ranks (per-pair and hierarchical models have a fixed size). */

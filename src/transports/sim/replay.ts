@@ -29,11 +29,12 @@ import { endpointCtx } from '../../comm/agree.js';
 import { badTag } from '../../comm/group.js';
 import { combineFunction, type RankSchedule, type ScheduleCombiner, type Span, type WorldSchedule } from '../../comm/schedule.js';
 import { copyBytes, forEachPiece, type MessageBuffer } from '../../comm/segments.js';
-import { DeadlockError, type DeadlockedRank, InvalidArgumentError } from '../../errors.js';
+import { DeadlockError, type DeadlockedRank, InvalidArgumentError, UnavailableError } from '../../errors.js';
 import { checkSchedule } from '../../schedule/check.js';
-import type { CostModel } from '../../model/cost-model.js';
+import { type CostModel, type ModelFormula, modelFormula } from '../../model/cost-model.js';
 import { engineOptions } from './engine-options.js';
 import { IntEventQueue, IntKeyHeap } from './int-heap.js';
+import { MODEL_CODES, O, OUT_COUNT, P, PARAM_COUNT, type SimAddon, simAddon, simAddonMissing } from './native-replay.js';
 import type { SimOptions, SimTrace } from './types.js';
 
 export interface ReplayOptions extends SimOptions {
@@ -49,6 +50,12 @@ export interface ReplayOptions extends SimOptions {
   readonly buffers?: readonly (readonly Uint8Array[])[];
   /** The operator of the schedule's combine operations (required when it has any and `data` is on). */
   readonly combine?: ScheduleCombiner;
+  /**
+   * Which loop runs the replay: 'auto' (default) the C one (native/sim, `npm run build:sim`)
+   * when it is built and can run this replay, else this module's; 'js' this module's; 'native'
+   * the C one or an UnavailableError saying why not. Both give the same results.
+   */
+  readonly engine?: 'auto' | 'js' | 'native';
 }
 
 export interface ReplayResult {
@@ -62,6 +69,8 @@ export interface ReplayResult {
   trace?: SimTrace;
   /** Every rank's bound buffers (what the last run left in them; empty arrays when `data` is off). */
   buffers: Uint8Array[][];
+  /** The loop that ran: the C one (native/sim) or this module's. */
+  engine: 'native' | 'js';
 }
 
 // schedule operation kinds
@@ -196,7 +205,9 @@ function prepare(world: WorldSchedule, options: ReplayOptions): Replay {
   }
   const data = options.data ?? true;
   const bound = boundBuffers(world, options, data);
-  return new Replay(world, eo.model, eo.k, eo.duplex, eo.unit, bound, data, options.combine, options.trace === true);
+  const engine = options.engine ?? 'auto';
+  if (engine !== 'auto' && engine !== 'js' && engine !== 'native') throw new InvalidArgumentError('engine', `must be 'auto', 'js' or 'native', got ${String(engine)}`);
+  return new Replay(world, eo.model, eo.k, eo.duplex, eo.unit, bound, data, options.combine, options.trace === true, engine);
 }
 
 /** Bytes of all buffers at most (offsets into the arena are 32-bit integers). */
@@ -286,9 +297,9 @@ class Replay {
   private readonly bufs: MessageBuffer[] = [];
   /** A processor copy g's pieces [pieceLo[g], pieceLo[g + 1]) (empty for other operations): arena offsets and length. */
   private readonly pieceLo: Int32Array;
-  private readonly pieceDst: number[] = [];
-  private readonly pieceSrc: number[] = [];
-  private readonly pieceLen: number[] = [];
+  private readonly pieceDst: Int32Array;
+  private readonly pieceSrc: Int32Array;
+  private readonly pieceLen: Int32Array;
   private pieceShort: Uint8Array = EMPTY;
   private readonly combineFns: (() => void)[] = [];
   /**
@@ -330,6 +341,14 @@ class Replay {
   private bytes = 0;
   private trace: SimTrace | undefined;
   private readonly tracing: boolean;
+  /** The C loop when it runs this replay (see the constructor), and its parameters. */
+  private native: SimAddon | undefined = undefined;
+  private readonly params = new Float64Array(PARAM_COUNT);
+  private readonly out = new Float64Array(OUT_COUNT);
+  private nodeOf: Int32Array = new Int32Array(0);
+  private alphaM: Float64Array = new Float64Array(0);
+  private betaM: Float64Array = new Float64Array(0);
+  private gammaV: Float64Array = new Float64Array(0);
   /** The last run ended normally (every queue empty, every operation idle): the next needs no full reset. */
   private clean = true;
   private readonly bound: Bound;
@@ -344,6 +363,7 @@ class Replay {
     data: boolean,
     combine: ScheduleCombiner | undefined,
     trace: boolean,
+    engine: 'auto' | 'js' | 'native',
   ) {
     const p = world.ranks.length;
     this.p = p;
@@ -396,6 +416,11 @@ class Replay {
       return c;
     };
     const io = this.io;
+    const pieceDst: number[] = [];
+    const pieceSrc: number[] = [];
+    const pieceLen: number[] = [];
+    /** What keeps the C loop from running this replay (data it does not move, a model it does not know). */
+    let nativeBlock = '';
     let g = 0;
     let s = 0;
     for (let r = 0; r < p; r++) {
@@ -413,7 +438,7 @@ class Replay {
         s++;
         for (const op of st.ops) {
           const at = I * g;
-          this.pieceLo[g] = this.pieceDst.length;
+          this.pieceLo[g] = pieceDst.length;
           io[at + E_RANK] = r;
           io[at + E_STATE] = IDLE;
           if (op.kind === 'send' || op.kind === 'recv') {
@@ -424,7 +449,10 @@ class Replay {
             io[at + E_LEN] = spanLength(op.data);
             io[at + E_CHAN] = send ? channel(r, op.peer, op.tag) : channel(op.peer, r, op.tag);
             io[at + E_OFF] = offOf(op.data);
-            if (io[at + E_OFF] === -1) this.bufs[g] = viewOf(bufs, op.data);
+            if (io[at + E_OFF] === -1) {
+              this.bufs[g] = viewOf(bufs, op.data);
+              nativeBlock ||= 'a message of several ranges moves data';
+            }
           } else if (op.kind === 'copy') {
             const to = viewOf(bufs, op.to);
             const from = viewOf(bufs, op.from);
@@ -437,7 +465,10 @@ class Replay {
               const c = channel(r, r, op.tag);
               io[at + E_CHAN] = c;
               io[at + E_OFF] = offOf(op.to);
-              if (io[at + E_OFF] === -1) this.bufs[g] = to;
+              if (io[at + E_OFF] === -1) {
+                this.bufs[g] = to;
+                nativeBlock ||= 'a copy through a port of several ranges moves data';
+              }
               const bt = I * (n + g);
               io[bt + E_KIND] = K_PORT_SEND;
               io[bt + E_RANK] = r;
@@ -446,19 +477,22 @@ class Replay {
               io[bt + E_CHAN] = c;
               io[bt + E_STATE] = IDLE;
               io[bt + E_OFF] = offOf(op.from);
-              if (io[bt + E_OFF] === -1) this.bufs[n + g] = from;
+              if (io[bt + E_OFF] === -1) {
+                this.bufs[n + g] = from;
+                nativeBlock ||= 'a copy through a port of several ranges moves data';
+              }
             } else {
               io[at + E_KIND] = K_COPY;
               // as sim/schedule.ts: one copy of whole views, else piece by piece (arena offsets: the views' byte offsets)
               if (to instanceof Uint8Array && from instanceof Uint8Array) {
-                this.pieceDst.push(to.byteOffset);
-                this.pieceSrc.push(from.byteOffset);
-                this.pieceLen.push(from.length);
+                pieceDst.push(to.byteOffset);
+                pieceSrc.push(from.byteOffset);
+                pieceLen.push(from.length);
               } else {
                 forEachPiece(to, from, len, (d, x) => {
-                  this.pieceDst.push(d.byteOffset);
-                  this.pieceSrc.push(x.byteOffset);
-                  this.pieceLen.push(x.length);
+                  pieceDst.push(d.byteOffset);
+                  pieceSrc.push(x.byteOffset);
+                  pieceLen.push(x.length);
                 });
               }
             }
@@ -469,6 +503,7 @@ class Replay {
                 throw new InvalidArgumentError('combine', `rank ${r}: the schedule has combine operations: give the operator (ReplayOptions.combine)`, { rank: r });
               }
               this.combineFns[g] = combineFunction(op, bufs, combine);
+              if (op.into.length > 0) nativeBlock ||= 'combines run with data (a JavaScript operator)';
             }
           }
           g++;
@@ -477,7 +512,10 @@ class Replay {
     }
     this.stepBase[p] = s;
     this.st[4 * s + ST_LO] = g;
-    this.pieceLo[n] = this.pieceDst.length;
+    this.pieceLo[n] = pieceDst.length;
+    this.pieceDst = Int32Array.from(pieceDst);
+    this.pieceSrc = Int32Array.from(pieceSrc);
+    this.pieceLen = Int32Array.from(pieceLen);
     this.pieceShort = new Uint8Array(this.pieceDst.length);
     // a loop where it gives set's bytes (disjoint ranges), cheaper than the runtime call up to LOOP_COPY bytes
     for (let x = 0; x < this.pieceDst.length; x++) {
@@ -489,21 +527,100 @@ class Replay {
     const nc = chanOf.size;
     this.ch = new Int32Array(4 * nc);
     this.clearChannels();
+    const formula = modelFormula(model);
+    if (formula === undefined) nativeBlock ||= 'the cost model is not one of linearModel, pairwiseModel, hierarchicalModel';
+    if (engine !== 'js' && nativeBlock === '') {
+      this.native = simAddon();
+      if (this.native !== undefined && formula !== undefined) this.setNativeModel(formula);
+    }
+    if (engine === 'native' && this.native === undefined) {
+      throw new UnavailableError('sim-native', `the native replay cannot run this schedule: ${nativeBlock || simAddonMissing()}`);
+    }
+  }
+
+  /** The model's formula in the C loop's parameters. */
+  private setNativeModel(f: ModelFormula): void {
+    const q = this.params;
+    q[P.p] = this.p;
+    q[P.n] = this.n;
+    q[P.k] = this.k;
+    q[P.duplex] = this.duplex ? 1 : 0;
+    q[P.unit] = this.unit;
+    q[P.data] = this.data ? 1 : 0;
+    q[P.trace] = this.tracing ? 1 : 0;
+    q[P.model] = MODEL_CODES[f.kind];
+    if (f.kind === 'linear') {
+      q[P.alpha] = f.alpha;
+      q[P.beta] = f.beta;
+      q[P.gamma] = f.gamma;
+    } else if (f.kind === 'hierarchical') {
+      q[P.intraAlpha] = f.intra.alpha;
+      q[P.intraBeta] = f.intra.beta;
+      q[P.interAlpha] = f.inter.alpha;
+      q[P.interBeta] = f.inter.beta;
+      q[P.gamma] = f.gamma;
+      this.nodeOf = f.nodeOf;
+    } else {
+      this.alphaM = f.alpha;
+      this.betaM = f.beta;
+      this.gammaV = f.gamma;
+    }
   }
 
   run(runs: number): ReplayResult {
     const p = this.p;
     this.reset();
-    if (runs > 0) {
-      // every rank program starts its first run, in rank order
-      for (let r = 0; r < p; r++) {
-        this.ro[Q * r + Q_RUNS] = runs;
-        this.pushRestart(r);
+    const native = this.native;
+    if (native !== undefined) {
+      // the same loop in C, on the same arrays, from the same reset state
+      this.params[P.runs] = runs;
+      const out = this.out;
+      const ok = native.replay(
+        this.io,
+        this.ro,
+        this.st,
+        this.stepBase,
+        this.ch,
+        this.pieceLo,
+        this.pieceDst,
+        this.pieceSrc,
+        this.pieceLen,
+        this.pieceShort,
+        this.mem,
+        this.params,
+        this.nodeOf,
+        this.alphaM,
+        this.betaM,
+        this.gammaV,
+        out,
+      );
+      if (ok === false) throw new RangeError('the native replay ran out of memory');
+      const trace = this.trace;
+      if (trace !== undefined && ok !== true) {
+        const [m, c] = ok;
+        for (let i = 0; i < m.length; i += 6) {
+          const tag = this.tags[m[i + 2]];
+          trace.messages.push({ from: m[i], to: m[i + 1], ctx: endpointCtx(0, tag), tag, bytes: m[i + 3], start: m[i + 4], end: m[i + 5] });
+        }
+        for (let i = 0; i < c.length; i += 4) trace.copies.push({ rank: c[i], bytes: c[i + 1], start: c[i + 2], end: c[i + 3] });
       }
+      this.messages = out[O.messages];
+      this.bytes = out[O.bytes];
+      this.now = out[O.now];
+      this.live = out[O.live];
+      this.finished = out[O.finished];
     } else {
-      this.finished = p;
+      if (runs > 0) {
+        // every rank program starts its first run, in rank order
+        for (let r = 0; r < p; r++) {
+          this.ro[Q * r + Q_RUNS] = runs;
+          this.pushRestart(r);
+        }
+      } else {
+        this.finished = p;
+      }
+      this.loop();
     }
-    this.loop();
     if (this.finished < p || this.live > 0) {
       const stuck = this.stuckRanks();
       const listed = stuck.slice(0, 10).map((x) => `rank ${x.rank}: ${x.waitsFor.join(', ')}`);
@@ -515,7 +632,7 @@ class Replay {
     for (let r = 0; r < p; r++) finish[r] = this.rf[(Q / 2) * r + R_CLOCK];
     let time = 0;
     for (const f of finish) if (f > time) time = f;
-    const out: ReplayResult = { time, finish, messages: this.messages, bytes: this.bytes, buffers: this.buffersOut() };
+    const out: ReplayResult = { time, finish, messages: this.messages, bytes: this.bytes, buffers: this.buffersOut(), engine: native !== undefined ? 'native' : 'js' };
     if (this.trace !== undefined) out.trace = this.trace;
     this.clean = true;
     return out;
