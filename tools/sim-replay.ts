@@ -2,10 +2,11 @@
  * Simulated messages per second of wall time of the whole-schedule replay (sim/replay.ts):
  * gatherv's compiled schedule (random counts, b = 10, root 0, α = 100, β = 1) replayed `runs`
  * times back to back on every rank, with the data moved and with times only (`data: false`),
+ * by the C loop (native/sim, when built: `npm run build:sim`) and by the JavaScript loop,
  * interleaved for `rounds` rounds after one untimed warm-up round; prints the median and the
  * spread, the one-time cost of checking and laying out the schedule, and whether the virtual
  * times equal those of the simulator running rank programs that bind the same schedules
- * (two runs each, every rank's final clock).
+ * (two runs each, every rank's final clock) for every loop and setting.
  *
  *   npx tsx tools/sim-replay.ts [p = 8000] [algorithms = linear,binomial,adaptive] [runs = 100] [rounds = 7]
  *
@@ -16,6 +17,7 @@ import type { WorldSchedule } from '../src/comm/schedule.js';
 import { linearModel } from '../src/model/cost-model.js';
 import { bindSchedule } from '../src/schedule/run.js';
 import { runSim } from '../src/transports/sim/index.js';
+import { simAddonMissing } from '../src/transports/sim/native-replay.js';
 import { ScheduleReplay } from '../src/transports/sim/replay.js';
 import { blockSizes } from '../src/workloads/distributions.js';
 
@@ -51,34 +53,37 @@ async function engineFinish(world: WorldSchedule): Promise<number[]> {
   return res.finish;
 }
 
+const engines = simAddonMissing() === '' ? (['native', 'js'] as const) : (['js'] as const);
+if (engines.length === 1) console.log(`(the C loop is ${simAddonMissing()}: the JavaScript loop only)`);
 console.log(`p=${p} gatherv (random counts, b = 10): ${runs} runs per replay, ${rounds} rounds, M simulated messages/s of wall time (median, min–max)`);
+type Key = `${'native' | 'js'} ${'data' | 'times'}`;
 for (const alg of algorithms) {
   const world = compileVSchedule('gatherv', alg, counts, { root: 0, model });
-  let t = performance.now();
-  const withData = new ScheduleReplay(world, { model });
-  const setupMs = performance.now() - t;
-  const timesOnly = new ScheduleReplay(world, { model, data: false });
-  const rate: Record<'data' | 'times', number[]> = { data: [], times: [] };
+  const replays: [Key, ScheduleReplay][] = [];
+  let setupMs = 0;
+  for (const engine of engines) {
+    const t = performance.now();
+    replays.push([`${engine} data`, new ScheduleReplay(world, { model, engine })]);
+    if (engine === 'native') setupMs = performance.now() - t;
+    replays.push([`${engine} times`, new ScheduleReplay(world, { model, engine, data: false })]);
+  }
+  const rate = new Map<Key, number[]>(replays.map(([k]) => [k, []]));
   let messages = 0;
-  let sameTimes = true;
   for (let round = 0; round <= rounds; round++) {
-    for (const [key, rp] of [
-      ['data', withData],
-      ['times', timesOnly],
-    ] as const) {
-      t = performance.now();
+    for (const [key, rp] of replays) {
+      const t = performance.now();
       const r = rp.run(runs);
       const ms = performance.now() - t;
       messages = r.messages;
-      if (round > 0) rate[key].push(r.messages / ms / 1000);
+      if (round > 0) rate.get(key)?.push(r.messages / ms / 1000);
     }
   }
-  const two = withData.run(2).finish;
-  if (timesOnly.run(2).finish.some((f, r) => f !== two[r])) sameTimes = false;
   const engine = await engineFinish(world);
-  const equal = engine.every((f, r) => f === two[r]);
-  const line = (k: 'data' | 'times'): string => `${m(median(rate[k]))} (${m(Math.min(...rate[k]))}–${m(Math.max(...rate[k]))})`;
-  console.log(
-    `  ${alg.padEnd(9)} data moved ${line('data')}; times only ${line('times')}; ${messages} messages per replay; check and layout ${setupMs.toFixed(0)} ms; times equal to the engine's rank programs: ${equal && sameTimes ? 'yes' : 'NO'}`,
-  );
+  const equal = replays.every(([, rp]) => rp.run(2).finish.every((f, r) => f === engine[r]));
+  const line = (k: Key): string => {
+    const xs = rate.get(k) ?? [];
+    return `${m(median(xs))} (${m(Math.min(...xs))}–${m(Math.max(...xs))})`;
+  };
+  const parts = engines.map((e) => `${e === 'native' ? 'C' : 'JavaScript'}: data moved ${line(`${e} data`)}, times only ${line(`${e} times`)}`);
+  console.log(`  ${alg.padEnd(9)} ${parts.join('; ')}; ${messages} messages per replay; check and layout ${setupMs.toFixed(0)} ms; times equal to the engine's rank programs: ${equal ? 'yes' : 'NO'}`);
 }

@@ -57,6 +57,8 @@ export interface ScheduleSimulation {
   readonly bytes: number;
   /** Wall time of the replay (ms), its check and layout included. */
   readonly wallMs: number;
+  /** The loop that ran it: the C one (native/sim, `npm run build:sim`) or the JavaScript one. */
+  readonly engine: 'native' | 'js';
 }
 
 export interface ScheduleReport {
@@ -107,7 +109,8 @@ export function formatScheduleReport(r: ScheduleReport, listing = true): string 
   if (sim !== undefined) {
     const rate = sim.wallMs >= 10 ? `, ${(sim.messages / sim.wallMs / 1000).toFixed(2)} M msgs/s` : '';
     const runs = sim.runs === 1 ? '1 run' : `${sim.runs} runs back to back`;
-    lines.push(`simulated (${runs}): time ${sim.time}, ${sim.messages} messages, ${sim.bytes} bytes (replay ${sim.wallMs.toFixed(1)} ms${rate})`);
+    const loop = sim.engine === 'native' ? 'C loop' : 'JavaScript loop';
+    lines.push(`simulated (${runs}): time ${sim.time}, ${sim.messages} messages, ${sim.bytes} bytes (replay ${sim.wallMs.toFixed(1)} ms${rate}, ${loop})`);
   }
   return lines.join('\n');
 }
@@ -119,7 +122,7 @@ function simulate(r: ScheduleReport, opts: ScheduleCommandOptions): ScheduleSimu
   const model = linearModel({ alpha: opts.alpha, beta: opts.beta, gamma: opts.gamma, ports: opts.ports, copyAll: opts.copyAll });
   const t = performance.now();
   const res = replaySchedule(r.schedule, { model, unitBytes: opts.unitBytes, runs, data: false });
-  return { runs, time: res.time, finish: res.finish, messages: res.messages, bytes: res.bytes, wallMs: performance.now() - t };
+  return { runs, time: res.time, finish: res.finish, messages: res.messages, bytes: res.bytes, wallMs: performance.now() - t, engine: res.engine };
 }
 
 /** Runs the command; returns the report (exit status 1 when the checker found problems is the caller's). */
