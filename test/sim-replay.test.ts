@@ -13,7 +13,7 @@ import { COMPILED_V_ALGORITHMS, compileVSchedule } from '../src/collectives/v-sc
 import { failedRestriction, variantRow } from '../src/collectives/v-variants.js';
 import type { RankSchedule, ScheduleCombiner, WorldSchedule } from '../src/comm/schedule.js';
 import { InvalidArgumentError } from '../src/errors.js';
-import { type CostModel, hierarchicalModel, linearModel, pairwiseModel } from '../src/model/cost-model.js';
+import { type CostModel, hierarchicalModel, linearModel, modelFormula, pairwiseModel } from '../src/model/cost-model.js';
 import { bindSchedule } from '../src/schedule/run.js';
 import { type PortSetting, runSim } from '../src/transports/sim/index.js';
 import { simAddonMissing } from '../src/transports/sim/native-replay.js';
@@ -374,5 +374,41 @@ describe('the replay loop in C (native/sim, npm run build:sim)', () => {
     expect(replaySchedule(two, { model, data: false }).engine).toBe('native');
     expect(replaySchedule(world, { model }).engine).toBe('native');
     expect(() => replaySchedule(world, { model, engine: 'both' as 'js' })).toThrow(/engine/);
+  });
+});
+
+describe('modelFormula: what the C loop evaluates is what the models compute', () => {
+  it('linear, per-pair and hierarchical models: comm and copy equal their formula bit for bit; a model of one’s own has none', () => {
+    const rnd = rng(7);
+    const p = 6;
+    const models = [
+      linearModel({ alpha: 3.7, beta: 0.3, gamma: 0.11 }),
+      pairwiseModel({
+        alpha: Array.from({ length: p }, () => Array.from({ length: p }, () => rnd() * 100)),
+        beta: Array.from({ length: p }, () => Array.from({ length: p }, () => rnd())),
+        gamma: Array.from({ length: p }, () => rnd()),
+      }),
+      hierarchicalModel({ nodeOf: [0, 1, 0, 2, 1, 0], intra: { alpha: 1.5, beta: 0.07 }, inter: { alpha: 30.25, beta: 0.9 }, gamma: 0.013 }),
+    ];
+    for (const model of models) {
+      const f = modelFormula(model);
+      if (f === undefined) throw new Error(`${model.kind}: no formula`);
+      const comm = (i: number, j: number, u: number): number => {
+        if (!(u > 0)) return 0;
+        if (f.kind === 'linear') return f.alpha + f.beta * u;
+        if (f.kind === 'pairwise') return f.alpha[i * f.p + j] + f.beta[i * f.p + j] * u;
+        return f.nodeOf[i] === f.nodeOf[j] ? f.intra.alpha + f.intra.beta * u : f.inter.alpha + f.inter.beta * u;
+      };
+      const copy = (i: number, u: number): number => (f.kind === 'pairwise' ? f.gamma[i] : f.gamma) * u;
+      for (let t = 0; t < 200; t++) {
+        const i = int(rnd, 0, p - 1);
+        const j = int(rnd, 0, p - 1);
+        const u = t % 10 === 0 ? 0 : rnd() * 1e6;
+        expect(model.comm(i, j, u)).toBe(comm(i, j, u));
+        expect(model.copy(i, u)).toBe(copy(i, u));
+      }
+    }
+    const base = models[0];
+    expect(modelFormula({ ...base })).toBeUndefined();
   });
 });
