@@ -15,7 +15,7 @@ import { InvalidArgumentError } from '../errors.js';
 import { linearModel } from '../model/cost-model.js';
 import { checkSchedule, type ScheduleProblem } from '../schedule/check.js';
 import { formatSchedule } from '../schedule/format.js';
-import { replaySchedule } from '../transports/sim/replay.js';
+import { replayCheckedSchedule } from '../transports/sim/replay.js';
 import type { WorldSchedule } from '../schedule/types.js';
 import { blockSizes, parseDistribution } from '../workloads/distributions.js';
 
@@ -121,7 +121,8 @@ function simulate(r: ScheduleReport, opts: ScheduleCommandOptions): ScheduleSimu
   if (!Number.isSafeInteger(runs) || runs < 1) throw new InvalidArgumentError('--runs', `must be an integer >= 1, got ${runs}`);
   const model = linearModel({ alpha: opts.alpha, beta: opts.beta, gamma: opts.gamma, ports: opts.ports, copyAll: opts.copyAll });
   const t = performance.now();
-  const res = replaySchedule(r.schedule, { model, unitBytes: opts.unitBytes, runs, data: false });
+  // compileFromOptions checked it (simulate runs only when it found no problem)
+  const res = replayCheckedSchedule(r.schedule, { model, unitBytes: opts.unitBytes, runs, data: false });
   return { runs, time: res.time, finish: res.finish, messages: res.messages, bytes: res.bytes, wallMs: performance.now() - t, engine: res.engine };
 }
 

@@ -28,7 +28,7 @@
 import { endpointCtx } from '../../comm/agree.js';
 import { badTag } from '../../comm/group.js';
 import { combineFunction, type RankSchedule, type ScheduleCombiner, type Span, type WorldSchedule } from '../../comm/schedule.js';
-import { copyBytes, forEachPiece, type MessageBuffer } from '../../comm/segments.js';
+import { copyBytes, type MessageBuffer } from '../../comm/segments.js';
 import { DeadlockError, type DeadlockedRank, InvalidArgumentError, UnavailableError } from '../../errors.js';
 import { checkSchedule } from '../../schedule/check.js';
 import { type CostModel, type ModelFormula, modelFormula } from '../../model/cost-model.js';
@@ -185,10 +185,22 @@ export class ScheduleReplay {
   }
 }
 
-function prepare(world: WorldSchedule, options: ReplayOptions): Replay {
+/**
+ * replaySchedule for a schedule its caller has just checked (checkSchedule found no problem in
+ * this very object, unchanged since): the check is not repeated (at 2^20 ranks it costs
+ * seconds). Not part of the public API — a schedule that was not checked could make the C loop
+ * read outside its arrays.
+ */
+export function replayCheckedSchedule(world: WorldSchedule, options: ReplayOptions): ReplayResult {
+  const runs = options.runs ?? 1;
+  if (!Number.isInteger(runs) || runs < 0) throw new InvalidArgumentError('runs', `must be an integer >= 0, got ${String(runs)}`);
+  return prepare(world, options, true).run(runs);
+}
+
+function prepare(world: WorldSchedule, options: ReplayOptions, checked = false): Replay {
   const p = world.ranks.length;
   const eo = engineOptions(p, options);
-  const problems = checkSchedule(world);
+  const problems = checked ? [] : checkSchedule(world);
   if (problems.length > 0) {
     const shown = problems.slice(0, 5).map((x) => `${x.kind}: ${x.message}`);
     throw new InvalidArgumentError('schedule', `'${world.label}' has ${problems.length} problem${problems.length === 1 ? '' : 's'}: ${shown.join('; ')}`);
@@ -240,13 +252,8 @@ function boundBuffers(world: WorldSchedule, options: ReplayOptions, data: boolea
       });
     });
   }
-  if (!data) {
-    let widest = 0;
-    for (const rs of world.ranks) for (const b of rs.buffers) if (b.bytes > widest) widest = b.bytes;
-    const scratch = new ArrayBuffer(widest);
-    const views = world.ranks.map((rs) => rs.buffers.map((b) => new Uint8Array(scratch, 0, b.bytes)));
-    return { views, mem: EMPTY, base: [], given: undefined };
-  }
+  // without data nothing is bound: the layout needs the ranges' lengths only
+  if (!data) return { views: [], mem: EMPTY, base: [], given: undefined };
   let total = 0;
   const base = world.ranks.map((rs) =>
     rs.buffers.map((b) => {
@@ -269,6 +276,43 @@ function viewOf(buffers: readonly Uint8Array[], span: Span): MessageBuffer {
   if (span.length === 0) return EMPTY;
   if (span.length === 1) return buffers[span[0].buffer].subarray(span[0].offset, span[0].offset + span[0].length);
   return span.map((r) => buffers[r.buffer].subarray(r.offset, r.offset + r.length));
+}
+
+/**
+ * The pieces sim/schedule.ts copies a processor copy in (one copy when both spans are one range
+ * or none, else comm/segments.ts forEachPiece's: the longest runs within a range of each), as
+ * (destination, source, bytes) with arena offsets (0 without `base`: no data).
+ */
+function spanPieces(to: Span, from: Span, len: number, base: readonly number[] | undefined, piece: (d: number, s: number, k: number) => void): void {
+  const at = (span: Span, i: number, off: number): number => (base === undefined ? 0 : base[span[i].buffer] + span[i].offset + off);
+  if (to.length <= 1 && from.length <= 1) {
+    piece(to.length === 0 ? 0 : at(to, 0, 0), from.length === 0 ? 0 : at(from, 0, 0), from.length === 0 ? 0 : from[0].length);
+    return;
+  }
+  let di = 0;
+  let doff = 0;
+  let si = 0;
+  let soff = 0;
+  let left = len;
+  while (left > 0) {
+    const dl = to[di].length;
+    const sl = from[si].length;
+    const k = Math.min(left, dl - doff, sl - soff);
+    if (k > 0) {
+      piece(at(to, di, doff), at(from, si, soff), k);
+      doff += k;
+      soff += k;
+      left -= k;
+    }
+    if (doff === dl) {
+      di++;
+      doff = 0;
+    }
+    if (soff === sl) {
+      si++;
+      soff = 0;
+    }
+  }
 }
 
 function spanLength(span: Span): number {
@@ -425,10 +469,10 @@ class Replay {
     let s = 0;
     for (let r = 0; r < p; r++) {
       const rs: RankSchedule = world.ranks[r];
-      const bufs = bound.views[r];
-      const base = data ? bound.base[r] : [];
+      const bufs = data ? bound.views[r] : [];
+      const base = data ? bound.base[r] : undefined;
       /** Arena offset of a span of one range (-1: several; 0 when no data moves). */
-      const offOf = (span: Span): number => (!data || span.length === 0 ? 0 : span.length === 1 ? base[span[0].buffer] + span[0].offset : -1);
+      const offOf = (span: Span): number => (base === undefined || span.length === 0 ? 0 : span.length === 1 ? base[span[0].buffer] + span[0].offset : -1);
       this.stepBase[r] = s;
       for (const st of rs.steps) {
         this.st[4 * s + ST_LO] = g;
@@ -454,8 +498,6 @@ class Replay {
               nativeBlock ||= 'a message of several ranges moves data';
             }
           } else if (op.kind === 'copy') {
-            const to = viewOf(bufs, op.to);
-            const from = viewOf(bufs, op.from);
             const len = spanLength(op.from);
             if (op.tag !== undefined) {
               io[at + E_KIND] = K_PORT;
@@ -466,7 +508,7 @@ class Replay {
               io[at + E_CHAN] = c;
               io[at + E_OFF] = offOf(op.to);
               if (io[at + E_OFF] === -1) {
-                this.bufs[g] = to;
+                this.bufs[g] = viewOf(bufs, op.to);
                 nativeBlock ||= 'a copy through a port of several ranges moves data';
               }
               const bt = I * (n + g);
@@ -478,23 +520,17 @@ class Replay {
               io[bt + E_STATE] = IDLE;
               io[bt + E_OFF] = offOf(op.from);
               if (io[bt + E_OFF] === -1) {
-                this.bufs[n + g] = from;
+                this.bufs[n + g] = viewOf(bufs, op.from);
                 nativeBlock ||= 'a copy through a port of several ranges moves data';
               }
             } else {
               io[at + E_KIND] = K_COPY;
-              // as sim/schedule.ts: one copy of whole views, else piece by piece (arena offsets: the views' byte offsets)
-              if (to instanceof Uint8Array && from instanceof Uint8Array) {
-                pieceDst.push(to.byteOffset);
-                pieceSrc.push(from.byteOffset);
-                pieceLen.push(from.length);
-              } else {
-                forEachPiece(to, from, len, (d, x) => {
-                  pieceDst.push(d.byteOffset);
-                  pieceSrc.push(x.byteOffset);
-                  pieceLen.push(x.length);
-                });
-              }
+              // as sim/schedule.ts: one copy of whole views, else piece by piece (forEachPiece's pieces)
+              spanPieces(op.to, op.from, len, base, (d, x, k) => {
+                pieceDst.push(d);
+                pieceSrc.push(x);
+                pieceLen.push(k);
+              });
             }
           } else {
             io[at + E_KIND] = K_COMBINE;
@@ -1218,7 +1254,7 @@ class Replay {
   /** The buffers after the runs: the caller's (the arena copied back into them), the arena's views, or none without data. */
   private buffersOut(): Uint8Array[][] {
     const b = this.bound;
-    if (!this.data) return b.views.map(() => []);
+    if (!this.data) return Array.from({ length: this.p }, () => []);
     const given = b.given;
     if (given === undefined) return b.views;
     return b.views.map((vs, r) => vs.map((v, i) => {
