@@ -1,6 +1,7 @@
 /** `vcoll schedule`: the compiled data phase of one gatherv/scatterv, printed and checked. */
 import { describe, expect, it } from 'vitest';
 import { formatScheduleReport, runScheduleCommand, type ScheduleCommandOptions, type ScheduleReport } from '../src/cli/schedule-command.js';
+import { compileAllgatherSchedule } from '../src/collectives/allgather/schedule.js';
 import { compileVSchedule } from '../src/collectives/v-schedule.js';
 import { UnavailableError } from '../src/errors.js';
 import { linearModel } from '../src/model/cost-model.js';
@@ -137,6 +138,40 @@ describe('vcoll schedule --simulate', () => {
     const text = formatScheduleReport({ counts, schedule: { label: 'x', ranks: [] }, problems: [] }, false);
     expect(text.split('\n')[0]).toBe(`counts: 300000 blocks, ${counts.reduce((a, b) => a + b, 0)} elements (0 to 6 per rank)`);
     expect(JSON.parse(inProcess({ format: 'json' }).text)).not.toHaveProperty('simulation');
+  });
+});
+
+describe('vcoll schedule --op allgatherv', () => {
+  it('ring by default, recursive doubling and Bruck: the whole data phase, checked; simulated as rank programs running it', async () => {
+    const ring = inProcess({ op: 'allgatherv', algorithm: undefined, p: 5, dist: 'random', b: 4 });
+    expect(ring.report.problems).toEqual([]);
+    expect(ring.text).toContain("schedule 'allgatherv ring (with its first step)': 5 ranks");
+    for (const algorithm of ['recursive-doubling', 'bruck'] as const) {
+      const { report } = inProcess({ op: 'allgatherv', algorithm, p: 7, dist: 'spikes', b: 6, unitBytes: 2, simulate: true, runs: 2 });
+      const sim = report.simulation;
+      if (sim === undefined) throw new Error('no simulation');
+      const world = compileAllgatherSchedule(algorithm, report.counts.map((c) => 2 * c), undefined, { firstStep: true });
+      const model = linearModel({ alpha: 100, beta: 1, gamma: 0 });
+      const res = await runSim(
+        7,
+        async (comm) => {
+          const rs = world.ranks[comm.rank];
+          const bound = bindSchedule(comm, rs, rs.buffers.map((b) => new Uint8Array(b.bytes)));
+          for (let k = 0; k < 2; k++) await bound.run();
+        },
+        // β per element of --unit-bytes bytes, as for gatherv
+        { model, unitBytes: 2 },
+      );
+      expect(sim.finish, algorithm).toEqual(res.finish);
+      expect(sim.messages).toBe(res.messages);
+    }
+  });
+
+  it('pipelined-ring is not compiled (exit 2, saying why); a gatherv algorithm is refused', () => {
+    expect(() => inProcess({ op: 'allgatherv', algorithm: 'pipelined-ring' })).toThrow(/depend on each other chunk by chunk/);
+    expect(() => inProcess({ op: 'allgatherv', algorithm: 'adaptive' })).toThrow(/allgatherv is compiled for ring, recursive-doubling, bruck/);
+    const r = vcoll(['schedule', '--op', 'allgatherv', '--algorithm', 'pipelined-ring']);
+    expect(r.status).toBe(2);
   });
 });
 

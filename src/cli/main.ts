@@ -1,6 +1,7 @@
 /** The `vcoll` command line: thin shells over the library. */
 import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
+import { COMPILED_ALLGATHER_ALGORITHMS } from '../collectives/allgather/schedule.js';
 import { COMPILED_V_ALGORITHMS } from '../collectives/v-schedule.js';
 import { PORTABLE_V_ALGORITHMS, V_ALGORITHMS } from '../collectives/v-variants.js';
 import { parseDistribution } from '../workloads/distributions.js';
@@ -128,7 +129,11 @@ export function buildProgram(): Command {
     .command('schedule')
     .description('compile the data phase of one gatherv or scatterv (or a building block) into every rank\'s schedule, print it (text or JSON) and check it')
     .option('--op <op>', SCHEDULE_OPS.join(' | '), parseChoice('op', SCHEDULE_OPS), 'gatherv')
-    .option('--algorithm <name>', `${COMPILED_V_ALGORITHMS.join(' | ')} (gatherv, scatterv; mpi-native calls the MPI library: not compiled; the building blocks have one each)`, parseChoice('algorithm', V_ALGORITHMS), 'binomial')
+    .option(
+      '--algorithm <name>',
+      `gatherv, scatterv: ${COMPILED_V_ALGORITHMS.join(' | ')} (default binomial; mpi-native calls the MPI library: not compiled); allgatherv: ${COMPILED_ALLGATHER_ALGORITHMS.join(' | ')} (default ring); the building blocks have one each`,
+      parseChoice('algorithm', [...new Set([...V_ALGORITHMS, ...COMPILED_ALLGATHER_ALGORITHMS, 'pipelined-ring'])]),
+    )
     .option('--p <n>', 'number of ranks', parseIntegerOption('p', 1), 8)
     .option('--dist <name>', 'block-size distribution (see `vcoll model --help`)', 'random')
     .option('--b <n>', 'average block size (elements)', parseIntegerOption('b', 1), 10)

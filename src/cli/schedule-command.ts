@@ -1,13 +1,15 @@
 /**
  * `vcoll schedule`: the data phase of one gatherv or scatterv compiled into every rank's
- * schedule (collectives/v-schedule.ts) for the blocks of a distribution — or of a building
- * block (bcast, gather, scatter, reduce, allreduce, exscan, barrier; basic/world-schedule.ts)
- * with b·unit-bytes bytes per rank — printed as text (schedule/format.ts) or as the
+ * schedule (collectives/v-schedule.ts) for the blocks of a distribution — or of an allgatherv
+ * (ring, recursive doubling, Bruck: allgather/schedule.ts, the whole data phase, its first
+ * exchange included), or of a building block (bcast, gather, scatter, reduce, allreduce,
+ * exscan, barrier; basic/world-schedule.ts) with b·unit-bytes bytes per rank — printed as text (schedule/format.ts) or as the
  * WorldSchedule in JSON, with the static checker's verdict (schedule/check.ts): "check: ok"
  * or the problems (JSON: the field `problems`). With `--simulate`, the schedule is then replayed
  * on the simulator (sim/replay.ts, times only) under the command's model, `--runs` times back to
  * back: its virtual time, messages and bytes (JSON: the field `simulation`).
  */
+import { COMPILED_ALLGATHER_ALGORITHMS, compileAllgatherSchedule } from '../collectives/allgather/schedule.js';
 import { compileVSchedule } from '../collectives/v-schedule.js';
 import type { VOp } from '../collectives/v-variants.js';
 import { BASIC_SCHEDULE_OPS, compileBasicSchedule, type BasicScheduleOp } from '../collectives/basic/world-schedule.js';
@@ -20,11 +22,17 @@ import type { WorldSchedule } from '../schedule/types.js';
 import { blockSizes, parseDistribution } from '../workloads/distributions.js';
 
 /** The operations `vcoll schedule --op` takes. */
-export const SCHEDULE_OPS = ['gatherv', 'scatterv', ...BASIC_SCHEDULE_OPS] as const;
+export const SCHEDULE_OPS = ['gatherv', 'scatterv', 'allgatherv', ...BASIC_SCHEDULE_OPS] as const;
+
+/** `--algorithm` when it is not given: gatherv/scatterv 'binomial', allgatherv 'ring'. */
+export function defaultScheduleAlgorithm(op: ScheduleCommandOptions['op']): string {
+  return op === 'allgatherv' ? 'ring' : 'binomial';
+}
 
 export interface ScheduleCommandOptions {
-  op: VOp | BasicScheduleOp;
-  algorithm: string;
+  op: VOp | 'allgatherv' | BasicScheduleOp;
+  /** Default (undefined): defaultScheduleAlgorithm(op). */
+  algorithm?: string;
   p: number;
   dist: string;
   b: number;
@@ -73,6 +81,16 @@ export interface ScheduleReport {
 /** Compiles and checks the schedule the options describe (errors name the option). */
 export function compileFromOptions(opts: ScheduleCommandOptions): ScheduleReport {
   if (opts.root >= opts.p) throw new InvalidArgumentError('--root', `must be < --p (${opts.p}), got ${opts.root}`);
+  const algorithm = opts.algorithm ?? defaultScheduleAlgorithm(opts.op);
+  if (opts.op === 'allgatherv') {
+    // pipelined-ring is an allgatherv algorithm that is not compiled: compileAllgatherSchedule says why
+    if (!(COMPILED_ALLGATHER_ALGORITHMS as readonly string[]).includes(algorithm) && algorithm !== 'pipelined-ring') {
+      throw new InvalidArgumentError('--algorithm', `allgatherv is compiled for ${COMPILED_ALLGATHER_ALGORITHMS.join(', ')}, got '${algorithm}'`);
+    }
+    const counts = blockSizes(parseDistribution(opts.dist, '--dist'), { p: opts.p, b: opts.b, rho: opts.rho, seed: opts.seed });
+    const schedule = compileAllgatherSchedule(algorithm, counts.map((c) => c * opts.unitBytes), undefined, { firstStep: true });
+    return { counts, schedule, problems: checkSchedule(schedule) };
+  }
   if (opts.op !== 'gatherv' && opts.op !== 'scatterv') {
     if (opts.op === 'exscan' && opts.p < 2) throw new InvalidArgumentError('--p', 'exscan needs at least 2 ranks');
     const counts = new Array<number>(opts.p).fill(opts.op === 'barrier' ? 0 : opts.b);
@@ -81,7 +99,7 @@ export function compileFromOptions(opts: ScheduleCommandOptions): ScheduleReport
   }
   const counts = blockSizes(parseDistribution(opts.dist, '--dist'), { p: opts.p, b: opts.b, rho: opts.rho, seed: opts.seed });
   const model = linearModel({ alpha: opts.alpha, beta: opts.beta, gamma: opts.gamma, ports: opts.ports, copyAll: opts.copyAll });
-  const schedule = compileVSchedule(opts.op, opts.algorithm, counts, { root: opts.root, model, unitBytes: opts.unitBytes });
+  const schedule = compileVSchedule(opts.op, algorithm, counts, { root: opts.root, model, unitBytes: opts.unitBytes });
   return { counts, schedule, problems: checkSchedule(schedule) };
 }
 
