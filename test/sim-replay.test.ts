@@ -272,6 +272,20 @@ describe('ScheduleReplay', () => {
     expect(timesOnly.buffers).toEqual(world.ranks.map(() => []));
   });
 
+  it('schedules without operations: every rank done at once, in either loop', () => {
+    const worlds: WorldSchedule[] = [
+      compileBasicSchedule('barrier', 1, 0),
+      { label: 'empty', ranks: [{ rank: 0, buffers: [], steps: [] }, { rank: 1, buffers: [], steps: [{ window: 1, ops: [] }] }] },
+    ];
+    for (const w of worlds) {
+      for (const engine of NATIVE ? (['js', 'native'] as const) : (['js'] as const)) {
+        const r = replaySchedule(w, { model: mc.model, runs: 3, engine });
+        expect(r.engine).toBe(engine);
+        expect([r.time, r.messages]).toEqual([0, 0]);
+      }
+    }
+  });
+
   it('zero runs: nothing happens', () => {
     const r = replaySchedule(world, { model: mc.model, runs: 0 });
     expect(r.time).toBe(0);

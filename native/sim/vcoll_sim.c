@@ -872,7 +872,9 @@ static napi_value Replay(napi_env env, napi_callback_info info) {
   s.mb = typed(env, argv[14], NULL);
   s.mg = typed(env, argv[15], NULL);
   double *out = typed(env, argv[16], &nout);
-  if (params == NULL || nparams < P_COUNT || out == NULL || nout < O_COUNT || s.ro == NULL || s.io == NULL) {
+  /* (a typed array of no elements may have no data: a schedule without operations has no io) */
+  if (params == NULL || nparams < P_COUNT || out == NULL || nout < O_COUNT || s.ro == NULL || nro < (size_t)Q * (size_t)params[P_P] ||
+      nio < (size_t)I * (size_t)params[P_N]) {
     napi_throw_error(env, NULL, "vcoll_sim: bad arguments");
     return NULL;
   }
