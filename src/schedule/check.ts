@@ -257,29 +257,50 @@ function flatten(world: WorldSchedule): Flat {
   return flat;
 }
 
-/** Pairs sends and receives per (source, dest, tag) in program order. */
+/**
+ * Pairs sends and receives per (source, dest, tag) in program order. The channels are numbered
+ * in order of first appearance (a number key per (source, dest, tag) while p²·tags stays an exact
+ * integer), their operations chained in typed arrays: no string or array per operation.
+ */
 function matchOps(world: WorldSchedule, flat: Flat, problems: ScheduleProblem[]): void {
-  const channels = new Map<string, { sends: number[]; recvs: number[] }>();
-  const channel = (src: number, dst: number, tag: number): { sends: number[]; recvs: number[] } => {
-    const key = `${src} ${dst} ${tag}`;
-    let c = channels.get(key);
-    if (c === undefined) {
-      c = { sends: [], recvs: [] };
-      channels.set(key, c);
-    }
-    return c;
-  };
-  for (let g = 0; g < flat.ops.length; g++) {
+  const p = world.ranks.length;
+  const n = flat.ops.length;
+  const tagIndex = new Map<number, number>();
+  for (let g = 0; g < n; g++) {
     const op = flat.ops[g];
-    if (op.kind === 'send') channel(flat.rank[g], op.peer, op.tag).sends.push(g);
-    else if (op.kind === 'recv') channel(op.peer, flat.rank[g], op.tag).recvs.push(g);
+    if ((op.kind === 'send' || op.kind === 'recv') && !tagIndex.has(op.tag)) tagIndex.set(op.tag, tagIndex.size);
+  }
+  const tags = Math.max(1, tagIndex.size);
+  const exact = p * p * tags <= Number.MAX_SAFE_INTEGER;
+  const ids = new Map<number | string, number>();
+  const head = [new Int32Array(n), new Int32Array(n)];
+  const tail = [new Int32Array(n), new Int32Array(n)];
+  const count = [new Int32Array(n), new Int32Array(n)];
+  const next = new Int32Array(n).fill(-1);
+  // side 0: sends, 1: receives
+  const add = (src: number, dst: number, tag: number, side: number, g: number): void => {
+    const key = exact ? (src * p + dst) * tags + (tagIndex.get(tag) as number) : `${src} ${dst} ${tag}`;
+    let c = ids.get(key);
+    if (c === undefined) {
+      c = ids.size;
+      ids.set(key, c);
+      head[0][c] = head[1][c] = tail[0][c] = tail[1][c] = -1;
+    }
+    if (tail[side][c] === -1) head[side][c] = g;
+    else next[tail[side][c]] = g;
+    tail[side][c] = g;
+    count[side][c]++;
+  };
+  for (let g = 0; g < n; g++) {
+    const op = flat.ops[g];
+    if (op.kind === 'send') add(flat.rank[g], op.peer, op.tag, 0, g);
+    else if (op.kind === 'recv') add(op.peer, flat.rank[g], op.tag, 1, g);
   }
   const at = (g: number): string => where(flat.rank[g], flat.step[g], flat.index[g]);
-  for (const { sends, recvs } of channels.values()) {
-    const m = Math.min(sends.length, recvs.length);
-    for (let i = 0; i < m; i++) {
-      const s = sends[i];
-      const r = recvs[i];
+  for (let c = 0; c < ids.size; c++) {
+    let s = head[0][c];
+    let r = head[1][c];
+    while (s !== -1 && r !== -1) {
       flat.partner[s] = r;
       flat.partner[r] = s;
       const sb = spanBytes((flat.ops[s] as { data: Span }).data);
@@ -293,21 +314,22 @@ function matchOps(world: WorldSchedule, flat: Flat, problems: ScheduleProblem[])
           message: `${at(r)}: ${opText(flat.ops[r])} receives ${rb} B, but its send (${at(s)}, ${opText(flat.ops[s])}) has ${sb} B`,
         });
       }
+      s = next[s];
+      r = next[r];
     }
     // the unpaired rest of either side (n sends or receives of the one rank with the other)
-    const unmatched = (kind: 'unmatched-send' | 'unmatched-recv', extra: readonly number[], other: readonly number[]): void => {
-      const [mine, theirs, dir] = kind === 'unmatched-send' ? ['send', 'receive', 'from'] : ['receive', 'send', 'to'];
-      for (let i = m; i < extra.length; i++) {
-        const g = extra[i];
+    const unmatched = (kind: 'unmatched-send' | 'unmatched-recv', first: number, mine: number, theirs: number): void => {
+      const [mineName, theirsName, dir] = kind === 'unmatched-send' ? ['send', 'receive', 'from'] : ['receive', 'send', 'to'];
+      for (let g = first; g !== -1; g = next[g]) {
         const op = flat.ops[g] as { peer: number; tag: number };
         const message =
-          `${at(g)}: ${opText(flat.ops[g])} has no matching ${theirs} (${extra.length} ${mine}s, ${other.length} ${theirs}` +
-          `${other.length === 1 ? '' : 's'} of rank ${op.peer} ${dir} rank ${flat.rank[g]} with tag ${op.tag})`;
+          `${at(g)}: ${opText(flat.ops[g])} has no matching ${theirsName} (${mine} ${mineName}s, ${theirs} ${theirsName}` +
+          `${theirs === 1 ? '' : 's'} of rank ${op.peer} ${dir} rank ${flat.rank[g]} with tag ${op.tag})`;
         problems.push({ kind, rank: flat.rank[g], step: flat.step[g], op: flat.index[g], message });
       }
     };
-    unmatched('unmatched-send', sends, recvs);
-    unmatched('unmatched-recv', recvs, sends);
+    unmatched('unmatched-send', s, count[0][c], count[1][c]);
+    unmatched('unmatched-recv', r, count[1][c], count[0][c]);
   }
 }
 
