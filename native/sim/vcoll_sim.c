@@ -26,8 +26,6 @@
 #define E_PARTNER 4
 #define E_QPREV 5
 #define E_QNEXT 6
-#define E_CHAN 7
-#define E_CHNEXT 8
 #define E_STATE 9
 #define S_CUR 10
 #define E_OFF 11
@@ -35,6 +33,7 @@
 #define F_START 7
 #define IDLE (-1)
 #define STARTED (-2)
+#define POSTED (-3)
 
 #define K_SEND 0
 #define K_RECV 1
@@ -66,9 +65,6 @@
 #define ST_LO 0
 #define ST_WINDOW 1
 #define ST_REQS 2
-#define CH_HEAD 0
-#define CH_TAIL 1
-#define CH_SIDE 2
 
 #define C_OP 0
 #define C_STEP 1
@@ -96,7 +92,6 @@ typedef struct {
   double *rf;
   const int32_t *st;
   const int32_t *stepBase;
-  int32_t *ch;
   const int32_t *pieceLo, *pieceDst, *pieceSrc, *pieceLen;
   const uint8_t *pieceShort;
   uint8_t *mem;
@@ -602,8 +597,6 @@ static void pair(Sim *s, int32_t send, int32_t recv) {
   int32_t n = io[(int64_t)I * send + E_LEN];
   int32_t from = io[(int64_t)I * send + E_RANK];
   int32_t to = io[(int64_t)I * recv + E_RANK];
-  io[(int64_t)I * send + E_PARTNER] = recv;
-  io[(int64_t)I * recv + E_PARTNER] = send;
   s->fo[(int64_t)(I / 2) * send + F_SEQ] = s->matchSeq++;
   if (from != to) {
     if (n == 0) {
@@ -626,34 +619,18 @@ static void pair(Sim *s, int32_t send, int32_t recv) {
   waitPorts(s, send);
 }
 
+/* Operation e becomes visible: it pairs with its (static) partner if that is visible already. */
 static void match(Sim *s, int32_t e) {
   int32_t *io = s->io;
-  int32_t c = io[(int64_t)I * e + E_CHAN];
-  int32_t k = io[(int64_t)I * e + E_KIND];
-  int32_t want = k == K_SEND || k == K_PORT_SEND ? 2 : 1;
-  int32_t *ch = s->ch;
-  int64_t at = 4 * (int64_t)c;
-  if (ch[at + CH_SIDE] == want) {
-    int32_t x = ch[at + CH_HEAD];
-    int32_t nx = io[(int64_t)I * x + E_CHNEXT];
-    ch[at + CH_HEAD] = nx;
-    if (nx == -1) {
-      ch[at + CH_TAIL] = -1;
-      ch[at + CH_SIDE] = 0;
-    }
-    if (want == 2) pair(s, e, x);
-    else pair(s, x, e);
+  int32_t q = io[(int64_t)I * e + E_PARTNER];
+  if (io[(int64_t)I * q + E_STATE] != POSTED) {
+    io[(int64_t)I * e + E_STATE] = POSTED;
     return;
   }
-  io[(int64_t)I * e + E_CHNEXT] = -1;
-  int32_t tail = ch[at + CH_TAIL];
-  if (tail == -1) {
-    ch[at + CH_HEAD] = e;
-    ch[at + CH_SIDE] = 3 - want;
-  } else {
-    io[(int64_t)I * tail + E_CHNEXT] = e;
-  }
-  ch[at + CH_TAIL] = e;
+  io[(int64_t)I * q + E_STATE] = IDLE;
+  int32_t k = io[(int64_t)I * e + E_KIND];
+  if (k == K_SEND || k == K_PORT_SEND) pair(s, e, q);
+  else pair(s, q, e);
 }
 
 static void post(Sim *s, int32_t e) {
@@ -836,18 +813,18 @@ static int made(napi_env env, const double *data, int64_t len, napi_value *out) 
 }
 
 /*
- * replay(io, ro, st, stepBase, ch, pieceLo, pieceDst, pieceSrc, pieceLen, pieceShort, mem,
+ * replay(io, ro, st, stepBase, pieceLo, pieceDst, pieceSrc, pieceLen, pieceShort, mem,
  *        params, node, alphaM, betaM, gammaV, out): runs the replay from its reset state
  * (every rank starts `runs` runs in rank order) to the end; `out` gets the counters. Returns
  * true (with P_TRACE: [messages, copies], the trace's records as Float64Arrays), or false when
  * memory ran out (nothing is then to be trusted: replay.ts resets).
  */
 static napi_value Replay(napi_env env, napi_callback_info info) {
-  size_t argc = 17;
-  napi_value argv[17];
+  size_t argc = 16;
+  napi_value argv[16];
   CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
-  if (argc != 17) {
-    napi_throw_error(env, NULL, "vcoll_sim: replay takes 17 arguments");
+  if (argc != 16) {
+    napi_throw_error(env, NULL, "vcoll_sim: replay takes 16 arguments");
     return NULL;
   }
   Sim s;
@@ -859,19 +836,18 @@ static napi_value Replay(napi_env env, napi_callback_info info) {
   s.rf = (double *)s.ro;
   s.st = typed(env, argv[2], NULL);
   s.stepBase = typed(env, argv[3], NULL);
-  s.ch = typed(env, argv[4], NULL);
-  s.pieceLo = typed(env, argv[5], NULL);
-  s.pieceDst = typed(env, argv[6], NULL);
-  s.pieceSrc = typed(env, argv[7], NULL);
-  s.pieceLen = typed(env, argv[8], NULL);
-  s.pieceShort = typed(env, argv[9], NULL);
-  s.mem = typed(env, argv[10], NULL);
-  double *params = typed(env, argv[11], &nparams);
-  s.node = typed(env, argv[12], NULL);
-  s.ma = typed(env, argv[13], NULL);
-  s.mb = typed(env, argv[14], NULL);
-  s.mg = typed(env, argv[15], NULL);
-  double *out = typed(env, argv[16], &nout);
+  s.pieceLo = typed(env, argv[4], NULL);
+  s.pieceDst = typed(env, argv[5], NULL);
+  s.pieceSrc = typed(env, argv[6], NULL);
+  s.pieceLen = typed(env, argv[7], NULL);
+  s.pieceShort = typed(env, argv[8], NULL);
+  s.mem = typed(env, argv[9], NULL);
+  double *params = typed(env, argv[10], &nparams);
+  s.node = typed(env, argv[11], NULL);
+  s.ma = typed(env, argv[12], NULL);
+  s.mb = typed(env, argv[13], NULL);
+  s.mg = typed(env, argv[14], NULL);
+  double *out = typed(env, argv[15], &nout);
   /* (a typed array of no elements may have no data: a schedule without operations has no io) */
   if (params == NULL || nparams < P_COUNT || out == NULL || nout < O_COUNT || s.ro == NULL || nro < (size_t)Q * (size_t)params[P_P] ||
       nio < (size_t)I * (size_t)params[P_N]) {

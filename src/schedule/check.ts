@@ -46,15 +46,32 @@ const LISTED = 10;
 
 /** Every problem of `world` (empty: the schedule is well formed, matched and deadlock-free). */
 export function checkSchedule(world: WorldSchedule): ScheduleProblem[] {
+  return checkAndPair(world).problems;
+}
+
+/**
+ * checkSchedule's problems, and the pairing its matching found: `partner[g]` is the receive of
+ * send g and the send of receive g (-1: unmatched, or not a send or receive), the operations
+ * numbered rank by rank, step by step, in order. Under MPI matching every run of the schedule
+ * pairs them so (sim/replay.ts matches by it). Empty when a shape problem stopped the check.
+ */
+export function checkAndPair(world: WorldSchedule): { problems: ScheduleProblem[]; partner: Int32Array } {
   const problems: ScheduleProblem[] = [];
   const shapeOk = checkShape(world, problems);
   checkRanges(world, problems);
   checkOverlaps(world, problems);
-  if (!shapeOk) return problems;
+  if (!shapeOk) return { problems, partner: new Int32Array(0) };
   const flat = flatten(world);
   matchOps(world, flat, problems);
   runAbstract(world, flat, problems);
-  return problems;
+  return { problems, partner: flat.partner };
+}
+
+/** checkAndPair's pairing alone, for a schedule already checked (no problem). */
+export function pairOps(world: WorldSchedule): Int32Array {
+  const flat = flatten(world);
+  matchOps(world, flat, []);
+  return flat.partner;
 }
 
 /** Throws a VcollError (code INTERNAL) listing up to 10 problems when `world` has any. */

@@ -45,7 +45,6 @@ export interface SimAddon {
     ro: Int32Array,
     st: Int32Array,
     stepBase: Int32Array,
-    ch: Int32Array,
     pieceLo: Int32Array,
     pieceDst: Int32Array,
     pieceSrc: Int32Array,

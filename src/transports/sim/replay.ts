@@ -18,7 +18,9 @@
  *
  * What it does not need to do, because the schedule is checked first (schedule/check.ts:
  * matched, equal lengths, deadlock-free): receives of unknown size, wildcards, truncation.
- * Matching is one FIFO per (source, destination, tag) channel.
+ * Matching is the checker's pairing (checkAndPair): under MPI's rules the k-th send of a
+ * channel meets its k-th receive in every run, so a posted operation pairs with its partner
+ * once that is posted too.
  *
  * Cost: O(N log N) to check and lay out N operations; then per message O(1) (matching, the
  * ready queue) plus O(log E) for its events (E pending) and arbitration; per run no
@@ -30,7 +32,7 @@ import { badTag } from '../../comm/group.js';
 import { combineFunction, type RankSchedule, type ScheduleCombiner, type Span, type WorldSchedule } from '../../comm/schedule.js';
 import { copyBytes, type MessageBuffer } from '../../comm/segments.js';
 import { DeadlockError, type DeadlockedRank, InvalidArgumentError, UnavailableError } from '../../errors.js';
-import { checkSchedule } from '../../schedule/check.js';
+import { checkAndPair, pairOps } from '../../schedule/check.js';
 import { type CostModel, type ModelFormula, modelFormula } from '../../model/cost-model.js';
 import { engineOptions } from './engine-options.js';
 import { IntEventQueue, IntKeyHeap } from './int-heap.js';
@@ -108,9 +110,7 @@ const E_PARTNER = 4;
 /** Links in a rank's list of transfers waiting for ports. */
 const E_QPREV = 5;
 const E_QNEXT = 6;
-const E_CHAN = 7;
-const E_CHNEXT = 8;
-/** A transfer's state: IDLE, STARTED, or its entry in the waiting arrays (≥ 0). */
+/** A transfer's state: IDLE, POSTED (visible, its partner not yet), STARTED, or its entry in the waiting arrays (≥ 0). */
 const E_STATE = 9;
 /** On block g: engine operations of schedule operation g outstanding. */
 const S_CUR = 10;
@@ -121,6 +121,7 @@ const F_SEQ = 6;
 const F_START = 7;
 const IDLE = -1;
 const STARTED = -2;
+const POSTED = -3;
 /** A copy through a port's send side (engine operation N + g). */
 const K_PORT_SEND = 5;
 
@@ -148,10 +149,6 @@ const ST_LO = 0;
 const ST_WINDOW = 1;
 /** 1: the step has an operation with a request (anything but a processor copy or combine). */
 const ST_REQS = 2;
-/** Per channel c, at 4c of `ch`: its FIFO's ends and side (0 empty, 1 sends, 2 receives). */
-const CH_HEAD = 0;
-const CH_TAIL = 1;
-const CH_SIDE = 2;
 const ISSUING = 1;
 const WINDOWED = 2;
 const DIRTY = 4;
@@ -200,7 +197,7 @@ export function replayCheckedSchedule(world: WorldSchedule, options: ReplayOptio
 function prepare(world: WorldSchedule, options: ReplayOptions, checked = false): Replay {
   const p = world.ranks.length;
   const eo = engineOptions(p, options);
-  const problems = checked ? [] : checkSchedule(world);
+  const { problems, partner } = checked ? { problems: [], partner: pairOps(world) } : checkAndPair(world);
   if (problems.length > 0) {
     const shown = problems.slice(0, 5).map((x) => `${x.kind}: ${x.message}`);
     throw new InvalidArgumentError('schedule', `'${world.label}' has ${problems.length} problem${problems.length === 1 ? '' : 's'}: ${shown.join('; ')}`);
@@ -219,7 +216,7 @@ function prepare(world: WorldSchedule, options: ReplayOptions, checked = false):
   const bound = boundBuffers(world, options, data);
   const engine = options.engine ?? 'auto';
   if (engine !== 'auto' && engine !== 'js' && engine !== 'native') throw new InvalidArgumentError('engine', `must be 'auto', 'js' or 'native', got ${String(engine)}`);
-  return new Replay(world, eo.model, eo.k, eo.duplex, eo.unit, bound, data, options.combine, options.trace === true, engine);
+  return new Replay(world, partner, eo.model, eo.k, eo.duplex, eo.unit, bound, data, options.combine, options.trace === true, engine);
 }
 
 /** Bytes of all buffers at most (offsets into the arena are 32-bit integers). */
@@ -357,8 +354,6 @@ class Replay {
   private readonly rf: Float64Array;
   /** Schedule operation g's tag (for traces and error texts). */
   private readonly tags: Int32Array;
-  /** Channels (source, destination, tag), at 4c: FIFO of unmatched operations, all sends (side 1) or all receives (2). */
-  private readonly ch: Int32Array;
   private events = new IntEventQueue();
   private cand = new IntKeyHeap();
   private readonly dirty: Int32Array;
@@ -399,6 +394,8 @@ class Replay {
 
   constructor(
     world: WorldSchedule,
+    /** checkAndPair's pairing of the sends and receives, in this class's operation order. */
+    partner: Int32Array,
     model: CostModel,
     k: number,
     duplex: boolean,
@@ -441,24 +438,6 @@ class Replay {
     this.rf = new Float64Array(this.ro.buffer);
     this.dirty = new Int32Array(p);
     this.restart = new Int32Array(p);
-    // channels: (source, destination, tag) numbered in order of first appearance
-    const tagIndex = new Map<number, number>();
-    const chanOf = new Map<number | string, number>();
-    const wideKeys = p * p * 1024 > Number.MAX_SAFE_INTEGER;
-    const channel = (from: number, to: number, tag: number): number => {
-      let ti = tagIndex.get(tag);
-      if (ti === undefined) {
-        ti = tagIndex.size;
-        tagIndex.set(tag, ti);
-      }
-      const key = wideKeys || ti >= 1024 ? `${from},${to},${tag}` : (from * p + to) * 1024 + ti;
-      let c = chanOf.get(key);
-      if (c === undefined) {
-        c = chanOf.size;
-        chanOf.set(key, c);
-      }
-      return c;
-    };
     const io = this.io;
     const pieceDst: number[] = [];
     const pieceSrc: number[] = [];
@@ -491,7 +470,7 @@ class Replay {
             this.tags[g] = op.tag;
             io[at + E_PEER] = op.peer;
             io[at + E_LEN] = spanLength(op.data);
-            io[at + E_CHAN] = send ? channel(r, op.peer, op.tag) : channel(op.peer, r, op.tag);
+            io[at + E_PARTNER] = partner[g];
             io[at + E_OFF] = offOf(op.data);
             if (io[at + E_OFF] === -1) {
               this.bufs[g] = viewOf(bufs, op.data);
@@ -504,8 +483,8 @@ class Replay {
               this.tags[g] = op.tag;
               io[at + E_PEER] = r;
               io[at + E_LEN] = len;
-              const c = channel(r, r, op.tag);
-              io[at + E_CHAN] = c;
+              // the two sides of a copy through a port are each other's partner
+              io[at + E_PARTNER] = n + g;
               io[at + E_OFF] = offOf(op.to);
               if (io[at + E_OFF] === -1) {
                 this.bufs[g] = viewOf(bufs, op.to);
@@ -516,7 +495,7 @@ class Replay {
               io[bt + E_RANK] = r;
               io[bt + E_PEER] = r;
               io[bt + E_LEN] = len;
-              io[bt + E_CHAN] = c;
+              io[bt + E_PARTNER] = g;
               io[bt + E_STATE] = IDLE;
               io[bt + E_OFF] = offOf(op.from);
               if (io[bt + E_OFF] === -1) {
@@ -560,9 +539,6 @@ class Replay {
       const len = this.pieceLen[x];
       this.pieceShort[x] = len <= LOOP_COPY && (dst + len <= src || src + len <= dst) ? 1 : 0;
     }
-    const nc = chanOf.size;
-    this.ch = new Int32Array(4 * nc);
-    this.clearChannels();
     const formula = modelFormula(model);
     if (formula === undefined) nativeBlock ||= 'the cost model is not one of linearModel, pairwiseModel, hierarchicalModel';
     if (engine !== 'js' && nativeBlock === '') {
@@ -616,7 +592,6 @@ class Replay {
         this.ro,
         this.st,
         this.stepBase,
-        this.ch,
         this.pieceLo,
         this.pieceDst,
         this.pieceSrc,
@@ -686,7 +661,6 @@ class Replay {
         io[e + S_CUR] = 0;
         io[e + E_STATE] = IDLE;
       }
-      this.clearChannels();
     }
     this.clean = false;
     // every field 0 (the clock too), but the lists' ends
@@ -934,34 +908,18 @@ class Replay {
     }
   }
 
+  /** Operation e becomes visible: it pairs with its partner if that is visible already, else waits for it. */
   private match(e: number): void {
     const io = this.io;
-    const c = io[I * e + E_CHAN];
-    const k = io[I * e + E_KIND];
-    const want = k === K_SEND || k === K_PORT_SEND ? 2 : 1;
-    const ch = this.ch;
-    const at = 4 * c;
-    if (ch[at + CH_SIDE] === want) {
-      const x = ch[at + CH_HEAD];
-      const nx = io[I * x + E_CHNEXT];
-      ch[at + CH_HEAD] = nx;
-      if (nx === -1) {
-        ch[at + CH_TAIL] = -1;
-        ch[at + CH_SIDE] = 0;
-      }
-      if (want === 2) this.pair(e, x);
-      else this.pair(x, e);
+    const q = io[I * e + E_PARTNER];
+    if (io[I * q + E_STATE] !== POSTED) {
+      io[I * e + E_STATE] = POSTED;
       return;
     }
-    io[I * e + E_CHNEXT] = -1;
-    const tail = ch[at + CH_TAIL];
-    if (tail === -1) {
-      ch[at + CH_HEAD] = e;
-      ch[at + CH_SIDE] = 3 - want;
-    } else {
-      io[I * tail + E_CHNEXT] = e;
-    }
-    ch[at + CH_TAIL] = e;
+    io[I * q + E_STATE] = IDLE;
+    const k = io[I * e + E_KIND];
+    if (k === K_SEND || k === K_PORT_SEND) this.pair(e, q);
+    else this.pair(q, e);
   }
 
   private pair(send: number, recv: number): void {
@@ -969,8 +927,6 @@ class Replay {
     const n = io[I * send + E_LEN];
     const from = io[I * send + E_RANK];
     const to = io[I * recv + E_RANK];
-    io[I * send + E_PARTNER] = recv;
-    io[I * recv + E_PARTNER] = send;
     this.fo[(I / 2) * send + F_SEQ] = this.matchSeq++;
     if (from !== to) {
       if (n === 0) {
@@ -1229,15 +1185,6 @@ class Replay {
       if (x !== -1) this.unwaitAndStart(x);
     }
     if (this.nWaiting * 2 <= this.wLen) this.compactWaiting();
-  }
-
-  private clearChannels(): void {
-    const ch = this.ch;
-    for (let at = 0; at < ch.length; at += 4) {
-      ch[at + CH_HEAD] = -1;
-      ch[at + CH_TAIL] = -1;
-      ch[at + CH_SIDE] = 0;
-    }
   }
 
   /** The schedule operation of engine operation e. */
