@@ -13,27 +13,15 @@ import { COMPILED_V_ALGORITHMS, compileVSchedule } from '../src/collectives/v-sc
 import { failedRestriction, variantRow } from '../src/collectives/v-variants.js';
 import type { RankSchedule, ScheduleCombiner, WorldSchedule } from '../src/comm/schedule.js';
 import { InvalidArgumentError } from '../src/errors.js';
-import { type CostModel, hierarchicalModel, linearModel, modelFormula, pairwiseModel } from '../src/model/cost-model.js';
+import { hierarchicalModel, linearModel, modelFormula, pairwiseModel } from '../src/model/cost-model.js';
 import { bindSchedule } from '../src/schedule/run.js';
-import { type PortSetting, runSim } from '../src/transports/sim/index.js';
+import { runSim } from '../src/transports/sim/index.js';
 import { simAddonMissing } from '../src/transports/sim/native-replay.js';
 import { type ReplayResult, replaySchedule, ScheduleReplay } from '../src/transports/sim/replay.js';
-import { int, rng } from './helpers/random.js';
+import { type ModelCase, PORT_MODELS } from './helpers/models.js';
+import { int, rng, variantCounts } from './helpers/random.js';
 
-interface ModelCase {
-  readonly name: string;
-  readonly model: CostModel;
-  readonly ports?: PortSetting;
-}
-
-const MODELS: ModelCase[] = [
-  { name: '1 port', model: linearModel({ alpha: 100, beta: 1, gamma: 0 }) },
-  { name: '1 port, γ', model: linearModel({ alpha: 20, beta: 1, gamma: 1 }) },
-  { name: '1 port, copyAll', model: linearModel({ alpha: 30, beta: 2, gamma: 1, copyAll: true }) },
-  { name: 'full duplex', model: linearModel({ alpha: 25, beta: 1, gamma: 1 }), ports: 'full-duplex' },
-  { name: '2 ports', model: linearModel({ alpha: 10, beta: 1, gamma: 1, ports: 2 }) },
-  { name: '3 ports, copyAll', model: linearModel({ alpha: 7, beta: 3, gamma: 1, ports: 3, copyAll: true }) },
-];
+const MODELS = PORT_MODELS;
 
 /** Deterministic contents for every buffer of `world`. */
 function contents(world: WorldSchedule): Uint8Array[][] {
@@ -123,14 +111,7 @@ describe('replaySchedule equals the simulator running the bound schedules', () =
       for (const op of ['gatherv', 'scatterv'] as const) {
         for (const p of [1, 2, 3, 5, 8, 12]) {
           for (const mc of MODELS) {
-            const counts =
-              algorithm === 'two-block'
-                ? ((): number[] => {
-                    const small = int(rnd, 0, 4);
-                    const large = small + int(rnd, 1, 30);
-                    return Array.from({ length: p }, () => (rnd() < 0.4 ? large : small));
-                  })()
-                : Array.from({ length: p }, () => (rnd() < 0.25 ? 0 : int(rnd, 1, 40)));
+            const counts = variantCounts(rnd, algorithm, p);
             if (failedRestriction(row, { p, model: mc.model, counts }, ['model', 'counts']) !== undefined) continue;
             const root = int(rnd, 0, p - 1);
             const unitBytes = rnd() < 0.5 ? 1 : 4;

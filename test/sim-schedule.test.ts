@@ -14,34 +14,19 @@ import type { Communicator } from '../src/comm/communicator.js';
 import type { RankSchedule, ScheduleStep } from '../src/comm/schedule.js';
 import { CALL_TAG_STRIDE } from '../src/comm/tags.js';
 import { CommunicationError, DeadlockError, InvalidArgumentError, TruncationError } from '../src/errors.js';
-import { linearModel, type CostModel } from '../src/model/cost-model.js';
+import { linearModel } from '../src/model/cost-model.js';
 import { bindSchedule, type ScheduleOptions } from '../src/schedule/run.js';
 import type { WorldSchedule } from '../src/schedule/types.js';
-import { runSim, type PortSetting, type SimResult } from '../src/transports/sim/index.js';
+import { runSim, type SimResult } from '../src/transports/sim/index.js';
 import { SimEndpoint } from '../src/transports/sim/endpoint.js';
 import { compileBasicSchedule } from '../src/collectives/basic/world-schedule.js';
-import { int, rng } from './helpers/random.js';
+import { type ModelCase, PORT_MODELS } from './helpers/models.js';
+import { int, rng, variantCounts } from './helpers/random.js';
 import { rejection } from './helpers/errors.js';
 
 type Op = 'gatherv' | 'scatterv';
 
-interface ModelCase {
-  readonly model: CostModel;
-  /** The simulator's port setting (default the model's ports). */
-  readonly ports?: PortSetting;
-  readonly name: string;
-}
-
-const MODELS: ModelCase[] = [
-  { name: '1 port', model: linearModel({ alpha: 100, beta: 1, gamma: 0 }) },
-  { name: '1 port, γ', model: linearModel({ alpha: 20, beta: 1, gamma: 1 }) },
-  { name: '1 port, copyAll', model: linearModel({ alpha: 30, beta: 2, gamma: 1, copyAll: true }) },
-  { name: 'full duplex', model: linearModel({ alpha: 25, beta: 1, gamma: 1 }), ports: 'full-duplex' },
-  { name: '2 ports', model: linearModel({ alpha: 10, beta: 1, gamma: 1, ports: 2 }) },
-  { name: '2 ports, copyAll', model: linearModel({ alpha: 40, beta: 1, gamma: 2, ports: 2, copyAll: true }) },
-  { name: '3 ports', model: linearModel({ alpha: 5, beta: 1, gamma: 1, ports: 3 }) },
-  { name: '3 ports, copyAll', model: linearModel({ alpha: 7, beta: 3, gamma: 1, ports: 3, copyAll: true }) },
-];
+const MODELS = PORT_MODELS;
 
 const fill = (n: number, seed: number): Uint8Array => Uint8Array.from({ length: n }, (_, i) => (seed * 37 + i * 11 + 1) & 0xff);
 
@@ -119,14 +104,7 @@ function vCases(): VCaseRow[] {
     for (const op of ['gatherv', 'scatterv'] as const) {
       for (const p of [1, 2, 3, 5, 8, 12, 17]) {
         for (const mc of MODELS) {
-          const counts =
-            algorithm === 'two-block'
-              ? ((): number[] => {
-                  const small = int(rnd, 0, 4);
-                  const large = small + int(rnd, 1, 30);
-                  return Array.from({ length: p }, () => (rnd() < 0.4 ? large : small));
-                })()
-              : Array.from({ length: p }, () => (rnd() < 0.25 ? 0 : int(rnd, 1, 40)));
+          const counts = variantCounts(rnd, algorithm, p);
           if (failedRestriction(row, { p, model: mc.model, counts }, ['model', 'counts']) !== undefined) continue;
           const root = [0, p - 1, int(rnd, 0, p - 1)][int(rnd, 0, 2)];
           out.push({ op, algorithm, counts, root, unitBytes: rnd() < 0.5 ? 1 : 4, mc });

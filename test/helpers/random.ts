@@ -12,3 +12,16 @@ export function rng(seed: number): () => number {
 
 /** A uniform integer in [lo, hi]. */
 export const int = (rnd: () => number, lo: number, hi: number): number => lo + Math.floor(rnd() * (hi - lo + 1));
+
+/**
+ * Random gatherv/scatterv counts of p ranks for `algorithm`: two sizes for two-block (its
+ * restriction), else 0 (a quarter of them) to 40.
+ */
+export function variantCounts(rnd: () => number, algorithm: string, p: number): number[] {
+  if (algorithm === 'two-block') {
+    const small = int(rnd, 0, 4);
+    const large = small + int(rnd, 1, 30);
+    return Array.from({ length: p }, () => (rnd() < 0.4 ? large : small));
+  }
+  return Array.from({ length: p }, () => (rnd() < 0.25 ? 0 : int(rnd, 1, 40)));
+}
