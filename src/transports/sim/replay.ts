@@ -177,7 +177,6 @@ export class ScheduleReplay {
 
   /** Replays the schedule `runs` times back to back on every rank (default 1). */
   run(runs = 1): ReplayResult {
-    if (!Number.isInteger(runs) || runs < 0) throw new InvalidArgumentError('runs', `must be an integer >= 0, got ${String(runs)}`);
     return this.replay.run(runs);
   }
 }
@@ -189,9 +188,7 @@ export class ScheduleReplay {
  * read outside its arrays.
  */
 export function replayCheckedSchedule(world: WorldSchedule, options: ReplayOptions): ReplayResult {
-  const runs = options.runs ?? 1;
-  if (!Number.isInteger(runs) || runs < 0) throw new InvalidArgumentError('runs', `must be an integer >= 0, got ${String(runs)}`);
-  return prepare(world, options, true).run(runs);
+  return prepare(world, options, true).run(options.runs ?? 1);
 }
 
 function prepare(world: WorldSchedule, options: ReplayOptions, checked = false): Replay {
@@ -201,16 +198,6 @@ function prepare(world: WorldSchedule, options: ReplayOptions, checked = false):
   if (problems.length > 0) {
     const shown = problems.slice(0, 5).map((x) => `${x.kind}: ${x.message}`);
     throw new InvalidArgumentError('schedule', `'${world.label}' has ${problems.length} problem${problems.length === 1 ? '' : 's'}: ${shown.join('; ')}`);
-  }
-  for (const rs of world.ranks) {
-    for (const st of rs.steps) {
-      for (const op of st.ops) {
-        const tag = op.kind === 'send' || op.kind === 'recv' ? op.tag : op.kind === 'copy' ? op.tag : undefined;
-        if (tag === undefined) continue;
-        const bad = badTag(tag, false, rs.rank);
-        if (bad !== undefined) throw bad;
-      }
-    }
   }
   const data = options.data ?? true;
   const bound = boundBuffers(world, options, data);
@@ -310,6 +297,13 @@ function spanPieces(to: Span, from: Span, len: number, base: readonly number[] |
       soff = 0;
     }
   }
+}
+
+/** `tag`, or the endpoint's InvalidArgumentError when it is no tag (the checker takes any integer ≥ 0). */
+function tagOf(tag: number, rank: number): number {
+  const bad = badTag(tag, false, rank);
+  if (bad !== undefined) throw bad;
+  return tag;
 }
 
 function spanLength(span: Span): number {
@@ -467,7 +461,7 @@ class Replay {
           if (op.kind === 'send' || op.kind === 'recv') {
             const send = op.kind === 'send';
             io[at + E_KIND] = send ? K_SEND : K_RECV;
-            this.tags[g] = op.tag;
+            this.tags[g] = tagOf(op.tag, r);
             io[at + E_PEER] = op.peer;
             io[at + E_LEN] = spanLength(op.data);
             io[at + E_PARTNER] = partner[g];
@@ -480,7 +474,7 @@ class Replay {
             const len = spanLength(op.from);
             if (op.tag !== undefined) {
               io[at + E_KIND] = K_PORT;
-              this.tags[g] = op.tag;
+              this.tags[g] = tagOf(op.tag, r);
               io[at + E_PEER] = r;
               io[at + E_LEN] = len;
               // the two sides of a copy through a port are each other's partner
@@ -580,6 +574,7 @@ class Replay {
   }
 
   run(runs: number): ReplayResult {
+    if (!Number.isInteger(runs) || runs < 0) throw new InvalidArgumentError('runs', `must be an integer >= 0, got ${String(runs)}`);
     const p = this.p;
     this.reset();
     const native = this.native;
