@@ -17,6 +17,7 @@
  */
 import { COLLECTIVE_TAG } from './communicator.js';
 import type { Request } from './request.js';
+import type { MessageBuffer } from './segments.js';
 import { CALL_TAG_STRIDE } from './tags.js';
 
 /** A byte range of a bound buffer. */
@@ -122,6 +123,15 @@ export function combineFunction(op: CombineOp, buffers: readonly Uint8Array[], c
   if (op.into.length === 0 || combiner === undefined) return NOTHING;
   const view = (r: ByteRange): Uint8Array => buffers[r.buffer].subarray(r.offset, r.offset + r.length);
   return combiner.bind(view(op.into[0]), view(op.from[0]));
+}
+
+const NO_BYTES = new Uint8Array(0);
+
+/** A span's bytes in `buffers`: one view for one range (an empty one for none), views of each range for several. */
+export function spanView(buffers: readonly Uint8Array[], span: Span): MessageBuffer {
+  if (span.length === 0) return NO_BYTES;
+  if (span.length === 1) return buffers[span[0].buffer].subarray(span[0].offset, span[0].offset + span[0].length);
+  return span.map((r) => buffers[r.buffer].subarray(r.offset, r.offset + r.length));
 }
 
 /** Bytes of a span. */

@@ -29,7 +29,7 @@
  */
 import { endpointCtx } from '../../comm/agree.js';
 import { badTag } from '../../comm/group.js';
-import { combineFunction, type RankSchedule, type ScheduleCombiner, type Span, type WorldSchedule } from '../../comm/schedule.js';
+import { combineFunction, type RankSchedule, type ScheduleCombiner, type Span, spanBytes, spanView, type WorldSchedule } from '../../comm/schedule.js';
 import { copyBytes, type MessageBuffer } from '../../comm/segments.js';
 import { DeadlockError, type DeadlockedRank, InvalidArgumentError, UnavailableError } from '../../errors.js';
 import { checkAndPair, pairOps } from '../../schedule/check.js';
@@ -256,11 +256,6 @@ function boundBuffers(world: WorldSchedule, options: ReplayOptions, data: boolea
 
 const EMPTY = new Uint8Array(0);
 
-function viewOf(buffers: readonly Uint8Array[], span: Span): MessageBuffer {
-  if (span.length === 0) return EMPTY;
-  if (span.length === 1) return buffers[span[0].buffer].subarray(span[0].offset, span[0].offset + span[0].length);
-  return span.map((r) => buffers[r.buffer].subarray(r.offset, r.offset + r.length));
-}
 
 /**
  * The pieces sim/schedule.ts copies a processor copy in (one copy when both spans are one range
@@ -306,11 +301,6 @@ function tagOf(tag: number, rank: number): number {
   return tag;
 }
 
-function spanLength(span: Span): number {
-  let n = 0;
-  for (const r of span) n += r.length;
-  return n;
-}
 
 class Replay {
   private readonly p: number;
@@ -463,15 +453,15 @@ class Replay {
             io[at + E_KIND] = send ? K_SEND : K_RECV;
             this.tags[g] = tagOf(op.tag, r);
             io[at + E_PEER] = op.peer;
-            io[at + E_LEN] = spanLength(op.data);
+            io[at + E_LEN] = spanBytes(op.data);
             io[at + E_PARTNER] = partner[g];
             io[at + E_OFF] = offOf(op.data);
             if (io[at + E_OFF] === -1) {
-              this.bufs[g] = viewOf(bufs, op.data);
+              this.bufs[g] = spanView(bufs, op.data);
               nativeBlock ||= 'a message of several ranges moves data';
             }
           } else if (op.kind === 'copy') {
-            const len = spanLength(op.from);
+            const len = spanBytes(op.from);
             if (op.tag !== undefined) {
               io[at + E_KIND] = K_PORT;
               this.tags[g] = tagOf(op.tag, r);
@@ -481,7 +471,7 @@ class Replay {
               io[at + E_PARTNER] = n + g;
               io[at + E_OFF] = offOf(op.to);
               if (io[at + E_OFF] === -1) {
-                this.bufs[g] = viewOf(bufs, op.to);
+                this.bufs[g] = spanView(bufs, op.to);
                 nativeBlock ||= 'a copy through a port of several ranges moves data';
               }
               const bt = I * (n + g);
@@ -493,7 +483,7 @@ class Replay {
               io[bt + E_STATE] = IDLE;
               io[bt + E_OFF] = offOf(op.from);
               if (io[bt + E_OFF] === -1) {
-                this.bufs[n + g] = viewOf(bufs, op.from);
+                this.bufs[n + g] = spanView(bufs, op.from);
                 nativeBlock ||= 'a copy through a port of several ranges moves data';
               }
             } else {

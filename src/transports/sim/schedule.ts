@@ -31,7 +31,7 @@
 import { endpointCtx } from '../../comm/agree.js';
 import { badTag } from '../../comm/group.js';
 import { OpRequest, type Request } from '../../comm/request.js';
-import { combineFunction, type EndpointSchedule, type RankSchedule, type ScheduleOp, type ScheduleOptions, type ScheduleWait, type Span, shiftedTag } from '../../comm/schedule.js';
+import { combineFunction, type EndpointSchedule, type RankSchedule, type ScheduleOp, type ScheduleOptions, type ScheduleWait, type Span, shiftedTag, spanBytes, spanView } from '../../comm/schedule.js';
 import { forEachPiece, type MessageBuffer } from '../../comm/segments.js';
 import { CommunicationError, InvalidArgumentError, TruncationError } from '../../errors.js';
 import { type OpOwner, RECV, SEND } from './op.js';
@@ -201,19 +201,14 @@ export class SimSchedule implements EndpointSchedule, OpOwner, SimTask {
     this.d = new Float64Array(m * S);
     this.bufs.length = 2 * m;
     this.bufs.fill(EMPTY);
-    const view = (span: Span): MessageBuffer => {
-      if (span.length === 0) return EMPTY;
-      if (span.length === 1) return buffers[span[0].buffer].subarray(span[0].offset, span[0].offset + span[0].length);
-      return span.map((r) => buffers[r.buffer].subarray(r.offset, r.offset + r.length));
-    };
+    const view = (span: Span): MessageBuffer => spanView(buffers, span);
     for (let t = 0; t < m; t++) {
       const op = this.ops[t];
       this.d[t * S + D_PIECE] = this.pieceDst.length;
       if (op.kind === 'copy') {
         const to = view(op.to);
         const from = view(op.from);
-        let bytes = 0;
-        for (const r of op.from) bytes += r.length;
+        const bytes = spanBytes(op.from);
         this.bufs[2 * t] = to;
         this.bufs[2 * t + 1] = from;
         this.d[t * S + D_LEN] = bytes;
@@ -244,9 +239,7 @@ export class SimSchedule implements EndpointSchedule, OpOwner, SimTask {
         this.setTag(t, op.tag, ctx);
         const b = view(op.data);
         this.bufs[2 * t] = b;
-        let bytes = 0;
-        for (const r of op.data) bytes += r.length;
-        this.d[t * S + D_LEN] = bytes;
+        this.d[t * S + D_LEN] = spanBytes(op.data);
         this.bufs[2 * t + 1] = EMPTY;
       }
       this.d[t * S + D_PIECE_END] = this.pieceDst.length;

@@ -28,7 +28,7 @@
 import { endpointCtx } from '../../comm/agree.js';
 import { badTag } from '../../comm/group.js';
 import { OpRequest, type Request } from '../../comm/request.js';
-import { combineFunction, type EndpointSchedule, type RankSchedule, type ScheduleOptions, type ScheduleWait, type Span, shiftedTag, spanBytes } from '../../comm/schedule.js';
+import { combineFunction, type EndpointSchedule, type RankSchedule, type ScheduleOptions, type ScheduleWait, type Span, shiftedTag, spanBytes, spanView } from '../../comm/schedule.js';
 import { forEachPiece, type MessageBuffer } from '../../comm/segments.js';
 import { CommunicationError, InvalidArgumentError, TruncationError } from '../../errors.js';
 import type { ThreadsEndpoint } from './endpoint.js';
@@ -121,14 +121,7 @@ export class ThreadsSchedule implements EndpointSchedule, ScheduleOwner {
     this.steps = schedule.steps.length;
     this.stepStart = new Int32Array(this.steps + 1);
     this.stepWindow = new Float64Array(this.steps);
-    const view = (span: Span): MessageBuffer => {
-      if (span.length === 1) {
-        const r = span[0];
-        return buffers[r.buffer].subarray(r.offset, r.offset + r.length);
-      }
-      if (span.length === 0) return EMPTY;
-      return span.map((r) => buffers[r.buffer].subarray(r.offset, r.offset + r.length));
-    };
+    const view = (span: Span): MessageBuffer => spanView(buffers, span);
     let k = 0;
     schedule.steps.forEach((st, s) => {
       this.stepStart[s] = k;
