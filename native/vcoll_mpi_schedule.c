@@ -11,7 +11,18 @@
  * combine holds no slot: it is done when started), and the step ends when all have completed
  * (MPI_Testsome, or MPI_Waitsome when blocking).
  *
- * Encoding (Int32Array): nsteps, then per step: window, nops, then per operation
+ * A step of concurrent streams (ScheduleStep.streams; the rules as schedule/run.ts `streamed`,
+ * the portable executor): its operations are `nstreams` streams of consecutive operations, each
+ * started in order with at most `window` of its own outstanding, side by side; an operation
+ * with a dependency (`after`, an operation of an earlier stream) is not started before that one
+ * has completed, and its stream waits there. What a pipeline needs (the pipelined ring of
+ * src/collectives/allgather/pipelined-ring.ts: a receive stream and a send stream, each chunk
+ * sent once received). The requests outstanding are kept packed at the front of the step's
+ * part of `reqs` (in the order started), so a poll tests those only, whatever the step's size.
+ *
+ * Encoding (Int32Array): nsteps, then per step: window, nops (a step of streams: -window, nops,
+ * nstreams, the streams' operation counts (nstreams, summing to nops), then per operation its
+ * dependency: its index in the step or -1 (nops)), then per operation
  *   send / recv: kind (0 / 1), comm handle, MPI peer, MPI tag, shiftable (0 / 1), nranges, (buffer, offset, length) * nranges
  *   copy:        2, nfrom, (buffer, offset, length) * nfrom, nto, (buffer, offset, length) * nto
  *   combine:     3, op, type, ninto, (buffer, offset, length) * ninto, nfrom, (buffer, offset, length) * nfrom
@@ -26,8 +37,8 @@
  *   received (a receive of another length than its ranges: error class 0), and whether the
  *   schedule is unusable now (1: the failed run left requests outstanding; 0: it may be
  *   started again); while running,
- *   info[0..1] = the step and its first op. spinNs < 0 blocks
- *   until done (under the watchdog).
+ *   info[0..1] = the step and its first op (a step of streams: the first of its operations
+ *   outstanding, the one the run waits for). spinNs < 0 blocks until done (under the watchdog).
  * schedRunOnce(code, buffers, info, spinNs, tagShift) -> made, run and freed in one call (a
  *   one-shot collective): 1 / -1 as schedRun; 0: still running, kept, info[7] = its handle.
  * schedFree(handle)
@@ -69,16 +80,25 @@ typedef struct {
 typedef struct {
   int nsteps, nops;
   int *first, *count, *window; /* per step */
+  int *sfirst, *nstr; /* per step: its first stream (index in the stream arrays) and how many; sfirst -1: a step without streams */
   sched_op *ops;
-  MPI_Request *reqs; /* per op: the run's request (MPI_REQUEST_NULL when none) */
+  MPI_Request *reqs; /* per op: the run's request (MPI_REQUEST_NULL when none); a step of streams: packed, see sched_streams */
   int *idx;
   MPI_Status *sts;
   napi_ref *refs;
   int nrefs;
   int *info;
   napi_ref info_ref;
+  /* steps of streams (NULL when the schedule has none) */
+  int *sbeg, *send_;   /* per stream: its operations [sbeg, send_) (indices in ops) */
+  int *snext, *srun;   /* per stream, run state: its next operation to start, its requests outstanding */
+  int *after;          /* per op: the operation (index in ops) it is started after, or -1 */
+  int *ostream;        /* per op: its stream */
+  int *aop;            /* per request slot reqs[first + i] of a step of streams: its operation */
+  unsigned char *done; /* per op, run state: completed */
   /* run state */
   int running, failed, step, issued, outstanding, shift;
+  int sstarted; /* the current step of streams has its run state set */
 } sched_t;
 
 static sched_t **scheds = NULL;
@@ -101,6 +121,16 @@ static void sched_destroy(napi_env env, sched_t *s) {
   free(s->first);
   free(s->count);
   free(s->window);
+  free(s->sfirst);
+  free(s->nstr);
+  free(s->sbeg);
+  free(s->send_);
+  free(s->snext);
+  free(s->srun);
+  free(s->after);
+  free(s->ostream);
+  free(s->aop);
+  free(s->done);
   free(s->ops);
   free(s->reqs);
   free(s->idx);
@@ -206,15 +236,31 @@ static sched_t *sched_make(napi_env env, napi_value *argv) {
   if (bad == NULL && ncode < 1) bad = "vcoll_mpi: schedCreate: empty code";
   int nsteps = bad == NULL ? code[at++] : 0;
   if (bad == NULL && (nsteps < 0 || (size_t)nsteps > ncode)) bad = "vcoll_mpi: schedCreate: bad step count";
-  /* first pass: count operations */
-  int nops = 0;
+  /* first pass: count operations and streams */
+  int nops = 0, nstreams = 0, streamed = 0;
   if (bad == NULL) {
     size_t a = at;
     for (int st = 0; st < nsteps && bad == NULL; st++) {
       if (a + 2 > ncode) { bad = "vcoll_mpi: schedCreate: truncated code"; break; }
-      int n = code[a + 1];
+      int w = code[a], n = code[a + 1];
       a += 2;
       if (n < 0) { bad = "vcoll_mpi: schedCreate: bad op count"; break; }
+      if (w < 0) {
+        /* streams: nstreams, their counts, one dependency per operation (checked in the second pass) */
+        if (w == INT_MIN) { bad = "vcoll_mpi: schedCreate: bad window"; break; }
+        if (a >= ncode) { bad = "vcoll_mpi: schedCreate: truncated code"; break; }
+        int m = code[a++];
+        if (m < 0 || a + (size_t)m + (size_t)n > ncode) { bad = "vcoll_mpi: schedCreate: bad stream count"; break; }
+        long sum = 0;
+        for (int k = 0; k < m && sum <= n; k++) {
+          if (code[a + k] < 0) { sum = -1; break; }
+          sum += code[a + k];
+        }
+        if (sum != n) { bad = "vcoll_mpi: schedCreate: stream counts do not sum to the step's operations"; break; }
+        a += (size_t)m + (size_t)n;
+        nstreams += m;
+        streamed = 1;
+      }
       for (int j = 0; j < n && bad == NULL; j++) {
         if (a >= ncode) { bad = "vcoll_mpi: schedCreate: truncated code"; break; }
         int kind = code[a];
@@ -253,6 +299,18 @@ static sched_t *sched_make(napi_env env, napi_value *argv) {
     s->first = malloc(sizeof(int) * (size_t)(nsteps + 1));
     s->count = malloc(sizeof(int) * (size_t)(nsteps + 1));
     s->window = malloc(sizeof(int) * (size_t)(nsteps + 1));
+    s->sfirst = malloc(sizeof(int) * (size_t)(nsteps + 1));
+    s->nstr = malloc(sizeof(int) * (size_t)(nsteps + 1));
+    if (streamed) {
+      s->sbeg = malloc(sizeof(int) * (size_t)(nstreams + 1));
+      s->send_ = malloc(sizeof(int) * (size_t)(nstreams + 1));
+      s->snext = malloc(sizeof(int) * (size_t)(nstreams + 1));
+      s->srun = malloc(sizeof(int) * (size_t)(nstreams + 1));
+      s->after = malloc(sizeof(int) * (size_t)(nops + 1));
+      s->ostream = malloc(sizeof(int) * (size_t)(nops + 1));
+      s->aop = malloc(sizeof(int) * (size_t)(nops + 1));
+      s->done = calloc((size_t)(nops + 1), 1);
+    }
     s->ops = calloc((size_t)(nops + 1), sizeof(sched_op));
     s->reqs = malloc(sizeof(MPI_Request) * (size_t)(nops + 1));
     s->idx = malloc(sizeof(int) * (size_t)(nops + 1));
@@ -262,13 +320,42 @@ static sched_t *sched_make(napi_env env, napi_value *argv) {
       s->ops[i].type = MPI_DATATYPE_NULL;
     }
   }
-  int o = 0;
+  int o = 0, ks = 0;
   static unsigned char zero_byte[1];
   for (int st = 0; st < nsteps && bad == NULL; st++) {
-    s->window[st] = code[at] < 1 ? 1 : code[at];
+    int w = code[at];
+    s->window[st] = w < 0 ? -w : w < 1 ? 1 : w;
     s->count[st] = code[at + 1];
     s->first[st] = o;
+    s->sfirst[st] = -1;
+    s->nstr[st] = 0;
     at += 2;
+    if (w < 0) {
+      /* the streams' operations, consecutive; each dependency an operation of an earlier stream */
+      int m = code[at++], n = s->count[st];
+      s->sfirst[st] = ks;
+      s->nstr[st] = m;
+      for (int k = 0, beg = o; k < m; k++) {
+        s->sbeg[ks + k] = beg;
+        beg += code[at + k];
+        s->send_[ks + k] = beg;
+        for (int i = s->sbeg[ks + k]; i < beg; i++) s->ostream[i] = ks + k;
+      }
+      at += (size_t)m;
+      for (int j = 0; j < n; j++) {
+        int d = code[at + j];
+        if (d == -1) {
+          s->after[o + j] = -1;
+        } else if (d < 0 || d >= n || o + d >= s->sbeg[s->ostream[o + j]]) {
+          bad = "vcoll_mpi: schedCreate: a dependency is not an operation of an earlier stream";
+          break;
+        } else {
+          s->after[o + j] = o + d;
+        }
+      }
+      at += (size_t)n;
+      ks += m;
+    }
     for (int j = 0; j < s->count[st] && bad == NULL; j++, o++) {
       sched_op *op = &s->ops[o];
       int kind = code[at];
@@ -417,6 +504,129 @@ static int sched_fail(sched_t *s, int o, int cls, int bytes, int unusable) {
   return -1;
 }
 
+/* The first (lowest) operation of the current step of streams still outstanding: what its run waits for. */
+static int sched_streams_waiting(const sched_t *s, int f) {
+  int o = s->aop[f];
+  for (int i = 1; i < s->outstanding; i++)
+    if (s->aop[f + i] < o) o = s->aop[f + i];
+  return o;
+}
+
+/*
+ * Advances the current step of `s`, a step of streams (the file's doc; schedule/run.ts
+ * `streamed` is the reference): 1 completed, 0 pending (after spinning until `until` ns, as
+ * sched_advance), -1 failed. Starts every stream in order as far as its window and its
+ * dependencies let it, then tests (or, spin < 0, waits for) the requests outstanding, which are
+ * kept packed at reqs[f .. f + outstanding) with their operations in aop; completions mark
+ * their operations done and free their streams' slots, and the streams go on. Copies and
+ * combines are done when started. A dependency is always of an earlier stream, so one pass
+ * over the streams in order starts all it can, and a pass that leaves nothing outstanding has
+ * started (and so completed) every operation: stream 0 waits for nothing, stream k only for
+ * streams before it. Kept out of line: the loop of the steps without streams (sched_advance)
+ * stays as small as it was.
+ */
+__attribute__((noinline)) static int sched_streams(sched_t *s, double spin, double until) {
+  int polls = 0;
+  int st = s->step, f = s->first[st], w = s->window[st];
+  int k0 = s->sfirst[st], k1 = k0 + s->nstr[st];
+  if (!s->sstarted) {
+    s->sstarted = 1;
+    s->outstanding = 0;
+    for (int k = k0; k < k1; k++) {
+      s->snext[k] = s->sbeg[k];
+      s->srun[k] = 0;
+    }
+    memset(s->done + f, 0, (size_t)s->count[st]);
+  }
+  for (;;) {
+    for (int k = k0; k < k1; k++) {
+      while (s->snext[k] < s->send_[k] && s->srun[k] < w) {
+        int o = s->snext[k];
+        int d = s->after[o];
+        if (d >= 0 && !s->done[d]) break;
+        sched_op *op = &s->ops[o];
+        s->snext[k]++;
+        if (op->kind == 2) {
+          for (int i = 0; i < op->npieces; i++) memmove(op->pieces[i].dst, op->pieces[i].src, op->pieces[i].len);
+          s->done[o] = 1;
+          continue;
+        }
+        if (op->kind == 3) {
+          if (op->n > 0) op->combine(op->into, op->from, op->n);
+          s->done[o] = 1;
+          continue;
+        }
+        int tag = op->shiftable ? op->tag + s->shift : op->tag;
+        MPI_Datatype t = op->type == MPI_DATATYPE_NULL ? MPI_BYTE : op->type;
+        MPI_Request *r = &s->reqs[f + s->outstanding];
+        int rc = op->kind == 0 ? MPI_Isend(op->base, op->count, t, op->peer, tag, op->comm, r)
+                               : MPI_Irecv(op->base, op->count, t, op->peer, tag, op->comm, r);
+        if (rc != MPI_SUCCESS) {
+          int cls = MPI_ERR_UNKNOWN;
+          MPI_Error_class(rc, &cls);
+          return sched_fail(s, o, cls, -1, 0);
+        }
+        s->aop[f + s->outstanding] = o;
+        s->outstanding++;
+        s->srun[k]++;
+      }
+    }
+    if (s->outstanding == 0) {
+      s->sstarted = 0;
+      return 1;
+    }
+    int outcount = 0, rc, active = s->outstanding;
+    if (spin < 0) {
+      sched_op *wop = &s->ops[sched_streams_waiting(s, f)];
+      watch_begin(wop->kind == 0 ? "MPI_Waitsome (schedule send)" : "MPI_Waitsome (schedule receive)", wop->peer,
+                  wop->shiftable ? wop->tag + s->shift : wop->tag);
+      rc = MPI_Waitsome(active, s->reqs + f, &outcount, s->idx, s->sts);
+      watch_end();
+    } else {
+      rc = MPI_Testsome(active, s->reqs + f, &outcount, s->idx, s->sts);
+    }
+    if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) {
+      int cls = MPI_ERR_UNKNOWN;
+      MPI_Error_class(rc, &cls);
+      return sched_fail(s, sched_streams_waiting(s, f), cls, -1, 1);
+    }
+    if (outcount == MPI_UNDEFINED) outcount = 0;
+    s->outstanding -= outcount;
+    for (int i = 0; i < outcount; i++) {
+      int o = s->aop[f + s->idx[i]];
+      sched_op *op = &s->ops[o];
+      if (rc == MPI_ERR_IN_STATUS && s->sts[i].MPI_ERROR != MPI_SUCCESS) {
+        int cls = MPI_ERR_UNKNOWN;
+        MPI_Error_class(s->sts[i].MPI_ERROR, &cls);
+        return sched_fail(s, o, cls, -1, 0);
+      }
+      if (op->kind == 1) {
+        int got = status_bytes(&s->sts[i], op->type == MPI_DATATYPE_NULL ? MPI_DATATYPE_NULL : op->type);
+        if (got != op->expect) return sched_fail(s, o, 0, got, 0);
+      }
+      s->done[o] = 1;
+      s->srun[s->ostream[o]]--;
+    }
+    if (outcount > 0) {
+      /* pack the requests still outstanding (completed ones are MPI_REQUEST_NULL now), in order */
+      int j = 0;
+      for (int i = 0; i < active; i++) {
+        if (s->reqs[f + i] == MPI_REQUEST_NULL) continue;
+        s->reqs[f + j] = s->reqs[f + i];
+        s->aop[f + j] = s->aop[f + i];
+        j++;
+      }
+      for (int i = j; i < active; i++) s->reqs[f + i] = MPI_REQUEST_NULL;
+    } else if (spin >= 0) {
+      if (spin == 0 || ((++polls & 15) == 0 && now_ns() > until)) {
+        s->info[0] = st;
+        s->info[1] = sched_streams_waiting(s, f);
+        return 0;
+      }
+    }
+  }
+}
+
 /*
  * Advances a running schedule: 1 done, 0 pending, -1 failed. spin < 0: blocks (Waitsome);
  * else polls (Testsome) for up to spin ns.
@@ -425,6 +635,12 @@ static int sched_advance(sched_t *s, double spin) {
   double until = spin > 0 ? now_ns() + spin : 0;
   int polls = 0;
   while (s->step < s->nsteps) {
+    if (s->sfirst[s->step] >= 0) {
+      int r = sched_streams(s, spin, until);
+      if (r != 1) return r;
+      s->step++;
+      continue;
+    }
     int f = s->first[s->step], n = s->count[s->step], w = s->window[s->step];
     while (s->issued < n && s->outstanding < w) {
       int o = f + s->issued;
@@ -512,6 +728,7 @@ static int sched_go(sched_t *s, int spin, int shift) {
     s->step = 0;
     s->issued = 0;
     s->outstanding = 0;
+    s->sstarted = 0;
   }
   return sched_advance(s, spin < 0 ? -1.0 : (double)spin);
 }

@@ -167,11 +167,19 @@ describe('vcoll schedule --op allgatherv', () => {
     }
   });
 
-  it('pipelined-ring is not compiled (exit 2, saying why); a gatherv algorithm is refused', () => {
-    expect(() => inProcess({ op: 'allgatherv', algorithm: 'pipelined-ring' })).toThrow(/depend on each other chunk by chunk/);
-    expect(() => inProcess({ op: 'allgatherv', algorithm: 'adaptive' })).toThrow(/allgatherv is compiled for ring, recursive-doubling, bruck/);
-    const r = vcoll(['schedule', '--op', 'allgatherv', '--algorithm', 'pipelined-ring']);
-    expect(r.status).toBe(2);
+  it('pipelined-ring: one step of two streams (receives; sends, each after its chunk’s receive), checked; a gatherv algorithm is refused', () => {
+    const { report, text } = inProcess({ op: 'allgatherv', algorithm: 'pipelined-ring', p: 3, b: 5 });
+    expect(report.problems).toEqual([]);
+    expect(text).toContain('(window 1 per stream, 2 streams):');
+    expect(text).toMatch(/stream 1 \(\d+ ops\):/);
+    expect(text).toMatch(/send → 1 tag 0x[0-9a-f]+ {2}recv\[\d+\.\.\d+\) \(\d+ B\) {2}after op \d+/);
+    expect(() => inProcess({ op: 'allgatherv', algorithm: 'adaptive' })).toThrow(/allgatherv is compiled for ring, recursive-doubling, bruck, pipelined-ring/);
+    const proc = vcoll(['schedule', '--op', 'allgatherv', '--algorithm', 'pipelined-ring', '--p', '4', '--format', 'json']);
+    expect(proc.status).toBe(0);
+    const json = JSON.parse(proc.stdout) as { label: string; problems: unknown[]; ranks: { steps: { streams?: number[]; after?: number[] }[] }[] };
+    expect(json.label).toBe('allgatherv pipelined-ring');
+    expect(json.problems).toEqual([]);
+    expect(json.ranks[0].steps.some((s) => s.streams?.length === 2 && s.after?.length !== undefined)).toBe(true);
   });
 });
 

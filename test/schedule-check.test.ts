@@ -498,3 +498,103 @@ describe('the building blocks as schedules (collectives/basic/schedule.ts)', () 
     expect(checkSchedule(world('bcast', c.map((rs, r) => (r === 0 ? noSends : rs)))).length).toBeGreaterThan(0);
   });
 });
+
+describe('steps of concurrent streams (ScheduleStep.streams, after)', () => {
+  /** Rank r: stream 0 receives 4 bytes from the other rank; stream 1 sends 4 bytes to it, after the receive when `wait[r]`. */
+  const relay = (wait: readonly boolean[]): WorldSchedule => ({
+    label: 'relay',
+    ranks: [0, 1].map((rank) => ({
+      rank,
+      buffers: [{ name: 'b', bytes: 8 }],
+      steps: [{ window: 1, ops: [recv(1 - rank, r(0, 0, 4)), send(1 - rank, r(0, 4, 4))], streams: [1, 1], after: [-1, wait[rank] ? 0 : -1] }],
+    })),
+  });
+
+  it('two streams each of window 1 run [recv | send] side by side: no deadlock where one stream of window 1 has one', () => {
+    expect(checkSchedule(relay([false, false]))).toEqual([]);
+    expect(checkSchedule(relay([true, false]))).toEqual([]);
+  });
+
+  it('a send after its own rank’s receive on both ranks is a deadlock, named with the dependency rule', () => {
+    const ps = checkSchedule(relay([true, true]));
+    expect(kinds(ps)).toEqual(['deadlock@0', 'deadlock@1']);
+    expect(ps[0].message).toContain('waits on op 0 (recv from 1 tag 7)');
+    expect(ps[0].message).toContain('of its stream (window 1 per stream), and its dependency, if any, has completed');
+  });
+
+  it('a dependency chain through three streams and two ranks resolves; reversing one link deadlocks', () => {
+    // rank 0: s0 recv A from 1; s1 send B to 1 after A; s2 recv C from 1 (tag 8).
+    // rank 1: s0 send A; s1 recv B; s2 send C after B — or, `cross`, s0 recv B; s1 send A after B, send C
+    const c8 = (op: ScheduleOp): ScheduleOp => ({ ...op, tag: 8 }) as ScheduleOp;
+    const chain = (cross: boolean): WorldSchedule => ({
+      label: 'chain',
+      ranks: [
+        { rank: 0, buffers: [{ name: 'b', bytes: 12 }], steps: [{ window: 1, ops: [recv(1, r(0, 0, 4)), send(1, r(0, 4, 4)), c8(recv(1, r(0, 8, 4)))], streams: [1, 1, 1], after: [-1, 0, -1] }] },
+        {
+          rank: 1,
+          buffers: [{ name: 'b', bytes: 12 }],
+          steps: [
+            cross
+              ? { window: 1, ops: [recv(0, r(0, 4, 4)), send(0, r(0, 0, 4)), c8(send(0, r(0, 8, 4)))], streams: [1, 2], after: [-1, 0, -1] }
+              : { window: 1, ops: [send(0, r(0, 0, 4)), recv(0, r(0, 4, 4)), c8(send(0, r(0, 8, 4)))], streams: [1, 1, 1], after: [-1, -1, 1] },
+          ],
+        },
+      ],
+    });
+    expect(checkSchedule(chain(false))).toEqual([]);
+    // rank 1 now sends A only after receiving B, which rank 0 sends only after A: a cycle through the streams
+    expect(kinds(checkSchedule(chain(true)))).toEqual(['deadlock@0', 'deadlock@1']);
+  });
+
+  it('bad streams and dependencies are shape problems, and bindSchedule refuses them with InvalidArgumentError', async () => {
+    const base = relay([false, false]);
+    const bad = (st: Partial<ScheduleStep>): WorldSchedule => withRank(base, 0, { buffers: base.ranks[0].buffers, steps: [{ ...base.ranks[0].steps[0], ...st }] });
+    const cases: [Partial<ScheduleStep>, RegExp][] = [
+      [{ streams: [1] }, /streams:? count 1 operations, the step has 2/],
+      [{ streams: [1, -1, 2] }, /streams\[1\]:? -1 is not an integer ≥ 0/],
+      [{ after: [-1, 1] }, /after\[1\]:? 1 is neither −1 nor an operation of an earlier stream/],
+      [{ after: [0, -1] }, /after\[0\]:? 0 is neither −1/],
+      [{ after: [-1] }, /after:? must have one entry per operation \(2\)/],
+      [{ streams: undefined, after: [-1, -1] }, /after:? is given without streams/],
+      [{ ops: [recv(1, r(0, 0, 4)), recv(1, r(0, 4, 4))], streams: [1, 1], after: [-1, -1] }, /ops\[1\]:? receives from rank 1 with tag 7 in stream 1, and stream 0 does too/],
+    ];
+    for (const [st, re] of cases) {
+      const ps = checkSchedule(bad(st));
+      expect(ps.map((p) => p.kind), re.source).toContain('shape');
+      expect(ps.find((p) => p.kind === 'shape')?.message, re.source).toMatch(re);
+      const { results } = await runSim(
+        1,
+        (c) => runSchedule(c, { ...bad(st).ranks[0] }, [new Uint8Array(8)]).then(
+          () => 'ran',
+          (e: unknown) => (e instanceof InvalidArgumentError ? e.message : String(e)),
+        ),
+        { model },
+      );
+      expect(results[0], re.source).toMatch(re);
+    }
+  });
+
+  it('the listing heads the streams and marks dependencies', () => {
+    const text = formatSchedule(relay([true, false]));
+    expect(text).toContain('  step 0 (window 1 per stream, 2 streams):\n    stream 0 (1 op):\n      recv ← 1 tag 7  b[0..4) (4 B)\n    stream 1 (1 op):\n      send → 1 tag 7  b[4..8) (4 B)  after op 0');
+    const empty: WorldSchedule = { label: 'e', ranks: [{ rank: 0, buffers: [{ name: 'b', bytes: 4 }], steps: [{ window: 1, ops: [copy(r(0, 0, 2), r(0, 2, 2))], streams: [0, 1, 0] }] }] };
+    expect(formatSchedule(empty)).toContain('    stream 0 (0 ops):\n    stream 1 (1 op):\n      copy b[0..2) → b[2..4) (2 B)\n    stream 2 (0 ops)');
+  });
+
+  it('the portable executor runs streams as the check says: the relay moves the data; the cycle deadlocks on the simulator', async () => {
+    const go = (w: WorldSchedule) =>
+      runSim(
+        2,
+        async (c) => {
+          const b = Uint8Array.from([0, 0, 0, 0, 1, 2, 3, 4], (x) => x + (x > 0 ? 10 * c.rank : 0));
+          await runSchedule(c, w.ranks[c.rank], [b], { portable: true });
+          return Array.from(b);
+        },
+        { model },
+      );
+    const { results } = await go(relay([true, false]));
+    expect(results[0]).toEqual([11, 12, 13, 14, 1, 2, 3, 4]);
+    expect(results[1]).toEqual([1, 2, 3, 4, 11, 12, 13, 14]);
+    await expect(go(relay([true, true]))).rejects.toBeInstanceOf(DeadlockError);
+  });
+});

@@ -3,22 +3,25 @@
  * running rank programs that bind the same schedules and run them back to back: the same
  * final clocks, messages and copies (the traces in the same order, to the last unit), bytes
  * and data — for every compiled gatherv/scatterv variant over random counts, roots, unit sizes
- * and port models, the building blocks (reductions with a non-commutative operator), and
+ * and port models, the building blocks (reductions with a non-commutative operator),
  * hand-written schedules with windows, vectored ranges, copies through a port and 0-byte
- * messages; then repeated replays, the options and the errors.
+ * messages, and steps with concurrent streams (the pipelined ring, hand-written stream worlds,
+ * the promise hops of stream continuations); then repeated replays, the options and the errors.
  */
 import { describe, expect, it } from 'vitest';
+import { compileAllgatherSchedule } from '../src/collectives/allgather/schedule.js';
 import { compileBasicSchedule } from '../src/collectives/basic/world-schedule.js';
 import { COMPILED_V_ALGORITHMS, compileVSchedule } from '../src/collectives/v-schedule.js';
 import { failedRestriction, variantRow } from '../src/collectives/v-variants.js';
-import type { RankSchedule, ScheduleCombiner, WorldSchedule } from '../src/comm/schedule.js';
+import type { RankSchedule, ScheduleCombiner, ScheduleOp, ScheduleStep, WorldSchedule } from '../src/comm/schedule.js';
 import { InvalidArgumentError } from '../src/errors.js';
 import { hierarchicalModel, linearModel, modelFormula, pairwiseModel } from '../src/model/cost-model.js';
+import { checkSchedule } from '../src/schedule/check.js';
 import { bindSchedule } from '../src/schedule/run.js';
 import { runSim } from '../src/transports/sim/index.js';
 import { simAddonMissing } from '../src/transports/sim/native-replay.js';
 import { type ReplayResult, replaySchedule, ScheduleReplay } from '../src/transports/sim/replay.js';
-import { type ModelCase, PORT_MODELS } from './helpers/models.js';
+import { type ModelCase, PORT_MODELS, randomPairwise } from './helpers/models.js';
 import { int, rng, variantCounts } from './helpers/random.js';
 
 const MODELS = PORT_MODELS;
@@ -225,6 +228,329 @@ describe('replaySchedule equals the simulator running the bound schedules', () =
   });
 });
 
+const R = (buffer: number, offset: number, length: number): { buffer: number; offset: number; length: number } => ({ buffer, offset, length });
+
+/** Byte-wise, not commutative: into := 3·into + from (mod 256). */
+const BYTE_OP: ScheduleCombiner = {
+  elementBytes: 1,
+  bind: (into, from) => () => {
+    for (let i = 0; i < into.length; i++) into[i] = (into[i] * 3 + from[i]) & 0xff;
+  },
+};
+
+/** The port models, models where many things happen at one virtual time (the hop order decides), and a random per-pair one, for p ranks. */
+const STREAM_MODELS: readonly ModelCase[] = [
+  ...MODELS,
+  { name: 'α only', model: linearModel({ alpha: 10, beta: 0, gamma: 0 }) },
+  { name: 'α only, full duplex', model: linearModel({ alpha: 10, beta: 0, gamma: 0 }), ports: 'full-duplex' },
+  { name: 'free, 2 ports', model: linearModel({ alpha: 0, beta: 0, gamma: 0, ports: 2 }) },
+];
+const withPairwise = (p: number, rnd: () => number): ModelCase[] => [...STREAM_MODELS, { name: 'pairwise', model: randomPairwise(p, rnd, { copyAll: rnd() < 0.5 }) }];
+
+/** Whether some step of `world` has streams. */
+const hasStreams = (world: WorldSchedule): boolean => world.ranks.some((rs) => rs.steps.some((st) => st.streams !== undefined));
+
+/**
+ * A hand-written world of p ≥ 3 ranks with a step of streams between ordinary steps (the
+ * generator of test/sim-schedule.test.ts, and `combines` false: each combine a processor copy
+ * of the same ranges, so that the C loop moves the data too). Rank r (left L, right R,
+ * B = r − 2, F = r + 2; rank o has chunks `sizes[o]`, zeros too):
+ * - step 0, window 2 (windowed): a processor copy, a receive from L, a send to R (tag 9);
+ * - step 1, streams in random order (`in` first) with empty streams among them, `window`:
+ *   `in`: the chunks of L, then those of B (L forwards them), from L (tag 10), then B's
+ *   accumulator (tag 11); `out`: the own chunks to R (tag 10), then each chunk of L after its
+ *   receive; `local`: each chunk of L copied after its receive, each chunk of B combined into
+ *   the accumulator after its receive, a copy through a port (tag 13) somewhere, and the
+ *   accumulator sent to F (tag 11);
+ * - step 2, all at once: the chunks of L back to L, those of r from R (tag 12);
+ * - step 3 without operations, with streams [];
+ * - step 4, two streams without `after`: two receives from L and two sends to R (tag 14).
+ */
+function streamWorld(p: number, rnd: () => number, window: number, combines = true): WorldSchedule {
+  const sizes = Array.from({ length: p }, () => Array.from({ length: int(rnd, 0, 4) }, () => (rnd() < 0.2 ? 0 : int(rnd, 1, 12))));
+  const sum = (a: readonly number[]): number => a.reduce((x, y) => x + y, 0);
+  const mod = (x: number): number => ((x % p) + p) % p;
+  const tail = Array.from({ length: p }, () => [int(rnd, 0, 5), int(rnd, 0, 5)]);
+  const emptyStreams = int(rnd, 0, 3);
+  const order = rnd() < 0.5 ? ['in', 'out', 'local'] : ['in', 'local', 'out'];
+  const ranks = Array.from({ length: p }, (_, r): RankSchedule => {
+    const [L, Rt, B, F] = [mod(r - 1), mod(r + 1), mod(r - 2), mod(r + 2)];
+    const [sR, sL, sB] = [sum(sizes[r]), sum(sizes[L]), sum(sizes[B])];
+    const offs = (a: readonly number[]): number[] => a.map((_, t) => sum(a.slice(0, t)));
+    const [oR, oL, oB] = [offs(sizes[r]), offs(sizes[L]), offs(sizes[B])];
+    const dep = new Map<ScheduleOp, ScheduleOp>();
+    const inOps: ScheduleOp[] = [];
+    const fromL = sizes[L].map((m, t): ScheduleOp => ({ kind: 'recv', peer: L, tag: 10, data: [R(1, oL[t], m)] }));
+    const fromB = sizes[B].map((m, t): ScheduleOp => ({ kind: 'recv', peer: L, tag: 10, data: [R(1, sL + oB[t], m)] }));
+    inOps.push(...fromL, ...fromB, { kind: 'recv', peer: B, tag: 11, data: [R(4, 0, sum(sizes[mod(r - 4)]))] });
+    const outOps: ScheduleOp[] = sizes[r].map((m, t): ScheduleOp => ({ kind: 'send', peer: Rt, tag: 10, data: [R(0, oR[t], m)] }));
+    sizes[L].forEach((m, t) => {
+      const op: ScheduleOp = { kind: 'send', peer: Rt, tag: 10, data: [R(1, oL[t], m)] };
+      dep.set(op, fromL[t]);
+      outOps.push(op);
+    });
+    const local: ScheduleOp[] = [];
+    const copies = sizes[L].map((m, t): ScheduleOp => {
+      const op: ScheduleOp = { kind: 'copy', from: [R(1, oL[t], m)], to: [R(2, oL[t], m)] };
+      dep.set(op, fromL[t]);
+      return op;
+    });
+    const reductions = sizes[B].map((m, t): ScheduleOp => {
+      const op: ScheduleOp = combines ? { kind: 'combine', into: [R(3, oB[t], m)], from: [R(1, sL + oB[t], m)] } : { kind: 'copy', to: [R(3, oB[t], m)], from: [R(1, sL + oB[t], m)] };
+      dep.set(op, fromB[t]);
+      return op;
+    });
+    // copies and combines interleaved at random, the copy through a port somewhere among them
+    while (copies.length + reductions.length > 0) local.push((rnd() < 0.5 && copies.length > 0) || reductions.length === 0 ? (copies.shift() as ScheduleOp) : (reductions.shift() as ScheduleOp));
+    local.splice(int(rnd, 0, local.length), 0, { kind: 'copy', from: [R(0, 0, sR)], to: [R(2, sL, sR)], tag: 13 });
+    local.push({ kind: 'send', peer: F, tag: 11, data: [R(3, 0, sB)] });
+    const byName: Record<string, ScheduleOp[]> = { in: inOps, out: outOps, local };
+    const groups: ScheduleOp[][] = order.map((k) => byName[k]);
+    for (let e = 0; e < emptyStreams; e++) groups.splice(int(rnd, 0, groups.length), 0, []);
+    const ops = groups.flat();
+    const after = ops.map((op) => {
+      const d = dep.get(op);
+      return d === undefined ? -1 : ops.indexOf(d);
+    });
+    const [t0, t1] = tail[r];
+    const [u0, u1] = tail[L];
+    const steps: ScheduleStep[] = [
+      {
+        window: 2,
+        ops: [
+          { kind: 'copy', from: [R(5, 0, 1)], to: [R(5, 2, 1)] },
+          { kind: 'recv', peer: L, tag: 9, data: [R(5, 3, 3)] },
+          { kind: 'send', peer: Rt, tag: 9, data: [R(5, 0, 3)] },
+        ],
+      },
+      { window, ops, streams: groups.map((g) => g.length), after },
+      {
+        window: 4,
+        ops: [
+          { kind: 'send', peer: L, tag: 12, data: [R(1, 0, sL)] },
+          { kind: 'recv', peer: Rt, tag: 12, data: [R(6, 0, sR)] },
+        ],
+      },
+      { window: 1, ops: [], streams: [] },
+      {
+        window,
+        ops: [
+          // rank L's two sends: min(u0, its send bytes), then u1
+          { kind: 'recv', peer: L, tag: 14, data: [R(7, 0, Math.min(u0, sL))] },
+          { kind: 'recv', peer: L, tag: 14, data: [R(7, Math.min(u0, sL), u1)] },
+          { kind: 'send', peer: Rt, tag: 14, data: [R(0, 0, Math.min(t0, sR))] },
+          { kind: 'send', peer: Rt, tag: 14, data: [R(5, 0, t1)] },
+        ],
+        streams: [2, 2],
+      },
+    ];
+    return {
+      rank: r,
+      buffers: [
+        { name: 'send', bytes: sR },
+        { name: 'recv', bytes: sL + sB },
+        { name: 'copy', bytes: sL + sR },
+        { name: 'acc', bytes: sB },
+        { name: 'far', bytes: sum(sizes[mod(r - 4)]) },
+        { name: 'small', bytes: 6 },
+        { name: 'back', bytes: sR },
+        { name: 'tail', bytes: 10 },
+      ],
+      steps,
+    };
+  });
+  return { label: `streams p=${p} window=${window}${combines ? '' : ' (copies for combines)'}`, ranks };
+}
+
+describe('replaySchedule equals the simulator running the bound schedules: concurrent streams', () => {
+  it('the pipelined ring (with and without firstStep), p = 1..12, random blocks (zeros too), every port model and a per-pair one, 1 and 3 runs', async () => {
+    const rnd = rng(20261127);
+    let cases = 0;
+    nativeRuns = 0;
+    for (let p = 1; p <= 12; p++) {
+      for (const mc of withPairwise(p, rnd)) {
+        for (const runs of [1, 3]) {
+          const bytes = Array.from({ length: p }, () => (rnd() < 0.3 ? 0 : int(rnd, 1, 60)));
+          const firstStep = rnd() < 0.5;
+          const world = compileAllgatherSchedule('pipelined-ring', bytes, undefined, { firstStep });
+          if (p > 1 && bytes.some((b) => b > 0)) expect(world.ranks.every((rs) => rs.steps.some((st) => st.streams !== undefined))).toBe(true);
+          expect(vectored(world)).toBe(false);
+          const unitBytes = rnd() < 0.5 ? 1 : 4;
+          const label = `pipelined ring p=${p} ${mc.name} u=${unitBytes} bytes=${bytes.join(',')} firstStep=${firstStep} ×${runs}`;
+          const out = replayed(world, mc, runs, unitBytes);
+          expect(out, label).toEqual(await programs(world, mc, runs, unitBytes));
+          // every rank holds every block
+          const blocks = contents(world).flatMap((bs) => [...bs[0]]);
+          for (let r = 0; r < p; r++) expect(out.buffers[r][1], `${label}: rank ${r}`).toEqual(blocks);
+          cases++;
+        }
+      }
+    }
+    expect(cases).toBe(12 * (STREAM_MODELS.length + 1) * 2);
+    if (NATIVE) expect(nativeRuns).toBe(cases);
+  });
+
+  it.each([1, 2, 3])('hand-written stream worlds, window %i: 3 streams and empty ones, dependencies across streams, copies, combines and copies through a port inside them, between ordinary steps, 1 and 3 runs', async (window) => {
+    const rnd = rng(3000 + window);
+    let cases = 0;
+    nativeRuns = 0;
+    for (const p of [3, 4, 5, 7]) {
+      for (const combines of [true, false]) {
+        const world = streamWorld(p, rnd, window, combines);
+        expect(checkSchedule(world)).toEqual([]);
+        for (const mc of withPairwise(p, rnd)) {
+          const runs = rnd() < 0.5 ? 1 : 3;
+          const unitBytes = rnd() < 0.5 ? 1 : 2;
+          const combine = combines ? BYTE_OP : undefined;
+          const label = `${world.label} ${mc.name} u=${unitBytes} ×${runs}`;
+          expect(replayed(world, mc, runs, unitBytes, combine), label).toEqual(await programs(world, mc, runs, unitBytes, combine));
+          cases++;
+        }
+      }
+    }
+    // in C every case (with combines: times only)
+    if (NATIVE) expect(nativeRuns).toBe(cases);
+  });
+
+  it('an operation waits for its dependency, its own stream goes first: the trace of the simulator, in order', async () => {
+    // rank 0: stream 0 receives a (tag 1) then b (tag 2); stream 1 sends x (after a), then y;
+    // stream 2 a processor copy after b. Rank 1 sends b's data only once x has arrived.
+    const world: WorldSchedule = {
+      label: 'dependencies',
+      ranks: [
+        {
+          rank: 0,
+          buffers: [
+            { name: 'recv', bytes: 8 },
+            { name: 'send', bytes: 6 },
+          ],
+          steps: [
+            {
+              window: 1,
+              ops: [
+                { kind: 'recv', peer: 1, tag: 1, data: [R(0, 0, 4)] },
+                { kind: 'recv', peer: 1, tag: 2, data: [R(0, 4, 4)] },
+                { kind: 'send', peer: 1, tag: 3, data: [R(1, 0, 3)] },
+                { kind: 'send', peer: 1, tag: 4, data: [R(1, 3, 3)] },
+                { kind: 'copy', from: [R(0, 4, 2)], to: [R(1, 0, 2)] },
+              ],
+              streams: [2, 2, 1],
+              after: [-1, -1, 0, -1, 1],
+            },
+          ],
+        },
+        {
+          rank: 1,
+          buffers: [
+            { name: 'send', bytes: 8 },
+            { name: 'recv', bytes: 6 },
+          ],
+          steps: [
+            { window: 1, ops: [{ kind: 'send', peer: 0, tag: 1, data: [R(0, 0, 4)] }] },
+            {
+              window: 2,
+              ops: [
+                { kind: 'recv', peer: 0, tag: 3, data: [R(1, 0, 3)] },
+                { kind: 'send', peer: 0, tag: 2, data: [R(0, 4, 4)] },
+                { kind: 'recv', peer: 0, tag: 4, data: [R(1, 3, 3)] },
+              ],
+              streams: [1, 2],
+              after: [-1, 0, -1],
+            },
+          ],
+        },
+      ],
+    };
+    for (const mc of STREAM_MODELS) {
+      for (const runs of [1, 2]) {
+        const out = replayed(world, mc, runs);
+        expect(out, `${mc.name} ×${runs}`).toEqual(await programs(world, mc, runs));
+        // the copy took b's bytes, after b arrived
+        expect(out.buffers[0][1].slice(0, 2)).toEqual(out.buffers[0][0].slice(4, 6));
+      }
+    }
+    // one port, α = 100, β = 1: a 0–104; x (after a) 104–207; at 207 rank 0 posts y first (its
+    // own stream), before rank 1 posts b and then y's receive: b is matched first (207–311), y
+    // waits for the ports (311–414)
+    expect(replayed(world, MODELS[0], 1).trace).toEqual(['1>0 c0 t1 4B 0-104', '0>1 c0 t3 3B 104-207', '1>0 c0 t2 4B 207-311', '0>1 c0 t4 3B 311-414']);
+  });
+
+  describe('promise hops', () => {
+    /*
+     * Rank 0 receives a (4 bytes, tag 1) from rank 4, then sends 4 bytes to rank 2 (tag 2)
+     * through a stream step; rank 1, a windowed step, receives from rank 3 at the same virtual
+     * time (both transfers 0–104), then runs `k` processor copies of no cost (one hop each),
+     * then sends to rank 2 (tag 6); rank 2 receives both at once, one port: the send posted first
+     * is matched first. Over k = 0..8 the order flips where rank 0's post happens, so the replay
+     * must count a stream continuation's hops as the simulator's executor does.
+     */
+    const a: ScheduleOp = { kind: 'recv', peer: 4, tag: 1, data: [R(0, 0, 4)] };
+    const toTwo: ScheduleOp = { kind: 'send', peer: 2, tag: 2, data: [R(0, 0, 4)] };
+    // (what a step writes does not overlap: the static check)
+    const copy: ScheduleOp = { kind: 'copy', from: [R(0, 0, 2)], to: [R(0, 4, 2)] };
+    const combine: ScheduleOp = { kind: 'combine', into: [R(0, 4, 2)], from: [R(0, 0, 2)] };
+    const port: ScheduleOp = { kind: 'copy', from: [R(0, 0, 2)], to: [R(0, 4, 2)], tag: 8 };
+    const then: ScheduleStep = { window: 1, ops: [toTwo] };
+    const VARIANTS: Record<string, ScheduleStep[]> = {
+      'one stream, then a step': [{ window: 1, ops: [a], streams: [1] }, then],
+      'a copy after the receive, then a step': [{ window: 1, ops: [a, copy], streams: [1, 1], after: [-1, 0] }, then],
+      'a combine after the receive (an empty stream between), then a step': [{ window: 1, ops: [a, combine], streams: [1, 0, 1], after: [-1, 0] }, then],
+      'a copy through a port after the receive, then a step': [{ window: 1, ops: [a, port], streams: [1, 1], after: [-1, 0] }, then],
+      'the send next in the receive’s stream': [{ window: 1, ops: [a, toTwo], streams: [2] }],
+      'the send after the receive in another stream': [{ window: 1, ops: [a, toTwo], streams: [1, 1], after: [-1, 0] }],
+      'the send after a copy after the receive': [{ window: 2, ops: [a, copy, toTwo], streams: [1, 1, 1], after: [-1, 0, 1] }],
+      'the send after a window slot frees': [{ window: 1, ops: [a, copy, toTwo], streams: [1, 2], after: [-1, 0, -1] }],
+      'a windowed step (no streams)': [{ window: 1, ops: [a, copy, toTwo] }],
+    };
+    const probe = (steps: ScheduleStep[], k: number): WorldSchedule => {
+      const buf = [{ name: 'buf', bytes: 6 }];
+      const msg = (kind: 'send' | 'recv', peer: number, tag: number): ScheduleOp => ({ kind, peer, tag, data: [R(0, 0, 4)] });
+      return {
+        label: `hops k=${k}`,
+        ranks: [
+          { rank: 0, buffers: buf, steps },
+          {
+            rank: 1,
+            buffers: [{ name: 'buf', bytes: 4 + k }],
+            steps: [{ window: 1, ops: [msg('recv', 3, 5), ...Array.from({ length: k }, (_, j): ScheduleOp => ({ kind: 'copy', from: [R(0, 0, 1)], to: [R(0, 4 + j, 1)] })), msg('send', 2, 6)] }],
+          },
+          { rank: 2, buffers: [{ name: 'buf', bytes: 8 }], steps: [{ window: 2, ops: [{ kind: 'recv', peer: 0, tag: 2, data: [R(0, 0, 4)] }, { kind: 'recv', peer: 1, tag: 6, data: [R(0, 4, 4)] }] }] },
+          { rank: 3, buffers: buf, steps: [{ window: 1, ops: [msg('send', 1, 5)] }] },
+          { rank: 4, buffers: buf, steps: [{ window: 1, ops: [msg('send', 0, 1)] }] },
+        ],
+      };
+    };
+
+    it.each(Object.keys(VARIANTS))('%s: the replay posts after as many hops as the simulator', async (name) => {
+      const firsts = new Set<string>();
+      for (let k = 0; k <= 8; k++) {
+        const world = probe(VARIANTS[name], k);
+        const out = replayed(world, MODELS[0], 1, 1, BYTE_OP);
+        expect(out, `${name}, k = ${k}`).toEqual(await programs(world, MODELS[0], 1, 1, BYTE_OP));
+        firsts.add(out.trace.filter((m) => m.includes('>2 '))[0].split(' ')[0]);
+      }
+      // the probe is sensitive: rank 1's send goes first for small k, rank 0's for large k
+      expect([...firsts].sort(), name).toEqual(['0>2', '1>2']);
+    });
+  });
+
+  it('runs in C: ScheduleReplay of the pipelined ring, again and again, the same as the JavaScript loop', () => {
+    const world = compileAllgatherSchedule('pipelined-ring', [5, 0, 9, 3, 17, 1]);
+    expect(hasStreams(world)).toBe(true);
+    const mc = MODELS[4];
+    const js = new ScheduleReplay(world, { model: mc.model, trace: true, engine: 'js' });
+    const first = js.run(2);
+    expect(js.run(2)).toEqual(first);
+    if (!NATIVE) return;
+    const c = new ScheduleReplay(world, { model: mc.model, trace: true, engine: 'native' });
+    for (const runs of [2, 1, 2]) {
+      const r = c.run(runs);
+      expect(r.engine).toBe('native');
+      if (runs === 2) expect({ ...r, engine: 'js' }).toEqual(first);
+    }
+  });
+});
+
 describe('ScheduleReplay', () => {
   const mc = MODELS[1];
   const world = compileVSchedule('gatherv', 'binomial', [3, 0, 5, 2, 7, 1, 4], { root: 2, model: mc.model });
@@ -320,6 +646,53 @@ describe('replay errors', () => {
     const fresh = replaySchedule(world, { model, runs: 2, data: false });
     expect(again.finish).toEqual(fresh.finish);
     expect(again.messages).toBe(fresh.messages);
+  });
+
+  it('a stream step with problems (streams not summing to its operations, a dependency on a later stream): InvalidArgumentError before anything runs', () => {
+    const bad = (step: ScheduleStep): WorldSchedule => ({
+      label: 'bad streams',
+      ranks: [
+        one([step]),
+        { rank: 1, buffers: [{ name: 'b', bytes: 8 }], steps: [{ window: 1, ops: [{ kind: 'recv', peer: 0, tag: 1, data: [R(0, 0, 8)] }] }] },
+      ],
+    });
+    const send: ScheduleOp = { kind: 'send', peer: 1, tag: 1, data: [R(0, 0, 8)] };
+    const copy: ScheduleOp = { kind: 'copy', from: [R(0, 0, 1)], to: [R(0, 1, 1)] };
+    for (const engine of ['js', 'native'] as const) {
+      expect(() => replaySchedule(bad({ window: 1, ops: [send, copy], streams: [1] }), { model, engine })).toThrow(/'bad streams' has 1 problem: .*streams count 1 operations, the step has 2/);
+      expect(() => replaySchedule(bad({ window: 1, ops: [send, copy], streams: [1, 1], after: [1, -1] }), { model, engine })).toThrow(/after\[0\] 1 is neither −1 nor an operation of an earlier stream/);
+    }
+  });
+
+  it('a combine that throws inside a stream step fails the replay with its error; the next run is whole again', () => {
+    const ring = compileAllgatherSchedule('pipelined-ring', [4, 4, 4]);
+    // rank 0's stream step gets a third stream: a combine after its first receive
+    const ranks = ring.ranks.map((rs): RankSchedule => {
+      if (rs.rank !== 0) return rs;
+      const s = rs.steps.findIndex((st) => st.streams !== undefined);
+      const st = rs.steps[s];
+      // (into the send buffer: what the step writes does not overlap)
+      const combine: ScheduleOp = { kind: 'combine', into: [{ buffer: 0, offset: 0, length: 4 }], from: [{ buffer: 1, offset: 0, length: 4 }] };
+      const streams = st.streams ?? [];
+      const step: ScheduleStep = { ...st, ops: [...st.ops, combine], streams: [...streams, 1], after: [...(st.after ?? st.ops.map(() => -1)), 0] };
+      return { ...rs, steps: rs.steps.map((x, i) => (i === s ? step : x)) };
+    });
+    const world: WorldSchedule = { label: 'ring with a combine', ranks };
+    expect(checkSchedule(world)).toEqual([]);
+    let calls = 0;
+    const onceFailing: ScheduleCombiner = {
+      elementBytes: 1,
+      bind: () => () => {
+        if (calls++ === 0) throw new Error('operator failed once');
+      },
+    };
+    const rp = new ScheduleReplay(world, { model, combine: onceFailing, trace: true });
+    expect(() => rp.run(2)).toThrow('operator failed once');
+    const again = rp.run(2);
+    const fresh = replaySchedule(world, { model, runs: 2, trace: true, combine: BYTE_OP });
+    expect(again.finish).toEqual(fresh.finish);
+    expect(again.trace).toEqual(fresh.trace);
+    expect(calls).toBe(3);
   });
 
   it('a tag out of range is the endpoint’s InvalidArgumentError', () => {

@@ -10,7 +10,9 @@
  * per pair, hierarchical), with their formulas in the same floating-point operations (compiled
  * with -ffp-contract=off: no fused multiply-add), so the virtual times are the same to the
  * last bit. What it does not do (the JavaScript loop does): combines with data, messages of
- * several ranges with data.
+ * several ranges with data. Steps with concurrent streams it runs as replay.ts does (`sm`,
+ * E_STREAM, E_AFTER, ST_STREAM, a negative ST_WINDOW; continuations C_SOP carry the
+ * operation, not the rank).
  */
 #include <node_api.h>
 #include <stdint.h>
@@ -26,8 +28,11 @@
 #define E_PARTNER 4
 #define E_QPREV 5
 #define E_QNEXT 6
+#define E_STREAM 7
+#define E_AFTER 8
 #define E_STATE 9
 #define S_CUR 10
+#define DONE (-1)
 #define E_OFF 11
 #define F_SEQ 6
 #define F_START 7
@@ -61,13 +66,22 @@
 #define ISSUING 1
 #define WINDOWED 2
 #define DIRTY 4
+#define STREAMED 8
 
 #define ST_LO 0
 #define ST_WINDOW 1
 #define ST_REQS 2
+#define ST_STREAM 3
+
+#define SM 4
+#define SM_START 0
+#define SM_END 1
+#define SM_NEXT 2
+#define SM_RUNNING 3
 
 #define C_OP 0
 #define C_STEP 1
+#define C_SOP 2
 #define LOOP_COPY 8
 
 /* params (replay.ts nativeParams) */
@@ -92,6 +106,7 @@ typedef struct {
   double *rf;
   const int32_t *st;
   const int32_t *stepBase;
+  int32_t *sm;
   const int32_t *pieceLo, *pieceDst, *pieceSrc, *pieceLen;
   const uint8_t *pieceShort;
   uint8_t *mem;
@@ -280,27 +295,37 @@ static double copyCost(Sim *s, int32_t rank, double units) {
 /* --- the executor (replay.ts "the executor") -------------------------------------------- */
 
 static void nextStep(Sim *s, int32_t r);
+static void startStreams(Sim *s, int32_t r, int32_t k, int32_t window);
+static void streamOpDone(Sim *s, int32_t g);
 static void post(Sim *s, int32_t e);
 static void complete(Sim *s, int32_t send);
 
-static void later(Sim *s, int32_t r, int32_t hops, int32_t code) {
-  if (s->readyTail - s->readyHead == s->readyCap) {
-    int64_t n = s->readyCap;
-    int64_t cap = n == 0 ? 64 : 2 * n;
-    int32_t *ready = malloc(cap * sizeof(int32_t));
-    if (ready == NULL) {
-      s->oom = 1;
-      return;
-    }
-    for (int64_t k = 0, i = s->readyHead; i < s->readyTail; i++, k++) ready[k] = s->ready[i & (n - 1)];
-    free(s->ready);
-    s->readyTail -= s->readyHead;
-    s->readyHead = 0;
-    s->ready = ready;
-    s->readyCap = cap;
+/* The ready queue full: twice its room (0: out of memory). Apart, so that queue() inlines. */
+__attribute__((noinline)) static int growReady(Sim *s) {
+  int64_t n = s->readyCap;
+  int64_t cap = n == 0 ? 64 : 2 * n;
+  int32_t *ready = malloc(cap * sizeof(int32_t));
+  if (ready == NULL) {
+    s->oom = 1;
+    return 0;
   }
-  s->ready[s->readyTail++ & (s->readyCap - 1)] = r * 8 + hops * 2 + code;
+  for (int64_t k = 0, i = s->readyHead; i < s->readyTail; i++, k++) ready[k] = s->ready[i & (n - 1)];
+  free(s->ready);
+  s->readyTail -= s->readyHead;
+  s->readyHead = 0;
+  s->ready = ready;
+  s->readyCap = cap;
+  return 1;
 }
+
+/* The ready queue's entry x (payload · 8 + (hops − 1) · 4 + code), queued at its end. */
+static void queue(Sim *s, int32_t x) {
+  if (s->readyTail - s->readyHead == s->readyCap && !growReady(s)) return;
+  s->ready[s->readyTail++ & (s->readyCap - 1)] = x;
+}
+
+/* Continuation `code` of `payload` (a rank; an operation for C_SOP) after `hops` (1 or 2) turns. */
+static void later(Sim *s, int32_t payload, int32_t hops, int32_t code) { queue(s, payload * 8 + (hops - 1) * 4 + code); }
 
 static void pushRestart(Sim *s, int32_t r) {
   int64_t at = s->restartHead + s->restartCount++;
@@ -323,11 +348,13 @@ static void startRun(Sim *s, int32_t r) {
   nextStep(s, r);
 }
 
-static void localDone(Sim *s, int32_t r) {
+static void localDone(Sim *s, int32_t r, int32_t g) {
   int64_t at = (int64_t)Q * r;
-  if ((s->ro[at + Q_FLAGS] & WINDOWED) != 0) {
+  int32_t flags = s->ro[at + Q_FLAGS];
+  if ((flags & WINDOWED) != 0) {
     s->ro[at + Q_RUNNING]++;
-    later(s, r, 1, C_OP);
+    if ((flags & STREAMED) == 0) later(s, r, 1, C_OP);
+    else later(s, g, 1, C_SOP);
   } else {
     s->ro[at + Q_UNFINISHED]--;
   }
@@ -352,7 +379,7 @@ static void issue(Sim *s, int32_t r, int32_t g) {
   if (k == K_COMBINE) {
     /* only without data (replay.ts runs combines with data itself) */
     io[at + S_CUR] = 0;
-    localDone(s, r);
+    localDone(s, r, g);
     return;
   }
   if (k == K_COPY) {
@@ -370,7 +397,7 @@ static void issue(Sim *s, int32_t r, int32_t g) {
       }
       chargeCopy(s, r, m);
     }
-    localDone(s, r);
+    localDone(s, r, g);
     return;
   }
   s->ro[(int64_t)Q * r + Q_RUNNING]++;
@@ -410,15 +437,21 @@ static void nextStep(Sim *s, int32_t r) {
   ro[at + Q_HI] = hi;
   int32_t n = hi - first;
   int32_t w = st[4 * (int64_t)k + ST_WINDOW];
-  int windowed = w < n;
-  ro[at + Q_FLAGS] = windowed ? ro[at + Q_FLAGS] | WINDOWED : ro[at + Q_FLAGS] & ~WINDOWED;
-  ro[at + Q_WSIZE] = windowed ? w : n;
-  if (windowed) {
+  if (w < n) {
+    /* (a step with streams has a negative window) */
+    if (w < 0) {
+      startStreams(s, r, k, -w);
+      return;
+    }
+    ro[at + Q_FLAGS] = (ro[at + Q_FLAGS] & ~STREAMED) | WINDOWED;
+    ro[at + Q_WSIZE] = w;
     ro[at + Q_RUNNING] = 0;
     ro[at + Q_DONE] = 0;
     launch(s, r);
     return;
   }
+  ro[at + Q_FLAGS] &= ~(WINDOWED | STREAMED);
+  ro[at + Q_WSIZE] = n;
   ro[at + Q_UNFINISHED] = n;
   ro[at + Q_FLAGS] |= ISSUING;
   while (!s->oom && ro[at + Q_NEXT] < hi) issue(s, r, ro[at + Q_NEXT]++);
@@ -432,29 +465,92 @@ static void opDone(Sim *s, int32_t g) {
   int32_t r = io[(int64_t)I * g + E_RANK];
   int64_t at = (int64_t)Q * r;
   int32_t flags = s->ro[at + Q_FLAGS];
-  if ((flags & WINDOWED) != 0) later(s, r, 2, C_OP);
-  else if (--s->ro[at + Q_UNFINISHED] == 0 && (flags & ISSUING) == 0) later(s, r, 2, C_STEP);
+  if ((flags & WINDOWED) != 0) {
+    if ((flags & STREAMED) == 0) later(s, r, 2, C_OP);
+    else later(s, g, 2, C_SOP);
+  } else if (--s->ro[at + Q_UNFINISHED] == 0 && (flags & ISSUING) == 0) later(s, r, 2, C_STEP);
 }
 
-static void hop(Sim *s, int32_t r, int32_t code) {
+/* Continuation `code` of `payload` (a rank; an operation for C_SOP). */
+static void hop(Sim *s, int32_t payload, int32_t code) {
   if (code == C_OP) {
     int32_t *ro = s->ro;
-    int64_t at = (int64_t)Q * r;
+    int64_t at = (int64_t)Q * payload;
     ro[at + Q_RUNNING]--;
-    if (++ro[at + Q_DONE] == ro[at + Q_HI] - ro[at + Q_LO]) later(s, r, 1, C_STEP);
-    else launch(s, r);
+    if (++ro[at + Q_DONE] == ro[at + Q_HI] - ro[at + Q_LO]) later(s, payload, 1, C_STEP);
+    else launch(s, payload);
     return;
   }
-  nextStep(s, r);
+  if (code == C_SOP) streamOpDone(s, payload);
+  else nextStep(s, payload);
 }
 
 static void runReady(Sim *s) {
   while (!s->oom && s->readyHead < s->readyTail) {
     int32_t x = s->ready[s->readyHead++ & (s->readyCap - 1)];
-    if ((x & 6) == 4) later(s, x >> 3, 1, x & 1);
-    else hop(s, x >> 3, x & 1);
+    /* one hop left: run it; two: queue it again with one */
+    if ((x & 4) != 0) queue(s, x - 4);
+    else hop(s, x >> 3, x & 3);
   }
   s->readyHead = s->readyTail = 0;
+}
+
+/* --- steps with concurrent streams (replay.ts startStreams, launchStream, streamOpDone) ----- */
+
+/* Rank r issues from stream x while it has fewer than `window` outstanding and its next one's dependency (if any) is done. */
+static void launchStream(Sim *s, int32_t r, int32_t x) {
+  int32_t *sm = s->sm, *io = s->io;
+  int64_t a = (int64_t)SM * x;
+  int32_t end = sm[a + SM_END];
+  int32_t w = s->ro[(int64_t)Q * r + Q_WSIZE];
+  while (!s->oom && sm[a + SM_NEXT] < end && sm[a + SM_RUNNING] < w) {
+    int32_t g = sm[a + SM_NEXT];
+    int32_t d = io[(int64_t)I * g + E_AFTER];
+    if (d >= 0 && io[(int64_t)I * d + S_CUR] != DONE) return;
+    sm[a + SM_NEXT] = g + 1;
+    sm[a + SM_RUNNING]++;
+    issue(s, r, g);
+  }
+}
+
+/*
+ * Starts rank r's step k, which has streams (replay.ts startStreams). Not inlined, nor is
+ * streamOpDone: the loop of schedules without streams stays as small as without them.
+ */
+__attribute__((noinline)) static void startStreams(Sim *s, int32_t r, int32_t k, int32_t window) {
+  int32_t *ro = s->ro, *io = s->io, *sm = s->sm;
+  const int32_t *st = s->st;
+  int64_t at = (int64_t)Q * r;
+  ro[at + Q_FLAGS] |= WINDOWED | STREAMED;
+  ro[at + Q_WSIZE] = window;
+  ro[at + Q_DONE] = 0;
+  ro[at + Q_NEXT] = ro[at + Q_HI];
+  for (int32_t g = ro[at + Q_LO]; g < ro[at + Q_HI]; g++) io[(int64_t)I * g + S_CUR] = 0;
+  int32_t x0 = st[4 * (int64_t)k + ST_STREAM], x1 = st[4 * (int64_t)k + 4 + ST_STREAM];
+  for (int32_t x = x0; x < x1; x++) {
+    sm[(int64_t)SM * x + SM_NEXT] = sm[(int64_t)SM * x + SM_START];
+    sm[(int64_t)SM * x + SM_RUNNING] = 0;
+  }
+  for (int32_t x = x0; x < x1; x++) launchStream(s, r, x);
+}
+
+/* The continuation of stream operation g (replay.ts streamOpDone). */
+__attribute__((noinline)) static void streamOpDone(Sim *s, int32_t g) {
+  int32_t *io = s->io, *ro = s->ro;
+  int32_t r = io[(int64_t)I * g + E_RANK];
+  int64_t at = (int64_t)Q * r;
+  io[(int64_t)I * g + S_CUR] = DONE;
+  int32_t x = io[(int64_t)I * g + E_STREAM];
+  s->sm[(int64_t)SM * x + SM_RUNNING]--;
+  if (++ro[at + Q_DONE] == ro[at + Q_HI] - ro[at + Q_LO]) {
+    later(s, r, 1, C_STEP);
+    return;
+  }
+  launchStream(s, r, x);
+  int32_t k = ro[at + Q_STEP];
+  int32_t x1 = s->st[4 * (int64_t)k + 4 + ST_STREAM];
+  for (int32_t y = s->st[4 * (int64_t)k + ST_STREAM]; y < x1; y++)
+    if (y != x) launchStream(s, r, y);
 }
 
 /* --- the engine (replay.ts "the engine") ------------------------------------------------ */
@@ -813,18 +909,18 @@ static int made(napi_env env, const double *data, int64_t len, napi_value *out) 
 }
 
 /*
- * replay(io, ro, st, stepBase, pieceLo, pieceDst, pieceSrc, pieceLen, pieceShort, mem,
+ * replay(io, ro, st, stepBase, sm, pieceLo, pieceDst, pieceSrc, pieceLen, pieceShort, mem,
  *        params, node, alphaM, betaM, gammaV, out): runs the replay from its reset state
  * (every rank starts `runs` runs in rank order) to the end; `out` gets the counters. Returns
  * true (with P_TRACE: [messages, copies], the trace's records as Float64Arrays), or false when
  * memory ran out (nothing is then to be trusted: replay.ts resets).
  */
 static napi_value Replay(napi_env env, napi_callback_info info) {
-  size_t argc = 16;
-  napi_value argv[16];
+  size_t argc = 17;
+  napi_value argv[17];
   CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
-  if (argc != 16) {
-    napi_throw_error(env, NULL, "vcoll_sim: replay takes 16 arguments");
+  if (argc != 17) {
+    napi_throw_error(env, NULL, "vcoll_sim: replay takes 17 arguments");
     return NULL;
   }
   Sim s;
@@ -836,18 +932,19 @@ static napi_value Replay(napi_env env, napi_callback_info info) {
   s.rf = (double *)s.ro;
   s.st = typed(env, argv[2], NULL);
   s.stepBase = typed(env, argv[3], NULL);
-  s.pieceLo = typed(env, argv[4], NULL);
-  s.pieceDst = typed(env, argv[5], NULL);
-  s.pieceSrc = typed(env, argv[6], NULL);
-  s.pieceLen = typed(env, argv[7], NULL);
-  s.pieceShort = typed(env, argv[8], NULL);
-  s.mem = typed(env, argv[9], NULL);
-  double *params = typed(env, argv[10], &nparams);
-  s.node = typed(env, argv[11], NULL);
-  s.ma = typed(env, argv[12], NULL);
-  s.mb = typed(env, argv[13], NULL);
-  s.mg = typed(env, argv[14], NULL);
-  double *out = typed(env, argv[15], &nout);
+  s.sm = typed(env, argv[4], NULL);
+  s.pieceLo = typed(env, argv[5], NULL);
+  s.pieceDst = typed(env, argv[6], NULL);
+  s.pieceSrc = typed(env, argv[7], NULL);
+  s.pieceLen = typed(env, argv[8], NULL);
+  s.pieceShort = typed(env, argv[9], NULL);
+  s.mem = typed(env, argv[10], NULL);
+  double *params = typed(env, argv[11], &nparams);
+  s.node = typed(env, argv[12], NULL);
+  s.ma = typed(env, argv[13], NULL);
+  s.mb = typed(env, argv[14], NULL);
+  s.mg = typed(env, argv[15], NULL);
+  double *out = typed(env, argv[16], &nout);
   /* (a typed array of no elements may have no data: a schedule without operations has no io) */
   if (params == NULL || nparams < P_COUNT || out == NULL || nout < O_COUNT || s.ro == NULL || nro < (size_t)Q * (size_t)params[P_P] ||
       nio < (size_t)I * (size_t)params[P_N]) {

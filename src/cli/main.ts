@@ -132,7 +132,7 @@ export function buildProgram(): Command {
     .option(
       '--algorithm <name>',
       `gatherv, scatterv: ${COMPILED_V_ALGORITHMS.join(' | ')} (default binomial; mpi-native calls the MPI library: not compiled); allgatherv: ${COMPILED_ALLGATHER_ALGORITHMS.join(' | ')} (default ring); the building blocks have one each`,
-      parseChoice('algorithm', [...new Set([...V_ALGORITHMS, ...COMPILED_ALLGATHER_ALGORITHMS, 'pipelined-ring'])]),
+      parseChoice('algorithm', [...new Set([...V_ALGORITHMS, ...COMPILED_ALLGATHER_ALGORITHMS])]),
     )
     .option('--p <n>', 'number of ranks', parseIntegerOption('p', 1), 8)
     .option('--dist <name>', 'block-size distribution (see `vcoll model --help`)', 'random')

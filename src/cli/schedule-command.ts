@@ -83,8 +83,7 @@ export function compileFromOptions(opts: ScheduleCommandOptions): ScheduleReport
   if (opts.root >= opts.p) throw new InvalidArgumentError('--root', `must be < --p (${opts.p}), got ${opts.root}`);
   const algorithm = opts.algorithm ?? defaultScheduleAlgorithm(opts.op);
   if (opts.op === 'allgatherv') {
-    // pipelined-ring is an allgatherv algorithm that is not compiled: compileAllgatherSchedule says why
-    if (!(COMPILED_ALLGATHER_ALGORITHMS as readonly string[]).includes(algorithm) && algorithm !== 'pipelined-ring') {
+    if (!(COMPILED_ALLGATHER_ALGORITHMS as readonly string[]).includes(algorithm)) {
       throw new InvalidArgumentError('--algorithm', `allgatherv is compiled for ${COMPILED_ALLGATHER_ALGORITHMS.join(', ')}, got '${algorithm}'`);
     }
     const counts = blockSizes(parseDistribution(opts.dist, '--dist'), { p: opts.p, b: opts.b, rho: opts.rho, seed: opts.seed });

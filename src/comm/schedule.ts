@@ -89,8 +89,25 @@ export interface ScheduleCombiner {
 
 export interface ScheduleStep {
   readonly ops: readonly ScheduleOp[];
-  /** At most this many operations outstanding (≥ 1). */
+  /** At most this many operations outstanding (≥ 1); with `streams`, per stream. */
   readonly window: number;
+  /**
+   * Optional: the step's operations as concurrent streams — `streams[k]` operations each,
+   * consecutive in `ops`, summing to `ops.length` (without it, one stream of them all). Each
+   * stream is issued in order with at most `window` of its own operations outstanding, the
+   * streams side by side; the step ends when every operation has completed. What a pipeline
+   * needs (Träff et al. 2010's pipelined ring: a receive stream and a send stream, each chunk
+   * sent once it has arrived), which lock-stepped rounds would slow down. All the sends of one
+   * (peer, tag) in a step are in one stream, and all its receives of one (peer, tag): so MPI
+   * matching pairs them in a static order whatever the streams' interleaving.
+   */
+  readonly streams?: readonly number[];
+  /**
+   * Optional (with `streams`), one entry per operation: the index in `ops` of an operation of
+   * an EARLIER stream that must have completed before this one is issued, or −1 (none). Issue
+   * stays in order: a stream waits at an operation whose dependency has not completed.
+   */
+  readonly after?: readonly number[];
 }
 
 /** What a buffer of a schedule is (for printing and checks; the executor binds the bytes). */

@@ -28,6 +28,7 @@
  * operation once).
  */
 import { VcollError } from '../errors.js';
+import { checkStreams } from './streams.js';
 import { type ByteRange, type RankSchedule, type ScheduleOp, type Span, spanBytes, type WorldSchedule } from './types.js';
 
 export type ScheduleProblemKind = 'range' | 'unmatched-send' | 'unmatched-recv' | 'length' | 'deadlock' | 'overlap' | 'shape';
@@ -108,6 +109,8 @@ function checkShape(world: WorldSchedule, problems: ScheduleProblem[]): boolean 
     });
     rs.steps.forEach((st, s) => {
       if (!Number.isSafeInteger(st.window) || st.window < 1) bad(r, `rank ${r} step ${s} has window ${String(st.window)}, not an integer ≥ 1`, s);
+      const streams = checkStreams(st);
+      if (streams !== undefined) bad(r, `rank ${r} step ${s}: ${streams.field} ${streams.message}`, s);
       st.ops.forEach((op, j) => {
         if (op.kind === 'copy') {
           if (op.tag !== undefined && !isNonNegInt(op.tag)) bad(r, `${where(r, s, j)}: copy tag ${String(op.tag)} is not an integer ≥ 0`, s, j);
@@ -372,12 +375,31 @@ function runAbstract(world: WorldSchedule, flat: Flat, problems: ScheduleProblem
       work.push(r);
     }
   };
+  // a step with streams: per stream the next op (step-relative), its end and its outstanding ops
+  const streamState = new Map<number, { next: Int32Array; end: Int32Array; running: Int32Array }>();
+  const streamAt = new Int32Array(n);
   const complete = (g: number): void => {
     completed[g] = 1;
     const r = flat.rank[g];
     outstanding[r]--;
+    const ss = streamState.get(r);
+    if (ss !== undefined) ss.running[streamAt[g]]--;
     done[r]++;
     enqueue(r);
+  };
+  /** Posts operation g of rank r; completes it (and its partner) when it can. */
+  const post = (g: number): void => {
+    posted[g] = 1;
+    outstanding[flat.rank[g]]++;
+    const kind = flat.ops[g].kind;
+    if (kind === 'copy' || kind === 'combine') complete(g);
+    else {
+      const q = flat.partner[g];
+      if (q >= 0 && posted[q] === 1) {
+        complete(g);
+        complete(q);
+      }
+    }
   };
   for (let r = 0; r < p; r++) enqueue(r);
   // `work` grows while it is walked (at most p + one entry per completion)
@@ -388,21 +410,37 @@ function runAbstract(world: WorldSchedule, flat: Flat, problems: ScheduleProblem
     while (step[r] < steps.length) {
       const st = steps[step[r]];
       const base = flat.first[r][step[r]];
-      while (next[r] < st.ops.length && outstanding[r] < st.window) {
-        const g = base + next[r]++;
-        posted[g] = 1;
-        outstanding[r]++;
-        const kind = flat.ops[g].kind;
-        if (kind === 'copy' || kind === 'combine') complete(g);
-        else {
-          const q = flat.partner[g];
-          if (q >= 0 && posted[q] === 1) {
-            complete(g);
-            complete(q);
+      if (st.streams === undefined) {
+        while (next[r] < st.ops.length && outstanding[r] < st.window) post(base + next[r]++);
+      } else {
+        let ss = streamState.get(r);
+        if (ss === undefined) {
+          const m = st.streams.length;
+          ss = { next: new Int32Array(m), end: new Int32Array(m), running: new Int32Array(m) };
+          for (let k = 0, at = 0; k < m; k++) {
+            ss.next[k] = at;
+            for (let c = 0; c < st.streams[k]; c++) streamAt[base + at + c] = k;
+            at += st.streams[k];
+            ss.end[k] = at;
+          }
+          streamState.set(r, ss);
+        }
+        // until no stream can post: a completion (a local op, or a partner posted) may free another
+        for (let progress = true; progress; ) {
+          progress = false;
+          for (let k = 0; k < ss.next.length; k++) {
+            while (ss.next[k] < ss.end[k] && ss.running[k] < st.window) {
+              const d = st.after === undefined ? -1 : st.after[ss.next[k]];
+              if (d >= 0 && completed[base + d] === 0) break;
+              ss.running[k]++;
+              post(base + ss.next[k]++);
+              progress = true;
+            }
           }
         }
       }
       if (done[r] < st.ops.length) break;
+      streamState.delete(r);
       step[r]++;
       next[r] = 0;
       outstanding[r] = 0;
@@ -415,7 +453,8 @@ function runAbstract(world: WorldSchedule, flat: Flat, problems: ScheduleProblem
   const waits = (r: number): number[] => {
     const out: number[] = [];
     const base = flat.first[r][step[r]];
-    for (let j = 0; j < next[r]; j++) if (completed[base + j] === 0) out.push(base + j);
+    const count = world.ranks[r].steps[step[r]].ops.length;
+    for (let j = 0; j < count; j++) if (posted[base + j] === 1 && completed[base + j] === 0) out.push(base + j);
     return out;
   };
   const waitText = (g: number): string => `rank ${flat.rank[g]} step ${flat.step[g]} waits on op ${flat.index[g]} (${opText(flat.ops[g])})`;
@@ -433,8 +472,10 @@ function runAbstract(world: WorldSchedule, flat: Flat, problems: ScheduleProblem
       const after = theirs === undefined ? '' : `, while ${waitText(theirs[0])}`;
       if (flat.step[q] > step[rq]) why = `, which rank ${rq} posts only in step ${flat.step[q]} (op ${flat.index[q]})${after}`;
       else {
-        const w = world.ranks[rq].steps[flat.step[q]].window;
-        why = `, which rank ${rq} posts as op ${flat.index[q]} of its step ${flat.step[q]} only once fewer than ${w} earlier ops are incomplete (window ${w})${after}`;
+        const sq = world.ranks[rq].steps[flat.step[q]];
+        const w = sq.window;
+        const rule = sq.streams === undefined ? `(window ${w})` : `of its stream (window ${w} per stream), and its dependency, if any, has completed`;
+        why = `, which rank ${rq} posts as op ${flat.index[q]} of its step ${flat.step[q]} only once fewer than ${w} earlier ops are incomplete ${rule}${after}`;
       }
     }
     const more = pending.length > 1 ? ` (and ${pending.length - 1} more posted op${pending.length > 2 ? 's' : ''})` : '';

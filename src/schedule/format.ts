@@ -8,6 +8,10 @@
  *         recv ← 1 tag 7  recv[4..8) (4 B)
  *       rank 0: 2 steps, 0 messages sent, 0 B sent
  *
+ * A step of concurrent streams (ScheduleStep.streams) says so in its heading
+ * (`step 1 (window 1 per stream, 2 streams):`), heads each stream (`stream 0 (3 ops):`) and
+ * marks an operation with a dependency (`after op 4`, its index in the step).
+ *
  * Vectored spans are their ranges joined by '+' (`recv[0..4)+recv[8..12)`). Tags of vcoll's
  * collectives (≥ COLLECTIVE_TAG) are printed in hex, user tags in decimal. Ends with the
  * total over all ranks. Cost: O(operations + ranges).
@@ -52,26 +56,44 @@ function formatRank(rs: RankSchedule, lines: string[]): { messages: number; byte
   let messages = 0;
   let bytes = 0;
   rs.steps.forEach((st, s) => {
-    lines.push(`  step ${s} (window ${st.window}):`);
+    const streams = st.streams;
+    lines.push(
+      streams === undefined
+        ? `  step ${s} (window ${st.window}):`
+        : `  step ${s} (window ${st.window} per stream, ${plural(streams.length, 'stream')}):`,
+    );
     if (st.ops.length === 0) lines.push('    (no operations)');
-    for (const op of st.ops) {
+    let stream = 0;
+    let streamEnd = 0;
+    st.ops.forEach((op, j) => {
+      if (streams !== undefined) {
+        while (stream < streams.length && j === streamEnd) {
+          lines.push(`    stream ${stream} (${plural(streams[stream], 'op')}):`);
+          streamEnd += streams[stream++];
+          if (j < streamEnd) break;
+        }
+      }
+      const pad = streams === undefined ? '    ' : '      ';
+      const dep = st.after === undefined || st.after[j] < 0 ? '' : `  after op ${st.after[j]}`;
       if (op.kind === 'copy') {
         const port = op.tag === undefined ? '' : `  through a port, tag ${formatTag(op.tag)}`;
-        lines.push(`    copy ${formatSpan(rs, op.from)} → ${formatSpan(rs, op.to)} (${spanBytes(op.from)} B)${port}`);
-        continue;
+        lines.push(`${pad}copy ${formatSpan(rs, op.from)} → ${formatSpan(rs, op.to)} (${spanBytes(op.from)} B)${port}${dep}`);
+        return;
       }
       if (op.kind === 'combine') {
-        lines.push(`    combine ${formatSpan(rs, op.into)} ⊕= ${formatSpan(rs, op.from)} (${spanBytes(op.from)} B)`);
-        continue;
+        lines.push(`${pad}combine ${formatSpan(rs, op.into)} ⊕= ${formatSpan(rs, op.from)} (${spanBytes(op.from)} B)${dep}`);
+        return;
       }
       const n = spanBytes(op.data);
       const arrow = op.kind === 'send' ? '→' : '←';
-      lines.push(`    ${op.kind} ${arrow} ${op.peer} tag ${formatTag(op.tag)}  ${formatSpan(rs, op.data)} (${n} B)`);
+      lines.push(`${pad}${op.kind} ${arrow} ${op.peer} tag ${formatTag(op.tag)}  ${formatSpan(rs, op.data)} (${n} B)${dep}`);
       if (op.kind === 'send') {
         messages++;
         bytes += n;
       }
-    }
+    });
+    // empty streams after the last operation
+    if (streams !== undefined) for (; stream < streams.length; stream++) if (streams[stream] === 0) lines.push(`    stream ${stream} (0 ops)`);
   });
   lines.push(`  rank ${rs.rank}: ${plural(rs.steps.length, 'step')}, ${plural(messages, 'message')} sent, ${bytes} B sent`);
   return { messages, bytes };

@@ -26,6 +26,7 @@ import type { Communicator, MessageBuffer, Request, Status } from '../comm/commu
 import type { InterCommunicator } from '../comm/intercomm.js';
 import { inOrder, mapRequest } from '../comm/request.js';
 import { forEachPiece } from '../comm/segments.js';
+import { checkStreams } from './streams.js';
 import { CommunicationError, InvalidArgumentError, TruncationError } from '../errors.js';
 import { combineFunction, shiftedTag, type BoundSchedule, type RankSchedule, type RecvOp, type ScheduleOptions, type SendOp, type Span } from './types.js';
 
@@ -100,8 +101,10 @@ function bindOn(
       for (let s = 0; s < steps.length; s++) {
         const ops = steps[s];
         if (ops.length === 0) continue;
-        const window = schedule.steps[s].window;
-        if (window >= ops.length) await allAtOnce(comm, s, ops, recvError, tagShift);
+        const st = schedule.steps[s];
+        const window = st.window;
+        if (st.streams !== undefined) await streamed(comm, s, ops, st.streams, st.after, window, recvError, tagShift);
+        else if (window >= ops.length) await allAtOnce(comm, s, ops, recvError, tagShift);
         else await windowed(comm, s, ops, window, recvError, tagShift);
       }
     },
@@ -195,6 +198,8 @@ function bind(
     if (!Number.isSafeInteger(st.window) || st.window < 1) {
       throw new InvalidArgumentError(`schedule.steps[${s}].window`, `${st.window} is not an integer ≥ 1`, { rank });
     }
+    const streamProblem = checkStreams(st);
+    if (streamProblem !== undefined) throw new InvalidArgumentError(`schedule.steps[${s}].${streamProblem.field}`, streamProblem.message, { rank });
     return st.ops.map((op, j): Bound => {
       const field = `schedule.steps[${s}].ops[${j}]`;
       if (op.kind === 'combine') {
@@ -314,24 +319,87 @@ async function allAtOnce(comm: ScheduleComm, s: number, ops: readonly Bound[], r
   }
 }
 
+/** Operation j's run: its requests started, a promise of its completion (receives checked). */
+function launchOp(comm: ScheduleComm, s: number, j: number, b: Bound, recvError: RecvError, shift: number): PromiseLike<void> {
+  let reqs: Request<unknown>[];
+  try {
+    reqs = start(comm, b, shift);
+  } catch (e) {
+    return Promise.reject(e);
+  }
+  if (reqs.length === 0) return DONE;
+  if (b.kind === 'recv') {
+    return reqs[0].then(
+      (st) => checkStatus(comm, s, j, b, st as Status, recvError),
+      (e: unknown) => {
+        throw mapFailure(b, e, recvError);
+      },
+    );
+  }
+  return comm.waitAll(reqs).then(() => undefined);
+}
+
+/**
+ * A step of concurrent streams (ScheduleStep.streams): each issued in order with at most
+ * `window` of its own operations outstanding, an operation with a dependency (`after`) not
+ * before that one has completed; rejects with the first failure. When an operation completes,
+ * its own stream issues first, then the other streams in order.
+ */
+function streamed(
+  comm: ScheduleComm,
+  s: number,
+  ops: readonly Bound[],
+  streams: readonly number[],
+  after: readonly number[] | undefined,
+  window: number,
+  recvError: RecvError,
+  shift: number,
+): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const n = ops.length;
+    const m = streams.length;
+    const finished = new Uint8Array(n);
+    const next = new Int32Array(m);
+    const end = new Int32Array(m);
+    const running = new Int32Array(m);
+    for (let k = 0, at = 0; k < m; k++) {
+      next[k] = at;
+      at += streams[k];
+      end[k] = at;
+    }
+    let done = 0;
+    let failed = false;
+    const launch = (k: number): void => {
+      while (!failed && next[k] < end[k] && running[k] < window) {
+        const j = next[k];
+        const d = after === undefined ? -1 : after[j];
+        if (d >= 0 && finished[d] === 0) return;
+        next[k]++;
+        running[k]++;
+        launchOp(comm, s, j, ops[j], recvError, shift).then(
+          () => {
+            finished[j] = 1;
+            running[k]--;
+            if (++done === n) {
+              resolve();
+              return;
+            }
+            launch(k);
+            for (let q = 0; q < m; q++) if (q !== k) launch(q);
+          },
+          (e: unknown) => {
+            failed = true;
+            reject(e);
+          },
+        );
+      }
+    };
+    if (n === 0) resolve();
+    else for (let k = 0; k < m; k++) launch(k);
+  });
+}
+
 /** A step with at most `window` operations outstanding (comm/request.ts inOrder); rejects with the first failure. */
 function windowed(comm: ScheduleComm, s: number, ops: readonly Bound[], window: number, recvError: RecvError, shift: number): Promise<void> {
-  return inOrder(ops, window, (b, j): PromiseLike<void> => {
-    let reqs: Request<unknown>[];
-    try {
-      reqs = start(comm, b, shift);
-    } catch (e) {
-      return Promise.reject(e);
-    }
-    if (reqs.length === 0) return DONE;
-    if (b.kind === 'recv') {
-      return reqs[0].then(
-        (st) => checkStatus(comm, s, j, b, st as Status, recvError),
-        (e: unknown) => {
-          throw mapFailure(b, e, recvError);
-        },
-      );
-    }
-    return comm.waitAll(reqs).then(() => undefined);
-  });
+  return inOrder(ops, window, (b, j) => launchOp(comm, s, j, b, recvError, shift));
 }

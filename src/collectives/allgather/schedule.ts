@@ -3,16 +3,15 @@
  * entry. `ring`, `recursive-doubling` and `bruck` run exactly these schedules after their
  * handshake (handshake.ts, program code: ring's and Bruck's first data exchange rides on it, so
  * their schedules start with round 1); the compilers are with their variants — ring.ts
- * (ringSchedule), bruck.ts (bruckSchedule), recursive-doubling.ts (recursiveDoublingSchedule) —
- * on the parts of schedule-parts.ts. Compiling never communicates.
- *
- * `pipelined-ring` is not compiled: its two streams per rank (receives one at a time; sends one
- * at a time, each once its chunk has arrived) depend on each other operation by operation, which
- * steps with windows cannot express without lock-stepping them (slower, other virtual times).
+ * (ringSchedule), bruck.ts (bruckSchedule), recursive-doubling.ts (recursiveDoublingSchedule),
+ * pipelined-ring.ts (pipelinedRingSchedule: one step of two concurrent streams, each send of a
+ * forwarded chunk after its receive) — on the parts of schedule-parts.ts. Compiling never
+ * communicates.
  */
 import type { RankSchedule, WorldSchedule } from '../../comm/schedule.js';
 import { InvalidArgumentError, UnavailableError } from '../../errors.js';
 import { bruckSchedule } from './bruck.js';
+import { pipelinedRingSchedule } from './pipelined-ring.js';
 import { recursiveDoublingSchedule } from './recursive-doubling.js';
 import { ringSchedule } from './ring.js';
 import type { AllgatherRankDescription } from './schedule-parts.js';
@@ -22,7 +21,7 @@ import { allgatherRow } from './variants.js';
 export { recvCapacity, type AllgatherRankDescription } from './schedule-parts.js';
 
 /** The allgather(v) algorithms `compileAllgatherSchedule` compiles. */
-export const COMPILED_ALLGATHER_ALGORITHMS = ['ring', 'recursive-doubling', 'bruck'] as const;
+export const COMPILED_ALLGATHER_ALGORITHMS = ['ring', 'recursive-doubling', 'bruck', 'pipelined-ring'] as const;
 
 export type CompiledAllgatherAlgorithm = (typeof COMPILED_ALLGATHER_ALGORITHMS)[number];
 
@@ -33,7 +32,8 @@ export interface CompileAllgatherOptions {
    * Include ring's and Bruck's first data exchange (which the handshake carries at run time)
    * as step 0, without the fingerprint and on the data tag — the step as it runs without the
    * handshake (basic/allgather.ts) — so that the schedule is the whole data phase (default
-   * false: what runs after the handshake). Recursive doubling's handshake carries no data.
+   * false: what runs after the handshake). The handshakes of recursive doubling and the
+   * pipelined ring carry no data.
    */
   readonly firstStep?: boolean;
 }
@@ -42,6 +42,7 @@ const DEFAULT_TAG: Record<CompiledAllgatherAlgorithm, number> = {
   ring: ALLGATHER_TAGS.ring,
   'recursive-doubling': ALLGATHER_TAGS.recursiveDoubling,
   bruck: ALLGATHER_TAGS.bruck,
+  'pipelined-ring': ALLGATHER_TAGS.pipelinedRing,
 };
 
 function isCompiled(algorithm: string): algorithm is CompiledAllgatherAlgorithm {
@@ -57,6 +58,7 @@ export function compileAllgatherRankSchedule(
 ): RankSchedule {
   if (algorithm === 'ring') return ringSchedule(d, tag, firstStep);
   if (algorithm === 'bruck') return bruckSchedule(d, tag, firstStep);
+  if (algorithm === 'pipelined-ring') return pipelinedRingSchedule(d, tag);
   return recursiveDoublingSchedule(d, tag);
 }
 
@@ -64,8 +66,8 @@ export function compileAllgatherRankSchedule(
  * Every rank's schedule of the data phase of `algorithm` after the handshake (with
  * `options.firstStep`, the whole data phase), for block sizes `bytesPerRank` (bytes) at byte
  * offsets `offsets` in recv (default: prefix sums, i.e. packed).
- * An allgather is the case of equal sizes. `pipelined-ring`, `auto` and unknown names are an
- * UnavailableError; bad sizes or offsets an InvalidArgumentError.
+ * An allgather is the case of equal sizes. `auto` and unknown names are an UnavailableError;
+ * bad sizes or offsets an InvalidArgumentError.
  */
 export function compileAllgatherSchedule(
   algorithm: string,
@@ -78,8 +80,7 @@ export function compileAllgatherSchedule(
     throw new UnavailableError(
       'schedule',
       known
-        ? `${algorithm} is not compiled into schedules: compiled are ${COMPILED_ALLGATHER_ALGORITHMS.join(', ')}` +
-            (algorithm === 'pipelined-ring' ? ' (its send and receive streams depend on each other chunk by chunk)' : '')
+        ? `${algorithm} is not compiled into schedules: compiled are ${COMPILED_ALLGATHER_ALGORITHMS.join(', ')}`
         : `no allgather algorithm named '${algorithm}'${algorithm === 'auto' ? ' (auto: choose the algorithm first)' : ''}`,
     );
   }
@@ -107,5 +108,6 @@ export function compileAllgatherSchedule(
   const ranks: RankSchedule[] = [];
   const first = options.firstStep ?? false;
   for (let rank = 0; rank < p; rank++) ranks.push(compileAllgatherRankSchedule(algorithm, { rank, p, bytes: bytesPerRank, offsets: at }, tag, first));
-  return { label: `allgatherv ${algorithm}${first ? ' (with its first step)' : ''}`, ranks };
+  const withFirst = first && (algorithm === 'ring' || algorithm === 'bruck');
+  return { label: `allgatherv ${algorithm}${withFirst ? ' (with its first step)' : ''}`, ranks };
 }

@@ -8,7 +8,7 @@
  * segment sizes in A, |s_i|·k_A in B) completes the operation with no reordering
  * (plan.ts: segmentedRankPlan). The exchange rounds run as a schedule on the
  * intercommunicator (schedule/run.ts bindInterSchedule: the transport's executor), the final
- * allgatherv as its algorithm's schedule (ring, Bruck) or program (pipelined ring).
+ * allgatherv as its algorithm's schedule (ring, Bruck, the pipelined ring).
  *
  * Cost (α + βm, full duplex): exchange ⌈p/q⌉(α + β·max(k_A, ⌈k_B/⌊p/q⌋⌉)), then the two
  * allgathervs concurrently. When q divides p the blocks are equal and the ring runs:

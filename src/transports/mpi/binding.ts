@@ -141,8 +141,8 @@ export interface MpiBinding {
   /**
    * A schedule (src/comm/schedule.ts) made once in C, every send's and receive's address,
    * count and datatype resolved (native/vcoll_mpi_schedule.c): `code` encodes the steps (endpoint.ts
-   * bindSchedule; combine operations with a built-in operator, COMBINE_OPS / COMBINE_TYPES, run
-   * in C too), `buffers` are the buffers its ranges address (kept alive), `info` (7
+   * bindSchedule; combine operations with a built-in operator, COMBINE_OPS / COMBINE_TYPES, and
+   * steps of concurrent streams run in C too), `buffers` are the buffers its ranges address (kept alive), `info` (7
    * Int32) receives a failure's step, op, peer, tag, error class (0: a receive of another
    * length), bytes received and whether the schedule is unusable now. Returns the handle.
    * Absent from bindings built before it.

@@ -495,11 +495,19 @@ export class MpiEndpoint implements Endpoint {
    * per message) when its operator is a JavaScript function (no `builtin`), names an
    * operator or type the C side does not have, or the binding predates combine operations.
    *
-   * Encoding (Int32Array; native/vcoll_mpi_schedule.c): nsteps, then per step window, nops,
-   * then per operation
+   * Steps of concurrent streams (ScheduleStep.streams, `after`) run in C too, by the rules of
+   * the portable executor (schedule/run.ts `streamed`): each stream started in order with at
+   * most `window` of its own operations outstanding, an operation with a dependency not before
+   * that one has completed; a binding that predates streams (probed once: it refuses the
+   * encoding) declines such a schedule.
+   *
+   * Encoding (Int32Array; native/vcoll_mpi_schedule.c): nsteps, then per step window, nops
+   * (a step of streams: −window, nops, nstreams, the streams' operation counts, then one
+   * dependency per operation: its index in the step or −1), then per operation
    *   send / recv: 0 / 1, comm handle, MPI peer, MPI tag, shiftable (0 / 1), nranges, (buffer, offset, length) * nranges
    *   copy:        2, nfrom, ranges…, nto, ranges…
    *   combine:     3, op (COMBINE_OPS), type (COMBINE_TYPES), ninto, ranges…, nfrom, ranges…
+   * A step without streams is encoded as before streams existed (the same length).
    */
   get bindSchedule():
     | ((ctx: number, worldOf: Int32Array | null, schedule: RankSchedule, buffers: readonly Uint8Array[], options: ScheduleOptions) => EndpointSchedule | undefined)
@@ -530,7 +538,9 @@ export class MpiEndpoint implements Endpoint {
       encoded = cached.code;
       ops = cached.ops;
     } else {
-      ({ encoded, ops } = this.encode(ctx, worldOf, schedule, combine));
+      const made = this.encode(ctx, worldOf, schedule, combine);
+      if (made === undefined) return undefined; // streams, and a binding that predates them
+      ({ encoded, ops } = made);
       this.encodings.set(schedule, { ctx, worldOf, hasCombine: combine !== undefined, combineOp: combine?.op ?? -1, combineType: combine?.type ?? -1, code: encoded, ops });
     }
     const info = new Int32Array(8);
@@ -548,13 +558,16 @@ export class MpiEndpoint implements Endpoint {
     { ctx: number; worldOf: Int32Array | null; hasCombine: boolean; combineOp: number; combineType: number; code: Int32Array; ops: ScheduleOpInfo[] }
   >();
 
-  /** The schedule's encoding for the C side (see bindSchedule) and what each operation is, for errors. */
+  /**
+   * The schedule's encoding for the C side (see bindSchedule) and what each operation is, for
+   * errors; undefined when it has streams and the binding cannot run them (streamsInC).
+   */
   private encode(
     ctx: number,
     worldOf: Int32Array | null,
     schedule: RankSchedule,
     combine: { readonly op: number; readonly type: number } | undefined,
-  ): { encoded: Int32Array; ops: ScheduleOpInfo[] } {
+  ): { encoded: Int32Array; ops: ScheduleOpInfo[] } | undefined {
     const code: number[] = [schedule.steps.length];
     const ranges = (span: Span): void => {
       code.push(span.length);
@@ -564,7 +577,14 @@ export class MpiEndpoint implements Endpoint {
     const ops: ScheduleOpInfo[] = [];
     for (let st = 0; st < schedule.steps.length; st++) {
       const step = schedule.steps[st];
-      code.push(step.window, step.ops.length);
+      const streams = step.streams;
+      if (streams === undefined) code.push(step.window, step.ops.length);
+      else {
+        if (!this.streamsInC()) return undefined;
+        code.push(-step.window, step.ops.length, streams.length, ...streams);
+        const after = step.after;
+        for (let j = 0; j < step.ops.length; j++) code.push(after === undefined ? -1 : after[j]);
+      }
       for (let j = 0; j < step.ops.length; j++) {
         const op = step.ops[j];
         if (op.kind === 'copy') {
@@ -626,6 +646,26 @@ export class MpiEndpoint implements Endpoint {
 
   /** Whether the binding runs combine operations (nativeCombiner's probe; undefined: not probed yet). */
   private combineInC: boolean | undefined;
+
+  /**
+   * Whether the binding runs steps of streams (probed once: one step of one empty stream, which
+   * a binding built before streams refuses as trailing code).
+   */
+  private streamsInC(): boolean {
+    if (this.streamsProbed === undefined) {
+      try {
+        const h = (this.mpi.schedCreate as NonNullable<MpiBinding['schedCreate']>)(Int32Array.of(1, -1, 0, 1, 0), [], new Int32Array(8));
+        this.mpi.schedFree?.(h);
+        this.streamsProbed = true;
+      } catch {
+        this.streamsProbed = false;
+      }
+    }
+    return this.streamsProbed;
+  }
+
+  /** streamsInC's probe (undefined: not probed yet). */
+  private streamsProbed: boolean | undefined;
 
   /** Advances a schedule: 1 done, 0 running, -1 failed (NativeRun). */
   advanceSchedule(handle: number, spinNs: number, tagShift: number): number {
@@ -963,7 +1003,8 @@ class NativeRun implements EndpointSchedule {
 
   waiting(): ScheduleWait | undefined {
     if (this.req === undefined) return undefined;
-    // the first send or receive of the step the run is in (info[1], written by the C side)
+    // the first send or receive of the step the run is in (info[1], written by the C side; in
+    // a step of streams, the first of its operations outstanding)
     for (let o = Math.max(0, this.info[1]); o < this.ops.length; o++) {
       const op = this.ops[o];
       if (op.kind === 'send' || op.kind === 'recv') return { kind: op.kind, peer: op.world, tag: shiftedTag(op.tag, this.shift) };

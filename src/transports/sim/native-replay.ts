@@ -45,6 +45,7 @@ export interface SimAddon {
     ro: Int32Array,
     st: Int32Array,
     stepBase: Int32Array,
+    sm: Int32Array,
     pieceLo: Int32Array,
     pieceDst: Int32Array,
     pieceSrc: Int32Array,

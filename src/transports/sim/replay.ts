@@ -22,6 +22,16 @@
  * channel meets its k-th receive in every run, so a posted operation pairs with its partner
  * once that is posted too.
  *
+ * Steps with concurrent streams (comm/schedule.ts ScheduleStep `streams`, `after`) run as
+ * sim/schedule.ts runs them (schedule/run.ts `streamed`): each stream issued in order with at
+ * most `window` of its own operations outstanding, an operation waiting for its dependency; an
+ * operation's continuation comes as many hops after its completion as a windowed one's (two
+ * after a message, one after a processor copy or combine), issues from its own stream first,
+ * then from the others in index order, and the last one ends the step one hop later. The
+ * streams are laid out once (`sm`, E_STREAM, E_AFTER, ST_STREAM, a negative ST_WINDOW below);
+ * a run only resets their counters. A step without streams takes the path it took before
+ * streams existed (one more test on the windowed path, none on the others).
+ *
  * Cost: O(N log N) to check and lay out N operations; then per message O(1) (matching, the
  * ready queue) plus O(log E) for its events (E pending) and arbitration; per run no
  * allocation. Memory: ~100 bytes per operation and ~80 per rank (plus the data buffers when
@@ -81,9 +91,15 @@ const K_RECV = 1;
 const K_COPY = 2;
 const K_PORT = 3;
 const K_COMBINE = 4;
-// continuations
+// continuations (ready queue codes, see `later`)
+/** A windowed step's operation of rank r completed (payload r). */
 const C_OP = 0;
+/** Rank r's run resumes after its step (payload r). */
 const C_STEP = 1;
+/** A stream step's operation g completed (payload g: the operation, not its rank). */
+const C_SOP = 2;
+/** Payloads of the ready queue are below this (an entry is payload · 8 + (hops − 1) · 4 + code, an Int32Array element). */
+const PAYLOAD_MAX = 2 ** 28;
 /**
  * Bytes up to which a copy is a loop rather than copyWithin (a call into the runtime, ~25 ns
  * on the 2-core machine, about the time of a 20-byte loop). sim.ts copies a message of up to
@@ -110,10 +126,18 @@ const E_PARTNER = 4;
 /** Links in a rank's list of transfers waiting for ports. */
 const E_QPREV = 5;
 const E_QNEXT = 6;
+/** On block g of an operation of a stream step: its stream (index into `sm`); −1 in a step without streams. */
+const E_STREAM = 7;
+/** On block g of an operation of a stream step: the operation it waits for (`after`, as an operation index), or −1. */
+const E_AFTER = 8;
 /** A transfer's state: IDLE, POSTED (visible, its partner not yet), STARTED, or its entry in the waiting arrays (≥ 0). */
 const E_STATE = 9;
-/** On block g: engine operations of schedule operation g outstanding. */
+/**
+ * On block g: engine operations of schedule operation g outstanding; in a stream step DONE
+ * once its continuation has run (schedule/run.ts `finished`), until the step starts again.
+ */
 const S_CUR = 10;
+const DONE = -1;
 /** Offset in the arena of the operation's one range (-1: several ranges, `bufs` has its view). */
 const E_OFF = 11;
 /** In `fo` (stride I / 2): match order, transfer start. */
@@ -134,7 +158,7 @@ const Q_NEXT = 3;
 const Q_RUNNING = 4;
 const Q_DONE = 5;
 const Q_UNFINISHED = 6;
-/** ISSUING | WINDOWED | DIRTY. */
+/** ISSUING | WINDOWED | DIRTY | STREAMED. */
 const Q_FLAGS = 7;
 const Q_WSIZE = 8;
 const Q_RUNS = 9;
@@ -146,12 +170,26 @@ const Q_PTAIL = 13;
 const R_CLOCK = 7;
 /** Per step s, at 4s of `st`. */
 const ST_LO = 0;
+/** Its window; −window for a step with streams (whatever its window: so nextStep tells them apart on its windowed path). */
 const ST_WINDOW = 1;
 /** 1: the step has an operation with a request (anything but a processor copy or combine). */
 const ST_REQS = 2;
+/** Its first stream in `sm`: its streams are [ST_STREAM of s, ST_STREAM of s + 1) (none: a step without streams). */
+const ST_STREAM = 3;
 const ISSUING = 1;
 const WINDOWED = 2;
 const DIRTY = 4;
+/** The current step has streams (WINDOWED is set too). */
+const STREAMED = 8;
+
+/** Per stream x (of every stream step of every rank, in order), at SM·x of `sm`. */
+const SM = 4;
+/** Its operations are [SM_START, SM_END) (static). */
+const SM_START = 0;
+const SM_END = 1;
+/** Its next operation to issue, and its operations issued whose continuation has not run (per run of the step). */
+const SM_NEXT = 2;
+const SM_RUNNING = 3;
 
 /**
  * Replays `world` (checked first: a schedule with problems is an InvalidArgumentError listing
@@ -329,10 +367,13 @@ class Replay {
   private readonly combineFns: (() => void)[] = [];
   /**
    * Steps: rank r's are [stepBase[r], stepBase[r + 1]); step s at 4s of `st` (one block):
-   * ST_LO (its operations are [ST_LO of s, ST_LO of s + 1)), ST_WINDOW, ST_REQS.
+   * ST_LO (its operations are [ST_LO of s, ST_LO of s + 1)), ST_WINDOW (negative: the step has
+   * streams), ST_REQS, ST_STREAM.
    */
   private readonly stepBase: Int32Array;
   private readonly st: Int32Array;
+  /** The streams of the stream steps, SM per stream (empty without any). */
+  private readonly sm: Int32Array;
   private readonly ro: Int32Array;
   /** The ranks' clocks, in their blocks of `ro` (R_CLOCK). */
   private readonly rf: Float64Array;
@@ -402,15 +443,21 @@ class Replay {
     this.tracing = trace;
     let n = 0;
     let nSteps = 0;
+    let nStreams = 0;
     let ports = false;
     for (const rs of world.ranks) {
       nSteps += rs.steps.length;
       for (const st of rs.steps) {
         n += st.ops.length;
+        if (st.streams !== undefined) nStreams += st.streams.length;
         if (!ports) for (const op of st.ops) if (op.kind === 'copy' && op.tag !== undefined) ports = true;
       }
     }
+    if (nStreams > 0 && n >= PAYLOAD_MAX) {
+      throw new UnavailableError('replay-streams', `the schedule replay runs schedules with concurrent streams of fewer than 2^28 operations ('${world.label}' has ${n})`);
+    }
     this.n = n;
+    this.sm = new Int32Array(SM * nStreams);
     const ne = ports ? 2 * n : n;
     this.io = new Int32Array(I * ne);
     this.fo = new Float64Array(this.io.buffer);
@@ -430,6 +477,7 @@ class Replay {
     let nativeBlock = '';
     let g = 0;
     let s = 0;
+    let x = 0;
     for (let r = 0; r < p; r++) {
       const rs: RankSchedule = world.ranks[r];
       const bufs = data ? bound.views[r] : [];
@@ -439,15 +487,30 @@ class Replay {
       this.stepBase[r] = s;
       for (const st of rs.steps) {
         this.st[4 * s + ST_LO] = g;
-        // an integer ≥ 1 (checked); a window of 2^31 or more covers every step
-        this.st[4 * s + ST_WINDOW] = Math.min(st.window, 0x7fffffff);
+        // an integer ≥ 1 (checked); a window of 2^31 or more covers every step; negated for a step with streams
+        this.st[4 * s + ST_WINDOW] = (st.streams === undefined ? 1 : -1) * Math.min(st.window, 0x7fffffff);
         this.st[4 * s + ST_REQS] = st.ops.some((op) => (op.kind !== 'copy' && op.kind !== 'combine') || (op.kind === 'copy' && op.tag !== undefined)) ? 1 : 0;
+        this.st[4 * s + ST_STREAM] = x;
         s++;
+        const first = g;
+        const after = st.after;
+        // the step's streams (checked: schedule/streams.ts), each operation's stream and dependency below
+        const streams = st.streams;
+        let sx = x;
+        if (streams !== undefined) x = this.layStreams(x, g, streams);
         for (const op of st.ops) {
           const at = I * g;
           this.pieceLo[g] = pieceDst.length;
           io[at + E_RANK] = r;
           io[at + E_STATE] = IDLE;
+          if (streams === undefined) {
+            io[at + E_STREAM] = io[at + E_AFTER] = -1;
+          } else {
+            while (this.sm[SM * sx + SM_END] <= g) sx++;
+            io[at + E_STREAM] = sx;
+            const d = after === undefined ? -1 : after[g - first];
+            io[at + E_AFTER] = d < 0 ? -1 : first + d;
+          }
           if (op.kind === 'send' || op.kind === 'recv') {
             const send = op.kind === 'send';
             io[at + E_KIND] = send ? K_SEND : K_RECV;
@@ -511,6 +574,7 @@ class Replay {
     }
     this.stepBase[p] = s;
     this.st[4 * s + ST_LO] = g;
+    this.st[4 * s + ST_STREAM] = x;
     this.pieceLo[n] = pieceDst.length;
     this.pieceDst = Int32Array.from(pieceDst);
     this.pieceSrc = Int32Array.from(pieceSrc);
@@ -532,6 +596,19 @@ class Replay {
     if (engine === 'native' && this.native === undefined) {
       throw new UnavailableError('sim-native', `the native replay cannot run this schedule: ${nativeBlock || simAddonMissing()}`);
     }
+  }
+
+  /** Lays out in `sm`, from stream x on, the streams of a step whose first operation is g; returns the next free stream. */
+  private layStreams(x: number, g: number, streams: readonly number[]): number {
+    const sm = this.sm;
+    let at = g;
+    for (const count of streams) {
+      sm[SM * x + SM_START] = at;
+      at += count;
+      sm[SM * x + SM_END] = at;
+      x++;
+    }
+    return x;
   }
 
   /** The model's formula in the C loop's parameters. */
@@ -577,6 +654,7 @@ class Replay {
         this.ro,
         this.st,
         this.stepBase,
+        this.sm,
         this.pieceLo,
         this.pieceDst,
         this.pieceSrc,
@@ -745,15 +823,21 @@ class Replay {
     ro[at + Q_HI] = hi;
     const n = hi - first;
     const w = st[4 * s + ST_WINDOW];
-    const windowed = w < n;
-    ro[at + Q_FLAGS] = windowed ? ro[at + Q_FLAGS] | WINDOWED : ro[at + Q_FLAGS] & ~WINDOWED;
-    ro[at + Q_WSIZE] = windowed ? w : n;
-    if (windowed) {
+    if (w < n) {
+      // (a step with streams has a negative window: one test on the windowed path only)
+      if (w < 0) {
+        this.startStreams(r, s, -w);
+        return;
+      }
+      ro[at + Q_FLAGS] = (ro[at + Q_FLAGS] & ~STREAMED) | WINDOWED;
+      ro[at + Q_WSIZE] = w;
       ro[at + Q_RUNNING] = 0;
       ro[at + Q_DONE] = 0;
       this.launch(r);
       return;
     }
+    ro[at + Q_FLAGS] &= ~(WINDOWED | STREAMED);
+    ro[at + Q_WSIZE] = n;
     ro[at + Q_UNFINISHED] = n;
     ro[at + Q_FLAGS] |= ISSUING;
     while (ro[at + Q_NEXT] < hi) this.issue(r, ro[at + Q_NEXT]++);
@@ -768,11 +852,75 @@ class Replay {
     while (ro[at + Q_NEXT] < hi && ro[at + Q_RUNNING] < ro[at + Q_WSIZE]) this.issue(r, ro[at + Q_NEXT]++);
   }
 
-  private localDone(r: number): void {
+  /**
+   * Starts rank r's step s, which has streams: each stream from its first operation, at most
+   * `window` outstanding per stream, every operation not done; then each stream issues, in
+   * index order (sim/schedule.ts startStreams).
+   */
+  private startStreams(r: number, s: number, window: number): void {
+    const ro = this.ro;
+    const io = this.io;
+    const sm = this.sm;
+    const st = this.st;
     const at = Q * r;
-    if ((this.ro[at + Q_FLAGS] & WINDOWED) !== 0) {
+    ro[at + Q_FLAGS] |= WINDOWED | STREAMED;
+    ro[at + Q_WSIZE] = window;
+    ro[at + Q_DONE] = 0;
+    // issued from the streams, not in order: a deadlock report looks at every operation
+    ro[at + Q_NEXT] = ro[at + Q_HI];
+    for (let g = ro[at + Q_LO]; g < ro[at + Q_HI]; g++) io[I * g + S_CUR] = 0;
+    const x0 = st[4 * s + ST_STREAM];
+    const x1 = st[4 * s + 4 + ST_STREAM];
+    for (let x = x0; x < x1; x++) {
+      sm[SM * x + SM_NEXT] = sm[SM * x + SM_START];
+      sm[SM * x + SM_RUNNING] = 0;
+    }
+    for (let x = x0; x < x1; x++) this.launchStream(r, x);
+  }
+
+  /** Rank r issues from stream x while it has fewer than `window` outstanding and its next operation's dependency (if any) is done. */
+  private launchStream(r: number, x: number): void {
+    const sm = this.sm;
+    const io = this.io;
+    const end = sm[SM * x + SM_END];
+    const w = this.ro[Q * r + Q_WSIZE];
+    while (sm[SM * x + SM_NEXT] < end && sm[SM * x + SM_RUNNING] < w) {
+      const g = sm[SM * x + SM_NEXT];
+      const d = io[I * g + E_AFTER];
+      if (d >= 0 && io[I * d + S_CUR] !== DONE) return;
+      sm[SM * x + SM_NEXT] = g + 1;
+      sm[SM * x + SM_RUNNING]++;
+      this.issue(r, g);
+    }
+  }
+
+  /** The continuation of stream operation g (sim/schedule.ts streamOpDone): its stream issues first, then the others in index order; the last ends the step. */
+  private streamOpDone(g: number): void {
+    const io = this.io;
+    const ro = this.ro;
+    const r = io[I * g + E_RANK];
+    const at = Q * r;
+    io[I * g + S_CUR] = DONE;
+    const x = io[I * g + E_STREAM];
+    this.sm[SM * x + SM_RUNNING]--;
+    if (++ro[at + Q_DONE] === ro[at + Q_HI] - ro[at + Q_LO]) {
+      this.later(r, 1, C_STEP);
+      return;
+    }
+    this.launchStream(r, x);
+    const s = ro[at + Q_STEP];
+    const x1 = this.st[4 * s + 4 + ST_STREAM];
+    for (let y = this.st[4 * s + ST_STREAM]; y < x1; y++) if (y !== x) this.launchStream(r, y);
+  }
+
+  /** Processor copy or combine g of rank r done as issued: in a windowed step its continuation one hop later, else one fewer unfinished. */
+  private localDone(r: number, g: number): void {
+    const at = Q * r;
+    const flags = this.ro[at + Q_FLAGS];
+    if ((flags & WINDOWED) !== 0) {
       this.ro[at + Q_RUNNING]++;
-      this.later(r, 1, C_OP);
+      if ((flags & STREAMED) === 0) this.later(r, 1, C_OP);
+      else this.later(g, 1, C_SOP);
     } else {
       this.ro[at + Q_UNFINISHED]--;
     }
@@ -785,7 +933,7 @@ class Replay {
     if (k === K_COMBINE) {
       io[at + S_CUR] = 0;
       if (this.data) this.combineFns[g]();
-      this.localDone(r);
+      this.localDone(r, g);
       return;
     }
     if (k === K_COPY) {
@@ -802,7 +950,7 @@ class Replay {
         }
         this.chargeCopy(r, m);
       }
-      this.localDone(r);
+      this.localDone(r, g);
       return;
     }
     this.ro[Q * r + Q_RUNNING]++;
@@ -823,29 +971,37 @@ class Replay {
     const r = io[I * g + E_RANK];
     const at = Q * r;
     const flags = this.ro[at + Q_FLAGS];
-    if ((flags & WINDOWED) !== 0) this.later(r, 2, C_OP);
-    else if (--this.ro[at + Q_UNFINISHED] === 0 && (flags & ISSUING) === 0) this.later(r, 2, C_STEP);
+    if ((flags & WINDOWED) !== 0) {
+      if ((flags & STREAMED) === 0) this.later(r, 2, C_OP);
+      else this.later(g, 2, C_SOP);
+    } else if (--this.ro[at + Q_UNFINISHED] === 0 && (flags & ISSUING) === 0) this.later(r, 2, C_STEP);
   }
 
-  private hop(r: number, code: number): void {
+  /** Continuation `code` of `payload` (a rank; an operation for C_SOP). */
+  private hop(payload: number, code: number): void {
     if (code === C_OP) {
       const ro = this.ro;
-      const at = Q * r;
+      const at = Q * payload;
       ro[at + Q_RUNNING]--;
-      if (++ro[at + Q_DONE] === ro[at + Q_HI] - ro[at + Q_LO]) this.later(r, 1, C_STEP);
-      else this.launch(r);
+      if (++ro[at + Q_DONE] === ro[at + Q_HI] - ro[at + Q_LO]) this.later(payload, 1, C_STEP);
+      else this.launch(payload);
       return;
     }
-    this.nextStep(r);
+    if (code === C_SOP) this.streamOpDone(payload);
+    else this.nextStep(payload);
   }
 
   /**
-   * Queues rank r's continuation `code` after `hops` (1 or 2) turns of the ready queue; an
-   * entry is one integer, (r · 8 + hops · 2 + code).
+   * Queues continuation `code` of `payload` (a rank; an operation for C_SOP) after `hops` (1
+   * or 2) turns of the ready queue; an entry is one integer, payload · 8 + (hops − 1) · 4 + code.
    */
-  private later(r: number, hops: number, code: number): void {
+  private later(payload: number, hops: number, code: number): void {
+    this.queue(payload * 8 + (hops - 1) * 4 + code);
+  }
+
+  private queue(x: number): void {
     if (this.readyTail - this.readyHead === this.ready.length) this.growReady();
-    this.ready[this.readyTail++ & (this.ready.length - 1)] = r * 8 + hops * 2 + code;
+    this.ready[this.readyTail++ & (this.ready.length - 1)] = x;
   }
 
   private growReady(): void {
@@ -861,8 +1017,8 @@ class Replay {
     while (this.readyHead < this.readyTail) {
       const x = this.ready[this.readyHead++ & (this.ready.length - 1)];
       // one hop left: run it; two: queue it again with one
-      if ((x & 6) === 4) this.later(x >> 3, 1, x & 1);
-      else this.hop(x >> 3, x & 1);
+      if ((x & 4) !== 0) this.queue(x - 4);
+      else this.hop(x >> 3, x & 3);
     }
     this.readyHead = this.readyTail = 0;
   }
@@ -1206,7 +1362,7 @@ class Replay {
       const waits: string[] = [];
       if (!finished) {
         for (let g = this.ro[at + Q_LO]; g < this.ro[at + Q_NEXT]; g++) {
-          if (io[I * g + S_CUR] === 0) continue;
+          if (io[I * g + S_CUR] <= 0) continue;
           const kind = io[I * g + E_KIND];
           const what = kind === K_SEND ? `send to ${io[I * g + E_PEER]}` : kind === K_RECV ? `recv from ${io[I * g + E_PEER]}` : 'copy to itself';
           waits.push(`${what} tag ${this.tags[g]} (step ${step - this.stepBase[r]} op ${g - this.ro[at + Q_LO]})`);

@@ -26,7 +26,18 @@
  *   fails the run;
  * - operation j of a step is issued once fewer than `window` of the step's earlier operations
  *   are unfinished (comm/request.ts `inOrder`); a step whose window covers its operations
- *   posts them all and checks its receives' lengths, in order, once all have completed.
+ *   posts them all and checks its receives' lengths, in order, once all have completed;
+ * - a step with concurrent streams (ScheduleStep `streams`, `after`; schedule/run.ts
+ *   `streamed`, whatever its window) issues each stream in order with at most `window` of
+ *   its own operations outstanding, an operation whose `after` has not completed holding its
+ *   stream there; an operation's continuation (the hops of a windowed one: two after a
+ *   message's completion, one after a processor copy or combine) marks it completed, frees its
+ *   stream's slot and issues from its own stream first, then from every other stream in index
+ *   order; the continuation of the step's last operation ends the step (the run resumes one
+ *   hop later). Per stream step, bound once: where each stream starts, each operation's
+ *   stream and its dependency, all relative to the step (StreamLayout); per run only counters
+ *   (sNext, sRunning, sFinished), so a run allocates nothing more. A stream operation's
+ *   continuation is the ready queue's code C_SOP + its index in the step.
  */
 import { endpointCtx } from '../../comm/agree.js';
 import { badTag } from '../../comm/group.js';
@@ -50,8 +61,11 @@ const K_COMBINE = 4;
 const C_OP = 0;
 const C_STEP = 1;
 const C_FAIL = 2;
+/** A stream step's operation j (its index in the step) completed: code C_SOP + j. */
+const C_SOP = 3;
 
 const EMPTY = new Uint8Array(0);
+const EMPTY_I32 = new Int32Array(0);
 /** A processor copy of at most this many bytes is a loop (see SimSchedule.pieceShort). */
 const SHORT_COPY = 16;
 
@@ -72,6 +86,16 @@ const T_WINDOW = 1;
 const T_REQS = 2;
 /** No failure pending. */
 const NONE: unique symbol = Symbol('none');
+
+/** A step with streams as bound (indices relative to the step's first operation). */
+interface StreamLayout {
+  /** Stream k's operations are [starts[k], starts[k + 1]); m + 1 entries. */
+  readonly starts: Int32Array;
+  /** Per operation: its stream. */
+  readonly of: Int32Array;
+  /** Per operation: the operation it waits for, or −1; null when the step has no `after`. */
+  readonly after: Int32Array | null;
+}
 
 export class SimSchedule implements EndpointSchedule, OpOwner, SimTask {
   // What a completion reads comes first (V8 lays fields out in declaration order): a
@@ -98,6 +122,8 @@ export class SimSchedule implements EndpointSchedule, OpOwner, SimTask {
   private issuing = false;
   private windowed = false;
   private windowSize = 0;
+  /** A stream step: its layout (windowed is true then; null for any other step). */
+  private layout: StreamLayout | null = null;
   private error: unknown = NONE;
   /**
    * The current step's operations' state, operation i at 2(i − lo) (only the current step's
@@ -149,6 +175,13 @@ export class SimSchedule implements EndpointSchedule, OpOwner, SimTask {
   private readonly recvError: ScheduleOptions['recvError'];
   /** The schedule's (communicator) rank, for error texts. */
   private readonly commRank: number;
+  /** Per step: its StreamLayout, undefined without streams; null when no step has streams. */
+  private readonly layouts: (StreamLayout | undefined)[] | null = null;
+  /** A stream step, per stream: its next operation (relative to the step), its operations outstanding (portable `next`, `running`). */
+  private sNext: Int32Array = EMPTY_I32;
+  private sRunning: Int32Array = EMPTY_I32;
+  /** A stream step, per operation: 1 once its continuation has run (portable `finished`). */
+  private sFinished: Uint8Array = EMPTY;
 
   constructor(
     sim: Simulation,
@@ -182,6 +215,19 @@ export class SimSchedule implements EndpointSchedule, OpOwner, SimTask {
       lo += steps[s].ops.length;
     }
     this.sd[steps.length * T + T_LO] = n;
+    if (steps.some((st) => st.streams !== undefined)) {
+      this.layouts = steps.map((st) => (st.streams === undefined ? undefined : streamLayout(st.streams, st.after, st.ops.length)));
+      let streams = 0;
+      let ops = 0;
+      for (const st of steps) {
+        if (st.streams === undefined) continue;
+        if (st.streams.length > streams) streams = st.streams.length;
+        if (st.ops.length > ops) ops = st.ops.length;
+      }
+      this.sNext = new Int32Array(streams);
+      this.sRunning = new Int32Array(streams);
+      this.sFinished = new Uint8Array(ops);
+    }
     const tpl = new Int32Array(n);
     const index = new Map<ScheduleOp, number>();
     let i = 0;
@@ -295,12 +341,22 @@ export class SimSchedule implements EndpointSchedule, OpOwner, SimTask {
 
   waiting(): ScheduleWait | undefined {
     if (this.req === null) return undefined;
-    for (let i = this.lo; i < this.next; i++) {
-      if (this.cur[2 * (i - this.lo)] === 0) continue;
-      const at = this.opAt(i) * S;
-      return { kind: this.d[at + D_KIND] === K_SEND ? 'send' : 'recv', peer: this.d[at + D_PEER], tag: this.d[at + D_TAG] + this.d[at + D_SHIFT] * this.shift };
+    const layout = this.layout;
+    if (layout !== null) {
+      // the issued operations of each stream, in operation order
+      for (let k = 0; k + 1 < layout.starts.length; k++) {
+        for (let j = layout.starts[k]; j < this.sNext[k]; j++) if (this.cur[2 * j] !== 0) return this.waitOf(this.lo + j);
+      }
+      return undefined;
     }
+    for (let i = this.lo; i < this.next; i++) if (this.cur[2 * (i - this.lo)] !== 0) return this.waitOf(i);
     return undefined;
+  }
+
+  /** What operation i (outstanding) waits for. */
+  private waitOf(i: number): ScheduleWait {
+    const at = this.opAt(i) * S;
+    return { kind: this.d[at + D_KIND] === K_SEND ? 'send' : 'recv', peer: this.d[at + D_PEER], tag: this.d[at + D_TAG] + this.d[at + D_SHIFT] * this.shift };
   }
 
   /*
@@ -309,7 +365,8 @@ export class SimSchedule implements EndpointSchedule, OpOwner, SimTask {
    * operation's completion reaches inOrder two hops later (one for a processor copy, whose
    * promise is settled), the end of a windowed step the run one hop after that; a step all
    * at once resumes the run two hops after its last completion (its waitAll, then allAtOnce
-   * returning), one when it made no request.
+   * returning), one when it made no request. A stream step's operation completes as a
+   * windowed one (C_SOP + j instead of C_OP: its continuation needs to know which).
    */
 
   hop(code: number, run: number): void {
@@ -322,6 +379,10 @@ export class SimSchedule implements EndpointSchedule, OpOwner, SimTask {
       this.running--;
       if (++this.done === this.hi - this.lo) this.sim.later(this, 1, C_STEP, run);
       else this.launch();
+      return;
+    }
+    if (code >= C_SOP) {
+      this.streamOpDone(code - C_SOP);
       return;
     }
     // C_STEP: the run resumes after a step
@@ -352,6 +413,14 @@ export class SimSchedule implements EndpointSchedule, OpOwner, SimTask {
     this.hi = d[at + T + T_LO] | 0;
     const n = this.hi - lo;
     const w = d[at + T_WINDOW];
+    if (this.layouts !== null) {
+      const layout = this.layouts[s];
+      this.layout = layout ?? null;
+      if (layout !== undefined) {
+        this.startStreams(layout, n, w);
+        return;
+      }
+    }
     this.windowed = w < n;
     // running < w ⇔ running < ⌈w⌉ for an integer count
     this.windowSize = this.windowed ? Math.ceil(w) | 0 : n;
@@ -374,14 +443,66 @@ export class SimSchedule implements EndpointSchedule, OpOwner, SimTask {
     while (this.next < hi && this.running < this.windowSize) if (!this.issue(this.next++)) return;
   }
 
+  /** Starts a step of `n` operations with streams (`layout`), at most `window` outstanding per stream: each stream issues, in index order. */
+  private startStreams(layout: StreamLayout, n: number, window: number): void {
+    this.windowed = true;
+    this.windowSize = window;
+    this.done = 0;
+    const m = layout.starts.length - 1;
+    for (let k = 0; k < m; k++) {
+      this.sNext[k] = layout.starts[k];
+      this.sRunning[k] = 0;
+    }
+    this.sFinished.fill(0, 0, n);
+    for (let k = 0; k < m; k++) if (!this.launchStream(k)) return;
+  }
+
+  /**
+   * Issues from stream k while it has fewer than `window` operations outstanding and its
+   * next operation's dependency (if any) has completed; false when the run has failed
+   * (nothing more to issue).
+   */
+  private launchStream(k: number): boolean {
+    const layout = this.layout as StreamLayout;
+    const end = layout.starts[k + 1];
+    const after = layout.after;
+    const lo = this.lo;
+    while (this.sNext[k] < end && this.sRunning[k] < this.windowSize) {
+      const j = this.sNext[k];
+      if (after !== null) {
+        const dep = after[j];
+        if (dep >= 0 && this.sFinished[dep] === 0) return true;
+      }
+      this.sNext[k] = j + 1;
+      this.sRunning[k]++;
+      if (!this.issue(lo + j)) return false;
+    }
+    return true;
+  }
+
+  /** The continuation of a stream step's operation j: its stream issues first, then the others in index order; the last ends the step. */
+  private streamOpDone(j: number): void {
+    const layout = this.layout as StreamLayout;
+    this.sFinished[j] = 1;
+    const k = layout.of[j];
+    this.sRunning[k]--;
+    if (++this.done === this.hi - this.lo) {
+      this.sim.later(this, 1, C_STEP, this.run);
+      return;
+    }
+    if (!this.launchStream(k)) return;
+    const m = layout.starts.length - 1;
+    for (let q = 0; q < m; q++) if (q !== k && !this.launchStream(q)) return;
+  }
+
   /**
    * A local operation (processor copy, combine) done as issued: in a windowed step its
    * continuation one hop later (the portable executor's settled promise), else one fewer unfinished.
    */
-  private localDone(): void {
+  private localDone(j: number): void {
     if (this.windowed) {
       this.running++;
-      this.sim.later(this, 1, C_OP, this.run);
+      this.sim.later(this, 1, this.layout === null ? C_OP : C_SOP + j, this.run);
     } else {
       this.unfinished--;
     }
@@ -406,7 +527,7 @@ export class SimSchedule implements EndpointSchedule, OpOwner, SimTask {
         sim.later(this, 1, C_FAIL, this.run);
         return false;
       }
-      this.localDone();
+      this.localDone(j);
       return true;
     }
     if (k === K_COPY) {
@@ -420,7 +541,7 @@ export class SimSchedule implements EndpointSchedule, OpOwner, SimTask {
         else dst.set(src);
         sim.chargeCopy(rank, m);
       }
-      this.localDone();
+      this.localDone(j);
       return true;
     }
     this.running++;
@@ -454,7 +575,7 @@ export class SimSchedule implements EndpointSchedule, OpOwner, SimTask {
     if (this.windowed) {
       const at = this.opAt(i) * S;
       if (this.d[at + D_KIND] === K_RECV && bytes !== this.d[at + D_LEN] && this.error === NONE) this.error = this.shortError(i, bytes);
-      this.sim.later(this, 2, C_OP, run);
+      this.sim.later(this, 2, this.layout === null ? C_OP : C_SOP + j, run);
     } else if (--this.unfinished === 0 && !this.issuing) {
       this.sim.later(this, 2, C_STEP, run);
     }
@@ -525,4 +646,18 @@ export class SimSchedule implements EndpointSchedule, OpOwner, SimTask {
     this.sim.activate(this, false);
     this.sim.settle(req as OpRequest<unknown>, failed, value);
   }
+}
+
+/** The StreamLayout of a step of `n` operations with `streams` and `after` (validated: schedule/streams.ts). */
+function streamLayout(streams: readonly number[], after: readonly number[] | undefined, n: number): StreamLayout {
+  const m = streams.length;
+  const starts = new Int32Array(m + 1);
+  const of = new Int32Array(n);
+  for (let k = 0, at = 0; k < m; k++) {
+    starts[k] = at;
+    of.fill(k, at, at + streams[k]);
+    at += streams[k];
+    starts[k + 1] = at;
+  }
+  return { starts, of, after: after === undefined ? null : Int32Array.from(after) };
 }

@@ -18,6 +18,20 @@
  * pump. One request per run, a promise only if it is awaited; nothing else is allocated once
  * the endpoint's pools are warm.
  *
+ * A step with concurrent streams (comm/schedule.ts ScheduleStep `streams`, `after`; validated
+ * by schedule/run.ts bindSchedule, schedule/streams.ts) has its own branch and state (per
+ * stream: the next operation to issue, how many of its own are outstanding), so steps without
+ * streams run exactly as above. The run issues the streams in index order, each in order while
+ * fewer than `window` of its own operations are outstanding and the next one's dependency (an
+ * operation of an earlier stream) has completed, else that stream waits there; passes over the
+ * streams repeat while one issues anything (an operation completed at once — a plain copy, a
+ * combine, a send straight into the ring, a receive of a message already there — may let a
+ * later stream go, and the issuing may have moved messages for earlier streams). A completion
+ * reported by the progress loop resumes the run at the loop's next turn, as above. So the
+ * order of issue within a stream, the per-stream window and the dependencies are the portable
+ * executor's (schedule/run.ts `streamed`); only the interleaving of the streams differs (there,
+ * each completion is a promise hop; the simulator's executor reproduces those).
+ *
  * Results as the portable executor's (schedule/run.ts): a receive of another length than its
  * span fails the run with `options.recvError(peer, tag, expected, got, undefined)` or the same
  * CommunicationError text; a longer message with the endpoint's TruncationError (through
@@ -83,6 +97,22 @@ export class ThreadsSchedule implements EndpointSchedule, ScheduleOwner {
   private readonly stepWindow: Float64Array;
   private readonly steps: number;
 
+  // Steps with streams (ScheduleStep.streams; empty arrays when the schedule has none).
+  /** Per step: where its streams' bounds start in `streamBounds`, −1 for a step without streams. */
+  private readonly streamsAt: Int32Array;
+  /** Per step: its number of streams. */
+  private readonly streamCount: Int32Array;
+  /** Stream q of the step at a = streamsAt[s] is operations [streamBounds[a + q], streamBounds[a + q + 1]). */
+  private readonly streamBounds: Int32Array;
+  /** Per operation of a step with streams: its stream (index in its step). */
+  private readonly streamOf: Int32Array;
+  /** Per operation of a step with streams: the operation (index k) it is issued after, or −1. */
+  private readonly afterOf: Int32Array;
+  /** Per stream of the current step: its next operation, its end, its operations outstanding. */
+  private readonly sNext: Int32Array;
+  private readonly sEnd: Int32Array;
+  private readonly sRunning: Int32Array;
+
   // The current run.
   private run = 0;
   /** This run's tag shift. */
@@ -100,6 +130,8 @@ export class ThreadsSchedule implements EndpointSchedule, ScheduleOwner {
   private driving = false;
   /** Queued in the endpoint's ready schedules. */
   private queued = false;
+  /** The current step has streams (advanceStreams runs it). */
+  private streamed = false;
 
   constructor(ep: ThreadsEndpoint, ctx: number, worldOf: Int32Array | null, schedule: RankSchedule, buffers: readonly Uint8Array[], options: ScheduleOptions) {
     this.ep = ep;
@@ -121,11 +153,45 @@ export class ThreadsSchedule implements EndpointSchedule, ScheduleOwner {
     this.steps = schedule.steps.length;
     this.stepStart = new Int32Array(this.steps + 1);
     this.stepWindow = new Float64Array(this.steps);
+    this.streamsAt = new Int32Array(this.steps).fill(-1);
+    this.streamCount = new Int32Array(this.steps);
+    let bounds = 0;
+    let widest = 0;
+    for (const st of schedule.steps) {
+      if (st.streams === undefined) continue;
+      bounds += st.streams.length + 1;
+      widest = Math.max(widest, st.streams.length);
+    }
+    const anyStreams = bounds > 0;
+    this.streamBounds = new Int32Array(bounds);
+    this.streamOf = new Int32Array(anyStreams ? n : 0);
+    this.afterOf = new Int32Array(anyStreams ? n : 0);
+    this.sNext = new Int32Array(widest);
+    this.sEnd = new Int32Array(widest);
+    this.sRunning = new Int32Array(widest);
     const view = (span: Span): MessageBuffer => spanView(buffers, span);
     let k = 0;
+    let at = 0;
     schedule.steps.forEach((st, s) => {
       this.stepStart[s] = k;
       this.stepWindow[s] = st.window;
+      if (st.streams !== undefined) {
+        // stream q's operations are consecutive: [k + Σ_{q' < q} streams[q'], … + streams[q])
+        this.streamsAt[s] = at;
+        this.streamCount[s] = st.streams.length;
+        let i = k;
+        for (let q = 0; q < st.streams.length; q++) {
+          this.streamBounds[at + q] = i;
+          for (let c = 0; c < st.streams[q]; c++) {
+            this.streamOf[i] = q;
+            const d = st.after === undefined ? -1 : st.after[i - k];
+            this.afterOf[i] = d >= 0 ? k + d : -1;
+            i++;
+          }
+        }
+        this.streamBounds[at + st.streams.length] = i;
+        at += st.streams.length + 1;
+      }
       for (const op of st.ops) {
         this.stepOf[k] = s;
         if (op.kind === 'combine') {
@@ -179,6 +245,7 @@ export class ThreadsSchedule implements EndpointSchedule, ScheduleOwner {
     this.req = null;
     this.step = -1;
     this.next = this.end = this.outstanding = 0;
+    this.streamed = false;
     this.driving = true;
     try {
       this.advance();
@@ -195,7 +262,11 @@ export class ThreadsSchedule implements EndpointSchedule, ScheduleOwner {
 
   waiting(): ScheduleWait | undefined {
     if (!this.running || this.step < 0) return undefined;
-    for (let k = this.stepStart[this.step]; k < this.next; k++) {
+    const streamed = this.streamed;
+    // with streams: the issued operations are each stream's first ones, up to its next
+    const to = streamed ? this.end : this.next;
+    for (let k = this.stepStart[this.step]; k < to; k++) {
+      if (streamed && k >= this.sNext[this.streamOf[k]]) continue;
       const kind = this.kind[k];
       if (this.doneOf[k] === 0 && (kind === SEND || kind === RECV)) {
         return { kind: kind === SEND ? 'send' : 'recv', peer: this.peerOf[k], tag: this.tagOf[k] + (this.shiftable[k] === 1 ? this.shift : 0) };
@@ -210,6 +281,8 @@ export class ThreadsSchedule implements EndpointSchedule, ScheduleOwner {
     if (run !== this.run || !this.running) return;
     this.outstanding--;
     this.doneOf[index] = 1;
+    // (an operation still posted belongs to the current step: a step ends when all have completed)
+    if (this.streamed) this.sRunning[this.streamOf[index]]--;
     if (error !== null) {
       this.fail(this.mapFailure(index, error));
       return;
@@ -220,7 +293,8 @@ export class ThreadsSchedule implements EndpointSchedule, ScheduleOwner {
     }
     if (this.driving || this.queued) return;
     if (this.next < this.end) {
-      // Another operation of the step may go (outside a channel pump: at the loop's next turn).
+      // Another operation of the step may go (outside a channel pump: at the loop's next turn);
+      // with streams, `next` < `end` while any stream has operations to issue (advanceStreams).
       this.queued = true;
       this.ep.scheduleResume(this);
     } else if (this.outstanding === 0) {
@@ -253,11 +327,13 @@ export class ThreadsSchedule implements EndpointSchedule, ScheduleOwner {
   /** Issues what the windows let go, step after step, until the run waits or ends. */
   private advance(): void {
     for (;;) {
-      while (this.next < this.end && this.outstanding < this.window) {
-        this.issue(this.next++);
-        if (!this.running) return;
-      }
-      if (this.next < this.end || this.outstanding > 0) return;
+      if (!this.streamed) {
+        while (this.next < this.end && this.outstanding < this.window) {
+          this.issue(this.next++);
+          if (!this.running) return;
+        }
+        if (this.next < this.end || this.outstanding > 0) return;
+      } else if (!this.advanceStreams()) return;
       const s = ++this.step;
       if (s === this.steps) {
         this.finish();
@@ -266,7 +342,62 @@ export class ThreadsSchedule implements EndpointSchedule, ScheduleOwner {
       this.next = this.stepStart[s];
       this.end = this.stepStart[s + 1];
       this.window = this.stepWindow[s];
+      this.streamed = this.streamsAt[s] >= 0;
+      if (this.streamed) this.enterStreams(s);
     }
+  }
+
+  /** Sets up step s's streams: each at its first operation, none outstanding, none done. */
+  private enterStreams(s: number): void {
+    const a = this.streamsAt[s];
+    const m = this.streamCount[s];
+    for (let q = 0; q < m; q++) {
+      this.sNext[q] = this.streamBounds[a + q];
+      this.sEnd[q] = this.streamBounds[a + q + 1];
+      this.sRunning[q] = 0;
+    }
+    // a dependency is met by a completion of this run (doneOf holds the last run's too)
+    this.doneOf.fill(0, this.next, this.end);
+  }
+
+  /**
+   * Issues what the current step's streams let go: stream after stream in index order, each
+   * in order while fewer than `window` of its own operations are outstanding and the next
+   * one's dependency has completed; passes repeat while one issues anything (a completion at
+   * once, or one moved by the issuing, may let a stream go that an earlier pass left waiting).
+   * Sets `next` to `end` once every stream has issued all (opDone's test); whether the step
+   * has completed (false too when the run stopped).
+   */
+  private advanceStreams(): boolean {
+    const m = this.streamCount[this.step];
+    const window = this.window;
+    const sNext = this.sNext;
+    const sEnd = this.sEnd;
+    const sRunning = this.sRunning;
+    const afterOf = this.afterOf;
+    const doneOf = this.doneOf;
+    let left = 0;
+    for (let issued = true; issued; ) {
+      issued = false;
+      left = 0;
+      for (let q = 0; q < m; q++) {
+        const e = sEnd[q];
+        let k = sNext[q];
+        while (k < e && sRunning[q] < window) {
+          const d = afterOf[k];
+          if (d >= 0 && doneOf[d] === 0) break;
+          sNext[q] = k + 1;
+          sRunning[q]++;
+          if (!this.issue(k)) sRunning[q]--;
+          if (!this.running) return false;
+          issued = true;
+          k++;
+        }
+        if (k < e) left++;
+      }
+    }
+    this.next = left > 0 ? this.stepStart[this.step] : this.end;
+    return left === 0 && this.outstanding === 0;
   }
 
   /** Whether the current step is the last one with operations. */
@@ -274,14 +405,18 @@ export class ThreadsSchedule implements EndpointSchedule, ScheduleOwner {
     return this.end === this.stepStart[this.steps];
   }
 
-  private issue(k: number): void {
+  /**
+   * Issues operation k: whether it is posted (its completion comes through opDone), not
+   * completed or failed at once.
+   */
+  private issue(k: number): boolean {
     const kind = this.kind[k];
     if (kind === COPY) {
       // A plain copy completes when issued; a copy through a port (the message to this rank
       // itself) likewise, as a direct copy: its window slot is held for no time.
       copySpan(this.ep, this.bufOf[k], this.fromOf[k], this.bytesOf[k]);
       this.doneOf[k] = 1;
-      return;
+      return false;
     }
     if (kind === COMBINE) {
       this.doneOf[k] = 1;
@@ -290,17 +425,17 @@ export class ThreadsSchedule implements EndpointSchedule, ScheduleOwner {
       } catch (e) {
         this.fail(e);
       }
-      return;
+      return false;
     }
     if (kind === BAD) {
       this.fail(this.badOf[k]);
-      return;
+      return false;
     }
     const ep = this.ep;
     const f = ep.scheduleFailure();
     if (f !== undefined) {
       this.fail(f);
-      return;
+      return false;
     }
     let tag = this.tagOf[k];
     if (this.shiftable[k] === 1 && this.shift !== 0) {
@@ -308,7 +443,7 @@ export class ThreadsSchedule implements EndpointSchedule, ScheduleOwner {
       const bad = badTag(tag, false, this.rank);
       if (bad !== undefined) {
         this.fail(bad);
-        return;
+        return false;
       }
     }
     this.outstanding++;
@@ -320,13 +455,13 @@ export class ThreadsSchedule implements EndpointSchedule, ScheduleOwner {
       } catch (e) {
         this.outstanding--;
         this.fail(e);
-        return;
+        return false;
       }
       if (now) {
         this.outstanding--;
         this.doneOf[k] = 1;
       }
-      return;
+      return !now;
     }
     let got: number;
     try {
@@ -335,13 +470,13 @@ export class ThreadsSchedule implements EndpointSchedule, ScheduleOwner {
       this.outstanding--;
       this.doneOf[k] = 1;
       this.fail(this.mapFailure(k, e));
-      return;
+      return false;
     }
-    if (got >= 0) {
-      this.outstanding--;
-      this.doneOf[k] = 1;
-      if (got !== this.bytesOf[k]) this.fail(this.lengthError(k, got));
-    }
+    if (got < 0) return true;
+    this.outstanding--;
+    this.doneOf[k] = 1;
+    if (got !== this.bytesOf[k]) this.fail(this.lengthError(k, got));
+    return false;
   }
 
   private finish(): void {
