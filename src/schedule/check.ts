@@ -3,7 +3,9 @@
  * runs:
  *
  * - shape: ranks are 0..p−1 in order, every peer an integer in [0, p), every tag an integer
- *   ≥ 0, every window an integer ≥ 1, every buffer size an integer ≥ 0;
+ *   ≥ 0, every window an integer ≥ 1, every buffer size an integer ≥ 0, a step's streams and
+ *   dependencies as schedule/streams.ts requires (the sends of one (peer, tag) in one stream,
+ *   its receives too: their matching order is static);
  * - range: every ByteRange names an existing buffer and lies within its bytes (offset and
  *   length non-negative integers);
  * - matching (MPI's): for each (source, dest, tag) the sends of source to dest with that tag
@@ -12,7 +14,8 @@
  *   spans have equal lengths, and a combine's (each one range or none);
  * - deadlock freedom: the schedules run abstractly with rendezvous semantics (a send and its
  *   receive complete together once both are posted, a copy or combine once it is posted; operation j of
- *   a step is posted once fewer than `window` of the step's earlier operations are incomplete;
+ *   a step is posted once fewer than `window` of the step's earlier operations are incomplete —
+ *   in a step of streams, of its stream's, and once its dependency (`after`) has completed;
  *   a step ends when all its operations have completed). A worklist of ranks runs this to its
  *   fixed point; a rank that has not finished then is blocked, and is reported with the
  *   operation it waits on and why its partner has not posted it. Rendezvous is the strictest
