@@ -15,7 +15,7 @@ import { referenceExecution, type ReferenceKind, type ReferenceVariant } from '.
 import { prepareCase, VIRTUAL_TIMER, WALL_TIMER, type RankTimer } from '../run/rank.js';
 import type { RunCase } from '../run/spec.js';
 import { calibratedCase } from '../run/threads-program.js';
-import { blockSizes } from '../workloads/distributions.js';
+import { sharedBlockSizes } from '../workloads/distributions.js';
 
 /** A variant of a case: one algorithm of the irregular operation, or a guideline reference. */
 export type BenchVariant = { readonly kind: 'algorithm'; readonly algorithm: RunCase['algorithm'] } | { readonly kind: ReferenceKind; readonly variant: ReferenceVariant };
@@ -63,7 +63,7 @@ async function ready(comm: Communicator, counting: CountingCommunicator, c: RunC
     const { exec } = await prepareCase(comm, counting, { ...c, algorithm: v.algorithm }, timer);
     return exec;
   }
-  const counts = blockSizes(c.dist, { p: comm.size, b: c.b, rho: c.rho, seed: c.seed });
+  const counts = sharedBlockSizes(c.dist, { p: comm.size, b: c.b, rho: c.rho, seed: c.seed });
   const ref = referenceExecution(counting, c.op, v.kind, v.variant, counts, c.root, c.unitBytes);
   return { prepare: () => ref.prepare(), run: () => ref.run().then(() => undefined), check: () => ref.check() };
 }

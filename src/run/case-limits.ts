@@ -4,7 +4,7 @@
  * (its dynamic program's tables), the model's costs (no overflowing times) and the data
  * (Σ counts × unit bytes × copies). Errors name the field as the caller spells it (`prefix`).
  */
-import { blockSizes } from '../workloads/distributions.js';
+import { sharedBlockSizes } from '../workloads/distributions.js';
 import { type VAlgorithm } from '../collectives/types.js';
 import { variantRow } from '../collectives/v-variants.js';
 import { InvalidArgumentError, TooLargeError } from '../errors.js';
@@ -39,7 +39,7 @@ export function checkCaseResources(transport: TransportName, p: number, c: RunCa
     }
     checkSeconds(field('p'), treeSeconds(tree, p), `building the '${tree}' tree for ${p} ranks`);
   }
-  const sizes = blockSizes(c.dist, { p, b: c.b, rho: c.rho, seed: c.seed });
+  const sizes = sharedBlockSizes(c.dist, { p, b: c.b, rho: c.rho, seed: c.seed });
   let total = 0;
   for (const x of sizes) total += x;
   checkRunData(field('b'), total, c.unitBytes, runDataCopies(p, c.algorithm));

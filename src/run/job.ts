@@ -5,7 +5,7 @@
  * the ranks, one execution), rounds (construction rounds + height of the data-phase tree, from
  * the root's CollectiveInfo) and the model's prediction for the tree the data phase follows.
  */
-import { blockSizes } from '../workloads/distributions.js';
+import { sharedBlockSizes } from '../workloads/distributions.js';
 import type { VAlgorithm } from '../collectives/types.js';
 import { InvalidArgumentError } from '../errors.js';
 import { runSim, type SimTrace } from '../transports/sim/index.js';
@@ -75,7 +75,7 @@ export function summarize(transport: TransportName, p: number, c: RunCase, ranks
   const rootResult = ranks[c.root];
   const info = rootResult.info;
   const repTimes = rootResult.times.map((_, j) => Math.max(...ranks.map((r) => r.times[j])));
-  const sizes = blockSizes(c.dist, { p, b: c.b, rho: c.rho, seed: c.seed });
+  const sizes = sharedBlockSizes(c.dist, { p, b: c.b, rho: c.rho, seed: c.seed });
   const model = caseModel(c);
   const mismatches = ranks.flatMap((r) => (r.mismatch === undefined ? [] : [r.mismatch])).slice(0, 8);
   const sum = (f: (r: RankCaseResult) => number): number => ranks.reduce((a, r) => a + f(r), 0);

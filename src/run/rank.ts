@@ -5,7 +5,7 @@
  * byte after every execution. The same code runs on the simulator and on worker threads;
  * only the timer differs (virtual clock vs. performance.now after a barrier).
  */
-import { blockSizes } from '../workloads/distributions.js';
+import { sharedBlockSizes } from '../workloads/distributions.js';
 import { barrier } from '../collectives/basic/index.js';
 import { gatherv, gathervInit, scatterv, scattervInit } from '../collectives/index.js';
 import type { Communicator } from '../comm/communicator.js';
@@ -87,7 +87,7 @@ export async function prepareCase(comm: Communicator, counting: CountingCommunic
   const p = comm.size;
   const me = comm.rank;
   const isRoot = me === c.root;
-  const counts = blockSizes(c.dist, { p, b: c.b, rho: c.rho, seed: c.seed });
+  const counts = sharedBlockSizes(c.dist, { p, b: c.b, rho: c.rho, seed: c.seed });
   const u = c.unitBytes;
   const options: CollectiveOptions = { algorithm: c.algorithm, model: caseModel(c), auto: { roundLatency: c.roundLatency ?? 0 } };
   const mine = blockOf(me, counts[me], u);

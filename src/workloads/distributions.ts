@@ -84,6 +84,7 @@ export function blockSizes(name: DistributionName, params: DistributionParams): 
   const b = requireInteger('b', params.b, 1);
   const rho = requireInteger('rho', params.rho ?? 5, 1);
   const seed = requireInteger('seed', params.seed ?? 1, -(2 ** 31), 2 ** 31 - 1);
+  builds++;
   const rng = prand.xoroshiro128plus(seed);
   const uniform = (lo: number, hi: number): number => prand.unsafeUniformIntDistribution(lo, hi, rng);
   const m = new Array<number>(p);
@@ -127,4 +128,32 @@ export function blockSizes(name: DistributionName, params: DistributionParams): 
     }
   }
   return m;
+}
+
+/** How many distributions blockSizes has built in this process (work counts for tests). */
+let builds = 0;
+
+/** The number of distributions blockSizes has built in this process so far. */
+export function blockSizesBuilt(): number {
+  return builds;
+}
+
+/** sharedBlockSizes' last distributions, by (name, p, b, ρ, seed). */
+const shared = new Map<string, readonly number[]>();
+const SHARED_KEPT = 4;
+
+/**
+ * blockSizes, built once per process for the same (name, p, b, ρ, seed) and handed to every
+ * caller: the simulated ranks of a run share one process and each needs the distribution (the
+ * root its counts, every rank its own block), so building it per rank cost O(p²) in all. The
+ * last few distributions are kept. The array is shared: callers must not change it.
+ */
+export function sharedBlockSizes(name: DistributionName, params: DistributionParams): readonly number[] {
+  const key = `${String(name)} ${params.p} ${params.b} ${params.rho ?? 5} ${params.seed ?? 1}`;
+  const hit = shared.get(key);
+  if (hit !== undefined) return hit;
+  const sizes = blockSizes(name, params);
+  if (shared.size >= SHARED_KEPT) shared.delete(shared.keys().next().value as string);
+  shared.set(key, sizes);
+  return sizes;
 }
