@@ -4,7 +4,8 @@
  * simulated rank, which cost O(p²) in all (counted, not timed).
  */
 import { describe, expect, it } from 'vitest';
-import { runCase } from '../src/run/job.js';
+import { runCase, summarize } from '../src/run/job.js';
+import type { RankCaseResult } from '../src/run/rank.js';
 import { CASE_DEFAULTS } from '../src/run/spec.js';
 import { blockSizes, blockSizesBuilt, sharedBlockSizes } from '../src/workloads/distributions.js';
 
@@ -39,3 +40,26 @@ describe('the run harness builds the distribution once, whatever p', () => {
     });
   }
 });
+
+describe('summaries of many ranks', () => {
+  it('summarize takes the slowest rank of 300,000 without spreading them as arguments (Math.max(...xs) overflows the stack there)', () => {
+    const p = 300_000;
+    const info = { algorithm: 'linear', constructionRounds: 0, height: 1 } as const;
+    const ranks: RankCaseResult[] = Array.from({ length: p }, (_, rank) => ({
+      rank,
+      mismatch: undefined,
+      times: [rank === 123_456 ? 50 : 1, rank === 7 ? 40 : 2],
+      planTime: rank === 299_999 ? 9 : 0,
+      messages: 1,
+      bytes: 3,
+      planMessages: 0,
+      planBytes: 0,
+      info,
+    }));
+    const report = summarize('sim', p, { ...CASE_DEFAULTS, algorithm: 'linear', persistent: true, reps: 2 }, ranks, 'model');
+    expect(report.time).toBe(40);
+    expect(report.messages).toBe(p);
+    expect(report.bytes).toBe(3 * p);
+  });
+});
+

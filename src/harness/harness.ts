@@ -36,6 +36,7 @@ import { RESULTS_SCHEMA, type BenchCalibration, type BenchConfig, type BenchResu
 import { runInter } from '../run/inter.js';
 import { INTER_SETTINGS, type InterSettingNumber } from '../run/inter-settings.js';
 import { sampleStats } from './stats.js';
+import { maxOf } from '../util/extremes.js';
 
 function nonEmpty<T>(field: string, xs: readonly T[]): readonly T[] {
   if (!Array.isArray(xs) || xs.length === 0) throw new InvalidArgumentError(field, 'must list at least one value');
@@ -160,7 +161,7 @@ function rowsOf(p: number, bc: BenchProgramCase, ranks: readonly BenchRankResult
   const maxBlock = Math.max(0, ...sizes);
   return bc.variants.map((v, vi) => {
     const per = ranks.map((r) => r.results[ci][vi]);
-    const times = per[0].times.map((_, j) => Math.max(...per.map((r) => r.times[j])));
+    const times = per[0].times.map((_, j) => maxOf(per, (r) => r.times[j]));
     const mismatches = per.flatMap((r) => (r.mismatch === undefined ? [] : [r.mismatch])).slice(0, 8);
     const common = {
       op: base.op,

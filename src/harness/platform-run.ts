@@ -10,6 +10,7 @@ import { runSim } from '../transports/sim/index.js';
 import { blockOf, firstMismatch, fullBuffer } from '../run/data.js';
 import { VIRTUAL_TIMER } from '../run/rank.js';
 import type { Platform } from '../workloads/platforms.js';
+import { maxOf } from '../util/extremes.js';
 
 /** One run on the simulator: the data phase's virtual time (slowest rank) and whether every byte arrived. */
 export async function runTreeOnSim(op: 'gatherv' | 'scatterv', algorithm: VAlgorithm, pl: Platform, root: number): Promise<{ time: number; ok: boolean }> {
@@ -39,5 +40,5 @@ export async function runTreeOnSim(op: 'gatherv' | 'scatterv', algorithm: VAlgor
     },
     { model },
   );
-  return { time: Math.max(...res.results.map((r) => r.time)), ok: res.results.every((r) => r.ok) };
+  return { time: maxOf(res.results, (r) => r.time), ok: res.results.every((r) => r.ok) };
 }

@@ -17,6 +17,7 @@ import { runSim } from '../transports/sim/index.js';
 import { runThreads } from '../transports/threads/index.js';
 import { interRank, type InterRankArgs, type InterRankResult } from './inter-rank.js';
 import { expectedRatio, interSetting, type InterSettingNumber } from './inter-settings.js';
+import { maxOf } from '../util/extremes.js';
 
 export type InterTransport = 'sim' | 'threads';
 
@@ -86,7 +87,7 @@ async function measure(transport: InterTransport, args: InterRankArgs, alpha: nu
   return args.algorithms.map((_, a) => {
     const reps = results[0].times[a].length;
     let best = Infinity;
-    for (let i = 0; i < reps; i++) best = Math.min(best, Math.max(...results.map((r) => r.times[a][i])));
+    for (let i = 0; i < reps; i++) best = Math.min(best, maxOf(results, (r) => r.times[a][i]));
     return { time: best, verified: results.every((r) => r.ok[a]) };
   });
 }

@@ -17,6 +17,7 @@ import { predictTime } from './predict.js';
 import { VIRTUAL_TIMER, runCaseOnRank, type RankCaseResult } from './rank.js';
 import { caseModel, validateCase, type RunCase, type TransportName, type VOperation } from './spec.js';
 import { calibratedCase, type ThreadsJobArgs, type ThreadsJobRankResult } from './threads-program.js';
+import { maxOf, minOf } from '../util/extremes.js';
 
 /** The result of one case: the JSON object `vcoll run --format json` prints. */
 export interface RunReport {
@@ -74,14 +75,14 @@ export interface RunReport {
 export function summarize(transport: TransportName, p: number, c: RunCase, ranks: readonly RankCaseResult[], unit: 'model' | 's'): RunReport {
   const rootResult = ranks[c.root];
   const info = rootResult.info;
-  const repTimes = rootResult.times.map((_, j) => Math.max(...ranks.map((r) => r.times[j])));
+  const repTimes = rootResult.times.map((_, j) => maxOf(ranks, (r) => r.times[j]));
   const sizes = sharedBlockSizes(c.dist, { p, b: c.b, rho: c.rho, seed: c.seed });
   const model = caseModel(c);
   const mismatches = ranks.flatMap((r) => (r.mismatch === undefined ? [] : [r.mismatch])).slice(0, 8);
   const sum = (f: (r: RankCaseResult) => number): number => ranks.reduce((a, r) => a + f(r), 0);
   return {
     verified: mismatches.length === 0,
-    time: Math.min(...repTimes),
+    time: minOf(repTimes, (t) => t),
     timeUnit: unit,
     messages: sum((r) => r.messages),
     bytes: sum((r) => r.bytes),
@@ -107,7 +108,7 @@ export function summarize(transport: TransportName, p: number, c: RunCase, ranks
     repTimes,
     ...(c.persistent
       ? {
-          planTime: Math.max(...ranks.map((r) => r.planTime ?? 0)),
+          planTime: maxOf(ranks, (r) => r.planTime ?? 0),
           planMessages: sum((r) => r.planMessages),
           planBytes: sum((r) => r.planBytes),
         }

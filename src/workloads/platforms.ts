@@ -48,6 +48,7 @@ import prand from 'pure-rand';
 import { InvalidArgumentError } from '../errors.js';
 import { pairwiseModel, type CostModel } from '../model/cost-model.js';
 import { requireInteger } from '../model/validate.js';
+import { maxOf, minOf } from '../util/extremes.js';
 
 export interface Platform {
   readonly name: string;
@@ -141,8 +142,8 @@ export function hclPlatform(opts?: HclOptions): Platform {
   const bw = Array.from({ length: p }, () => u(100, 120));
   let speed = Array.from({ length: p }, () => u(0.5, 1));
   if (spread === 'wide') {
-    const lo = Math.min(...speed);
-    const hi = Math.max(...speed);
+    const lo = minOf(speed, (x) => x);
+    const hi = maxOf(speed, (x) => x);
     const e = hi > lo ? Math.log(10) / Math.log(hi / lo) : 1;
     speed = speed.map((s) => (s / hi) ** e);
   }
