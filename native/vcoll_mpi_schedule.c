@@ -504,6 +504,24 @@ static int sched_fail(sched_t *s, int o, int cls, int bytes, int unusable) {
   return -1;
 }
 
+/*
+ * Completion i of a Testsome / Waitsome that returned `rc`, of operation o: its error, or a
+ * receive of another length than its span, fails the run (sched_fail: -1); else 0.
+ */
+static inline int sched_completed(sched_t *s, int o, int i, int rc) {
+  const sched_op *op = &s->ops[o];
+  if (rc == MPI_ERR_IN_STATUS && s->sts[i].MPI_ERROR != MPI_SUCCESS) {
+    int cls = MPI_ERR_UNKNOWN;
+    MPI_Error_class(s->sts[i].MPI_ERROR, &cls);
+    return sched_fail(s, o, cls, -1, 0);
+  }
+  if (op->kind == 1) {
+    int got = status_bytes(&s->sts[i], op->type);
+    if (got != op->expect) return sched_fail(s, o, 0, got, 0);
+  }
+  return 0;
+}
+
 /* The first (lowest) operation of the current step of streams still outstanding: what its run waits for. */
 static int sched_streams_waiting(const sched_t *s, int f) {
   int o = s->aop[f];
@@ -594,16 +612,7 @@ __attribute__((noinline)) static int sched_streams(sched_t *s, double spin, doub
     s->outstanding -= outcount;
     for (int i = 0; i < outcount; i++) {
       int o = s->aop[f + s->idx[i]];
-      sched_op *op = &s->ops[o];
-      if (rc == MPI_ERR_IN_STATUS && s->sts[i].MPI_ERROR != MPI_SUCCESS) {
-        int cls = MPI_ERR_UNKNOWN;
-        MPI_Error_class(s->sts[i].MPI_ERROR, &cls);
-        return sched_fail(s, o, cls, -1, 0);
-      }
-      if (op->kind == 1) {
-        int got = status_bytes(&s->sts[i], op->type == MPI_DATATYPE_NULL ? MPI_DATATYPE_NULL : op->type);
-        if (got != op->expect) return sched_fail(s, o, 0, got, 0);
-      }
+      if (sched_completed(s, o, i, rc) < 0) return -1;
       s->done[o] = 1;
       s->srun[s->ostream[o]]--;
     }
@@ -692,17 +701,7 @@ static int sched_advance(sched_t *s, double spin) {
     if (outcount == MPI_UNDEFINED) outcount = 0;
     s->outstanding -= outcount;
     for (int i = 0; i < outcount; i++) {
-      int o = f + s->idx[i];
-      sched_op *op = &s->ops[o];
-      if (rc == MPI_ERR_IN_STATUS && s->sts[i].MPI_ERROR != MPI_SUCCESS) {
-        int cls = MPI_ERR_UNKNOWN;
-        MPI_Error_class(s->sts[i].MPI_ERROR, &cls);
-        return sched_fail(s, o, cls, -1, 0);
-      }
-      if (op->kind == 1) {
-        int got = status_bytes(&s->sts[i], op->type == MPI_DATATYPE_NULL ? MPI_DATATYPE_NULL : op->type);
-        if (got != op->expect) return sched_fail(s, o, 0, got, 0);
-      }
+      if (sched_completed(s, f + s->idx[i], i, rc) < 0) return -1;
     }
     if (outcount == 0 && spin >= 0) {
       if (spin == 0 || ((++polls & 15) == 0 && now_ns() > until)) {

@@ -21,8 +21,9 @@ import { bindSchedule } from '../src/schedule/run.js';
 import { runSim } from '../src/transports/sim/index.js';
 import { simAddonMissing } from '../src/transports/sim/native-replay.js';
 import { type ReplayResult, replaySchedule, ScheduleReplay } from '../src/transports/sim/replay.js';
-import { type ModelCase, PORT_MODELS, randomPairwise } from './helpers/models.js';
+import { type ModelCase, PORT_MODELS } from './helpers/models.js';
 import { int, rng, variantCounts } from './helpers/random.js';
+import { BYTE_OP, dependencyWorld, hasStreams, HOP_PROBE_VARIANTS, hopProbeWorld, STREAM_MODELS, streamModels, streamWorld } from './helpers/stream-worlds.js';
 
 const MODELS = PORT_MODELS;
 
@@ -230,145 +231,13 @@ describe('replaySchedule equals the simulator running the bound schedules', () =
 
 const R = (buffer: number, offset: number, length: number): { buffer: number; offset: number; length: number } => ({ buffer, offset, length });
 
-/** Byte-wise, not commutative: into := 3·into + from (mod 256). */
-const BYTE_OP: ScheduleCombiner = {
-  elementBytes: 1,
-  bind: (into, from) => () => {
-    for (let i = 0; i < into.length; i++) into[i] = (into[i] * 3 + from[i]) & 0xff;
-  },
-};
-
-/** The port models, models where many things happen at one virtual time (the hop order decides), and a random per-pair one, for p ranks. */
-const STREAM_MODELS: readonly ModelCase[] = [
-  ...MODELS,
-  { name: 'α only', model: linearModel({ alpha: 10, beta: 0, gamma: 0 }) },
-  { name: 'α only, full duplex', model: linearModel({ alpha: 10, beta: 0, gamma: 0 }), ports: 'full-duplex' },
-  { name: 'free, 2 ports', model: linearModel({ alpha: 0, beta: 0, gamma: 0, ports: 2 }) },
-];
-const withPairwise = (p: number, rnd: () => number): ModelCase[] => [...STREAM_MODELS, { name: 'pairwise', model: randomPairwise(p, rnd, { copyAll: rnd() < 0.5 }) }];
-
-/** Whether some step of `world` has streams. */
-const hasStreams = (world: WorldSchedule): boolean => world.ranks.some((rs) => rs.steps.some((st) => st.streams !== undefined));
-
-/**
- * A hand-written world of p ≥ 3 ranks with a step of streams between ordinary steps (the
- * generator of test/sim-schedule.test.ts, and `combines` false: each combine a processor copy
- * of the same ranges, so that the C loop moves the data too). Rank r (left L, right R,
- * B = r − 2, F = r + 2; rank o has chunks `sizes[o]`, zeros too):
- * - step 0, window 2 (windowed): a processor copy, a receive from L, a send to R (tag 9);
- * - step 1, streams in random order (`in` first) with empty streams among them, `window`:
- *   `in`: the chunks of L, then those of B (L forwards them), from L (tag 10), then B's
- *   accumulator (tag 11); `out`: the own chunks to R (tag 10), then each chunk of L after its
- *   receive; `local`: each chunk of L copied after its receive, each chunk of B combined into
- *   the accumulator after its receive, a copy through a port (tag 13) somewhere, and the
- *   accumulator sent to F (tag 11);
- * - step 2, all at once: the chunks of L back to L, those of r from R (tag 12);
- * - step 3 without operations, with streams [];
- * - step 4, two streams without `after`: two receives from L and two sends to R (tag 14).
- */
-function streamWorld(p: number, rnd: () => number, window: number, combines = true): WorldSchedule {
-  const sizes = Array.from({ length: p }, () => Array.from({ length: int(rnd, 0, 4) }, () => (rnd() < 0.2 ? 0 : int(rnd, 1, 12))));
-  const sum = (a: readonly number[]): number => a.reduce((x, y) => x + y, 0);
-  const mod = (x: number): number => ((x % p) + p) % p;
-  const tail = Array.from({ length: p }, () => [int(rnd, 0, 5), int(rnd, 0, 5)]);
-  const emptyStreams = int(rnd, 0, 3);
-  const order = rnd() < 0.5 ? ['in', 'out', 'local'] : ['in', 'local', 'out'];
-  const ranks = Array.from({ length: p }, (_, r): RankSchedule => {
-    const [L, Rt, B, F] = [mod(r - 1), mod(r + 1), mod(r - 2), mod(r + 2)];
-    const [sR, sL, sB] = [sum(sizes[r]), sum(sizes[L]), sum(sizes[B])];
-    const offs = (a: readonly number[]): number[] => a.map((_, t) => sum(a.slice(0, t)));
-    const [oR, oL, oB] = [offs(sizes[r]), offs(sizes[L]), offs(sizes[B])];
-    const dep = new Map<ScheduleOp, ScheduleOp>();
-    const inOps: ScheduleOp[] = [];
-    const fromL = sizes[L].map((m, t): ScheduleOp => ({ kind: 'recv', peer: L, tag: 10, data: [R(1, oL[t], m)] }));
-    const fromB = sizes[B].map((m, t): ScheduleOp => ({ kind: 'recv', peer: L, tag: 10, data: [R(1, sL + oB[t], m)] }));
-    inOps.push(...fromL, ...fromB, { kind: 'recv', peer: B, tag: 11, data: [R(4, 0, sum(sizes[mod(r - 4)]))] });
-    const outOps: ScheduleOp[] = sizes[r].map((m, t): ScheduleOp => ({ kind: 'send', peer: Rt, tag: 10, data: [R(0, oR[t], m)] }));
-    sizes[L].forEach((m, t) => {
-      const op: ScheduleOp = { kind: 'send', peer: Rt, tag: 10, data: [R(1, oL[t], m)] };
-      dep.set(op, fromL[t]);
-      outOps.push(op);
-    });
-    const local: ScheduleOp[] = [];
-    const copies = sizes[L].map((m, t): ScheduleOp => {
-      const op: ScheduleOp = { kind: 'copy', from: [R(1, oL[t], m)], to: [R(2, oL[t], m)] };
-      dep.set(op, fromL[t]);
-      return op;
-    });
-    const reductions = sizes[B].map((m, t): ScheduleOp => {
-      const op: ScheduleOp = combines ? { kind: 'combine', into: [R(3, oB[t], m)], from: [R(1, sL + oB[t], m)] } : { kind: 'copy', to: [R(3, oB[t], m)], from: [R(1, sL + oB[t], m)] };
-      dep.set(op, fromB[t]);
-      return op;
-    });
-    // copies and combines interleaved at random, the copy through a port somewhere among them
-    while (copies.length + reductions.length > 0) local.push((rnd() < 0.5 && copies.length > 0) || reductions.length === 0 ? (copies.shift() as ScheduleOp) : (reductions.shift() as ScheduleOp));
-    local.splice(int(rnd, 0, local.length), 0, { kind: 'copy', from: [R(0, 0, sR)], to: [R(2, sL, sR)], tag: 13 });
-    local.push({ kind: 'send', peer: F, tag: 11, data: [R(3, 0, sB)] });
-    const byName: Record<string, ScheduleOp[]> = { in: inOps, out: outOps, local };
-    const groups: ScheduleOp[][] = order.map((k) => byName[k]);
-    for (let e = 0; e < emptyStreams; e++) groups.splice(int(rnd, 0, groups.length), 0, []);
-    const ops = groups.flat();
-    const after = ops.map((op) => {
-      const d = dep.get(op);
-      return d === undefined ? -1 : ops.indexOf(d);
-    });
-    const [t0, t1] = tail[r];
-    const [u0, u1] = tail[L];
-    const steps: ScheduleStep[] = [
-      {
-        window: 2,
-        ops: [
-          { kind: 'copy', from: [R(5, 0, 1)], to: [R(5, 2, 1)] },
-          { kind: 'recv', peer: L, tag: 9, data: [R(5, 3, 3)] },
-          { kind: 'send', peer: Rt, tag: 9, data: [R(5, 0, 3)] },
-        ],
-      },
-      { window, ops, streams: groups.map((g) => g.length), after },
-      {
-        window: 4,
-        ops: [
-          { kind: 'send', peer: L, tag: 12, data: [R(1, 0, sL)] },
-          { kind: 'recv', peer: Rt, tag: 12, data: [R(6, 0, sR)] },
-        ],
-      },
-      { window: 1, ops: [], streams: [] },
-      {
-        window,
-        ops: [
-          // rank L's two sends: min(u0, its send bytes), then u1
-          { kind: 'recv', peer: L, tag: 14, data: [R(7, 0, Math.min(u0, sL))] },
-          { kind: 'recv', peer: L, tag: 14, data: [R(7, Math.min(u0, sL), u1)] },
-          { kind: 'send', peer: Rt, tag: 14, data: [R(0, 0, Math.min(t0, sR))] },
-          { kind: 'send', peer: Rt, tag: 14, data: [R(5, 0, t1)] },
-        ],
-        streams: [2, 2],
-      },
-    ];
-    return {
-      rank: r,
-      buffers: [
-        { name: 'send', bytes: sR },
-        { name: 'recv', bytes: sL + sB },
-        { name: 'copy', bytes: sL + sR },
-        { name: 'acc', bytes: sB },
-        { name: 'far', bytes: sum(sizes[mod(r - 4)]) },
-        { name: 'small', bytes: 6 },
-        { name: 'back', bytes: sR },
-        { name: 'tail', bytes: 10 },
-      ],
-      steps,
-    };
-  });
-  return { label: `streams p=${p} window=${window}${combines ? '' : ' (copies for combines)'}`, ranks };
-}
-
 describe('replaySchedule equals the simulator running the bound schedules: concurrent streams', () => {
   it('the pipelined ring (with and without firstStep), p = 1..12, random blocks (zeros too), every port model and a per-pair one, 1 and 3 runs', async () => {
     const rnd = rng(20261127);
     let cases = 0;
     nativeRuns = 0;
     for (let p = 1; p <= 12; p++) {
-      for (const mc of withPairwise(p, rnd)) {
+      for (const mc of streamModels(p, rnd)) {
         for (const runs of [1, 3]) {
           const bytes = Array.from({ length: p }, () => (rnd() < 0.3 ? 0 : int(rnd, 1, 60)));
           const firstStep = rnd() < 0.5;
@@ -398,7 +267,7 @@ describe('replaySchedule equals the simulator running the bound schedules: concu
       for (const combines of [true, false]) {
         const world = streamWorld(p, rnd, window, combines);
         expect(checkSchedule(world)).toEqual([]);
-        for (const mc of withPairwise(p, rnd)) {
+        for (const mc of streamModels(p, rnd)) {
           const runs = rnd() < 0.5 ? 1 : 3;
           const unitBytes = rnd() < 0.5 ? 1 : 2;
           const combine = combines ? BYTE_OP : undefined;
@@ -415,52 +284,7 @@ describe('replaySchedule equals the simulator running the bound schedules: concu
   it('an operation waits for its dependency, its own stream goes first: the trace of the simulator, in order', async () => {
     // rank 0: stream 0 receives a (tag 1) then b (tag 2); stream 1 sends x (after a), then y;
     // stream 2 a processor copy after b. Rank 1 sends b's data only once x has arrived.
-    const world: WorldSchedule = {
-      label: 'dependencies',
-      ranks: [
-        {
-          rank: 0,
-          buffers: [
-            { name: 'recv', bytes: 8 },
-            { name: 'send', bytes: 6 },
-          ],
-          steps: [
-            {
-              window: 1,
-              ops: [
-                { kind: 'recv', peer: 1, tag: 1, data: [R(0, 0, 4)] },
-                { kind: 'recv', peer: 1, tag: 2, data: [R(0, 4, 4)] },
-                { kind: 'send', peer: 1, tag: 3, data: [R(1, 0, 3)] },
-                { kind: 'send', peer: 1, tag: 4, data: [R(1, 3, 3)] },
-                { kind: 'copy', from: [R(0, 4, 2)], to: [R(1, 0, 2)] },
-              ],
-              streams: [2, 2, 1],
-              after: [-1, -1, 0, -1, 1],
-            },
-          ],
-        },
-        {
-          rank: 1,
-          buffers: [
-            { name: 'send', bytes: 8 },
-            { name: 'recv', bytes: 6 },
-          ],
-          steps: [
-            { window: 1, ops: [{ kind: 'send', peer: 0, tag: 1, data: [R(0, 0, 4)] }] },
-            {
-              window: 2,
-              ops: [
-                { kind: 'recv', peer: 0, tag: 3, data: [R(1, 0, 3)] },
-                { kind: 'send', peer: 0, tag: 2, data: [R(0, 4, 4)] },
-                { kind: 'recv', peer: 0, tag: 4, data: [R(1, 3, 3)] },
-              ],
-              streams: [1, 2],
-              after: [-1, 0, -1],
-            },
-          ],
-        },
-      ],
-    };
+    const world = dependencyWorld();
     for (const mc of STREAM_MODELS) {
       for (const runs of [1, 2]) {
         const out = replayed(world, mc, runs);
@@ -476,55 +300,11 @@ describe('replaySchedule equals the simulator running the bound schedules: concu
   });
 
   describe('promise hops', () => {
-    /*
-     * Rank 0 receives a (4 bytes, tag 1) from rank 4, then sends 4 bytes to rank 2 (tag 2)
-     * through a stream step; rank 1, a windowed step, receives from rank 3 at the same virtual
-     * time (both transfers 0–104), then runs `k` processor copies of no cost (one hop each),
-     * then sends to rank 2 (tag 6); rank 2 receives both at once, one port: the send posted first
-     * is matched first. Over k = 0..8 the order flips where rank 0's post happens, so the replay
-     * must count a stream continuation's hops as the simulator's executor does.
-     */
-    const a: ScheduleOp = { kind: 'recv', peer: 4, tag: 1, data: [R(0, 0, 4)] };
-    const toTwo: ScheduleOp = { kind: 'send', peer: 2, tag: 2, data: [R(0, 0, 4)] };
-    // (what a step writes does not overlap: the static check)
-    const copy: ScheduleOp = { kind: 'copy', from: [R(0, 0, 2)], to: [R(0, 4, 2)] };
-    const combine: ScheduleOp = { kind: 'combine', into: [R(0, 4, 2)], from: [R(0, 0, 2)] };
-    const port: ScheduleOp = { kind: 'copy', from: [R(0, 0, 2)], to: [R(0, 4, 2)], tag: 8 };
-    const then: ScheduleStep = { window: 1, ops: [toTwo] };
-    const VARIANTS: Record<string, ScheduleStep[]> = {
-      'one stream, then a step': [{ window: 1, ops: [a], streams: [1] }, then],
-      'a copy after the receive, then a step': [{ window: 1, ops: [a, copy], streams: [1, 1], after: [-1, 0] }, then],
-      'a combine after the receive (an empty stream between), then a step': [{ window: 1, ops: [a, combine], streams: [1, 0, 1], after: [-1, 0] }, then],
-      'a copy through a port after the receive, then a step': [{ window: 1, ops: [a, port], streams: [1, 1], after: [-1, 0] }, then],
-      'the send next in the receive’s stream': [{ window: 1, ops: [a, toTwo], streams: [2] }],
-      'the send after the receive in another stream': [{ window: 1, ops: [a, toTwo], streams: [1, 1], after: [-1, 0] }],
-      'the send after a copy after the receive': [{ window: 2, ops: [a, copy, toTwo], streams: [1, 1, 1], after: [-1, 0, 1] }],
-      'the send after a window slot frees': [{ window: 1, ops: [a, copy, toTwo], streams: [1, 2], after: [-1, 0, -1] }],
-      'a windowed step (no streams)': [{ window: 1, ops: [a, copy, toTwo] }],
-    };
-    const probe = (steps: ScheduleStep[], k: number): WorldSchedule => {
-      const buf = [{ name: 'buf', bytes: 6 }];
-      const msg = (kind: 'send' | 'recv', peer: number, tag: number): ScheduleOp => ({ kind, peer, tag, data: [R(0, 0, 4)] });
-      return {
-        label: `hops k=${k}`,
-        ranks: [
-          { rank: 0, buffers: buf, steps },
-          {
-            rank: 1,
-            buffers: [{ name: 'buf', bytes: 4 + k }],
-            steps: [{ window: 1, ops: [msg('recv', 3, 5), ...Array.from({ length: k }, (_, j): ScheduleOp => ({ kind: 'copy', from: [R(0, 0, 1)], to: [R(0, 4 + j, 1)] })), msg('send', 2, 6)] }],
-          },
-          { rank: 2, buffers: [{ name: 'buf', bytes: 8 }], steps: [{ window: 2, ops: [{ kind: 'recv', peer: 0, tag: 2, data: [R(0, 0, 4)] }, { kind: 'recv', peer: 1, tag: 6, data: [R(0, 4, 4)] }] }] },
-          { rank: 3, buffers: buf, steps: [{ window: 1, ops: [msg('send', 1, 5)] }] },
-          { rank: 4, buffers: buf, steps: [{ window: 1, ops: [msg('send', 0, 1)] }] },
-        ],
-      };
-    };
-
-    it.each(Object.keys(VARIANTS))('%s: the replay posts after as many hops as the simulator', async (name) => {
+    // the probes of test/helpers/stream-worlds.ts (hopProbeWorld)
+    it.each(Object.keys(HOP_PROBE_VARIANTS))('%s: the replay posts after as many hops as the simulator', async (name) => {
       const firsts = new Set<string>();
       for (let k = 0; k <= 8; k++) {
-        const world = probe(VARIANTS[name], k);
+        const world = hopProbeWorld(HOP_PROBE_VARIANTS[name], k);
         const out = replayed(world, MODELS[0], 1, 1, BYTE_OP);
         expect(out, `${name}, k = ${k}`).toEqual(await programs(world, MODELS[0], 1, 1, BYTE_OP));
         firsts.add(out.trace.filter((m) => m.includes('>2 '))[0].split(' ')[0]);

@@ -17,7 +17,7 @@ import { failedRestriction, variantRow } from '../src/collectives/v-variants.js'
 import type { Communicator } from '../src/comm/communicator.js';
 import { compileAllgatherSchedule } from '../src/collectives/allgather/schedule.js';
 import { pipelinedRingSchedule } from '../src/collectives/allgather/pipelined-ring.js';
-import type { RankSchedule, ScheduleCombiner, ScheduleOp, ScheduleStep } from '../src/comm/schedule.js';
+import type { RankSchedule, ScheduleCombiner, ScheduleStep } from '../src/comm/schedule.js';
 import { checkSchedule } from '../src/schedule/check.js';
 import { CALL_TAG_STRIDE } from '../src/comm/tags.js';
 import { CommunicationError, DeadlockError, InvalidArgumentError, TruncationError } from '../src/errors.js';
@@ -27,9 +27,10 @@ import type { WorldSchedule } from '../src/schedule/types.js';
 import { runSim, type SimResult } from '../src/transports/sim/index.js';
 import { SimEndpoint } from '../src/transports/sim/endpoint.js';
 import { compileBasicSchedule } from '../src/collectives/basic/world-schedule.js';
-import { type ModelCase, PORT_MODELS, randomPairwise } from './helpers/models.js';
+import { type ModelCase, PORT_MODELS } from './helpers/models.js';
 import { int, rng, variantCounts } from './helpers/random.js';
 import { rejection } from './helpers/errors.js';
+import { BYTE_OP, dependencyWorld, HOP_PROBE_VARIANTS, hopProbeWorld, STREAM_MODELS, streamModels, streamWorld } from './helpers/stream-worlds.js';
 
 type Op = 'gatherv' | 'scatterv';
 
@@ -750,25 +751,6 @@ describe('runs', () => {
  * schedules (collectives/allgather/pipelined-ring.ts) and hand-written ones.
  */
 
-/** Byte-wise, not commutative: into := 3·into + from (mod 256). */
-const BYTE_OP: ScheduleCombiner = {
-  elementBytes: 1,
-  bind: (into, from) => () => {
-    for (let i = 0; i < into.length; i++) into[i] = (into[i] * 3 + from[i]) & 0xff;
-  },
-};
-
-/** PORT_MODELS, and models where many things happen at one virtual time (the hop order decides). */
-const STREAM_MODELS: readonly ModelCase[] = [
-  ...PORT_MODELS,
-  { name: 'α only', model: linearModel({ alpha: 10, beta: 0, gamma: 0 }) },
-  { name: 'α only, full duplex', model: linearModel({ alpha: 10, beta: 0, gamma: 0 }), ports: 'full-duplex' },
-  { name: 'free, 2 ports', model: linearModel({ alpha: 0, beta: 0, gamma: 0, ports: 2 }) },
-];
-
-/** The model cases of p ranks: STREAM_MODELS and a random per-pair model. */
-const streamModels = (p: number, rnd: () => number): ModelCase[] => [...STREAM_MODELS, { name: 'pairwise', model: randomPairwise(p, rnd, { copyAll: rnd() < 0.5 }) }];
-
 describe('concurrent streams: the pipelined ring', () => {
   const names = [...STREAM_MODELS.map((m) => m.name), 'pairwise'];
 
@@ -827,116 +809,6 @@ describe('concurrent streams: the pipelined ring', () => {
   });
 });
 
-/**
- * A hand-written world of p ≥ 3 ranks with a step of streams between ordinary steps. Rank r
- * (left L, right R, B = r − 2, F = r + 2; rank o has chunks `sizes[o]`, zeros too):
- * - step 0, window 2 (windowed): a processor copy, a receive from L, a send to R (tag 9);
- * - step 1, streams in random order (`in` first) with empty streams among them, `window`:
- *   `in`: the chunks of L, then those of B (L forwards them), from L (tag 10), then B's
- *   accumulator (tag 11); `out`: the own chunks to R (tag 10), then each chunk of L after its
- *   receive; `local`: each chunk of L copied after its receive, each chunk of B combined into
- *   the accumulator after its receive, a copy through a port (tag 13) somewhere, and the
- *   accumulator sent to F (tag 11);
- * - step 2, all at once: the chunks of L back to L, those of r from R (tag 12);
- * - step 3 without operations, with streams [];
- * - step 4, two streams without `after`: two receives from L and two sends to R (tag 14).
- */
-function streamWorld(p: number, rnd: () => number, window: number): WorldSchedule {
-  const sizes = Array.from({ length: p }, () => Array.from({ length: int(rnd, 0, 4) }, () => (rnd() < 0.2 ? 0 : int(rnd, 1, 12))));
-  const sum = (a: readonly number[]): number => a.reduce((x, y) => x + y, 0);
-  const mod = (x: number): number => ((x % p) + p) % p;
-  const tail = Array.from({ length: p }, () => [int(rnd, 0, 5), int(rnd, 0, 5)]);
-  const emptyStreams = int(rnd, 0, 3);
-  const order = rnd() < 0.5 ? ['in', 'out', 'local'] : ['in', 'local', 'out'];
-  const ranks = Array.from({ length: p }, (_, r): RankSchedule => {
-    const [L, Rt, B, F] = [mod(r - 1), mod(r + 1), mod(r - 2), mod(r + 2)];
-    const [sR, sL, sB] = [sum(sizes[r]), sum(sizes[L]), sum(sizes[B])];
-    const offs = (a: readonly number[]): number[] => a.map((_, t) => sum(a.slice(0, t)));
-    const [oR, oL, oB] = [offs(sizes[r]), offs(sizes[L]), offs(sizes[B])];
-    const dep = new Map<ScheduleOp, ScheduleOp>();
-    const inOps: ScheduleOp[] = [];
-    const fromL = sizes[L].map((m, t): ScheduleOp => ({ kind: 'recv', peer: L, tag: 10, data: [R(1, oL[t], m)] }));
-    const fromB = sizes[B].map((m, t): ScheduleOp => ({ kind: 'recv', peer: L, tag: 10, data: [R(1, sL + oB[t], m)] }));
-    inOps.push(...fromL, ...fromB, { kind: 'recv', peer: B, tag: 11, data: [R(4, 0, sum(sizes[mod(r - 4)]))] });
-    const outOps: ScheduleOp[] = sizes[r].map((m, t): ScheduleOp => ({ kind: 'send', peer: Rt, tag: 10, data: [R(0, oR[t], m)] }));
-    sizes[L].forEach((m, t) => {
-      const op: ScheduleOp = { kind: 'send', peer: Rt, tag: 10, data: [R(1, oL[t], m)] };
-      dep.set(op, fromL[t]);
-      outOps.push(op);
-    });
-    const local: ScheduleOp[] = [];
-    const copies = sizes[L].map((m, t): ScheduleOp => {
-      const op: ScheduleOp = { kind: 'copy', from: [R(1, oL[t], m)], to: [R(2, oL[t], m)] };
-      dep.set(op, fromL[t]);
-      return op;
-    });
-    const combines = sizes[B].map((m, t): ScheduleOp => {
-      const op: ScheduleOp = { kind: 'combine', into: [R(3, oB[t], m)], from: [R(1, sL + oB[t], m)] };
-      dep.set(op, fromB[t]);
-      return op;
-    });
-    // copies and combines interleaved at random, the copy through a port somewhere among them
-    while (copies.length + combines.length > 0) local.push((rnd() < 0.5 && copies.length > 0) || combines.length === 0 ? (copies.shift() as ScheduleOp) : (combines.shift() as ScheduleOp));
-    local.splice(int(rnd, 0, local.length), 0, { kind: 'copy', from: [R(0, 0, sR)], to: [R(2, sL, sR)], tag: 13 });
-    local.push({ kind: 'send', peer: F, tag: 11, data: [R(3, 0, sB)] });
-    const byName: Record<string, ScheduleOp[]> = { in: inOps, out: outOps, local };
-    const groups: ScheduleOp[][] = order.map((k) => byName[k]);
-    for (let e = 0; e < emptyStreams; e++) groups.splice(int(rnd, 0, groups.length), 0, []);
-    const ops = groups.flat();
-    const after = ops.map((op) => {
-      const d = dep.get(op);
-      return d === undefined ? -1 : ops.indexOf(d);
-    });
-    const [t0, t1] = tail[r];
-    const [u0, u1] = tail[L];
-    const steps: ScheduleStep[] = [
-      {
-        window: 2,
-        ops: [
-          { kind: 'copy', from: [R(5, 0, 1)], to: [R(5, 2, 1)] },
-          { kind: 'recv', peer: L, tag: 9, data: [R(5, 3, 3)] },
-          { kind: 'send', peer: Rt, tag: 9, data: [R(5, 0, 3)] },
-        ],
-      },
-      { window, ops, streams: groups.map((g) => g.length), after },
-      {
-        window: 4,
-        ops: [
-          { kind: 'send', peer: L, tag: 12, data: [R(1, 0, sL)] },
-          { kind: 'recv', peer: Rt, tag: 12, data: [R(6, 0, sR)] },
-        ],
-      },
-      { window: 1, ops: [], streams: [] },
-      {
-        window,
-        ops: [
-          // rank L's two sends: min(u0, its send bytes), then u1
-          { kind: 'recv', peer: L, tag: 14, data: [R(7, 0, Math.min(u0, sL))] },
-          { kind: 'recv', peer: L, tag: 14, data: [R(7, Math.min(u0, sL), u1)] },
-          { kind: 'send', peer: Rt, tag: 14, data: [R(0, 0, Math.min(t0, sR))] },
-          { kind: 'send', peer: Rt, tag: 14, data: [R(5, 0, t1)] },
-        ],
-        streams: [2, 2],
-      },
-    ];
-    return {
-      rank: r,
-      buffers: [
-        { name: 'send', bytes: sR },
-        { name: 'recv', bytes: sL + sB },
-        { name: 'copy', bytes: sL + sR },
-        { name: 'acc', bytes: sB },
-        { name: 'far', bytes: sum(sizes[mod(r - 4)]) },
-        { name: 'small', bytes: 6 },
-        { name: 'back', bytes: sR },
-        { name: 'tail', bytes: 10 },
-      ],
-      steps,
-    };
-  });
-  return { label: `streams p=${p} window=${window}`, ranks };
-}
-
 describe('concurrent streams: hand-written schedules', () => {
   it('the hand-written worlds pass the static check', () => {
     const rnd = rng(5);
@@ -958,48 +830,7 @@ describe('concurrent streams: hand-written schedules', () => {
   it('waits at an operation whose dependency has not completed, and lets its own stream go first', async () => {
     // rank 0: stream 0 receives a (tag 1) then b (tag 2); stream 1 sends x (after a), then y;
     // stream 2 a processor copy after b. Rank 1 sends b's data only once x has arrived.
-    const rs0: RankSchedule = {
-      rank: 0,
-      buffers: [
-        { name: 'recv', bytes: 8 },
-        { name: 'send', bytes: 6 },
-      ],
-      steps: [
-        {
-          window: 1,
-          ops: [
-            { kind: 'recv', peer: 1, tag: 1, data: [R(0, 0, 4)] },
-            { kind: 'recv', peer: 1, tag: 2, data: [R(0, 4, 4)] },
-            { kind: 'send', peer: 1, tag: 3, data: [R(1, 0, 3)] },
-            { kind: 'send', peer: 1, tag: 4, data: [R(1, 3, 3)] },
-            { kind: 'copy', from: [R(0, 4, 2)], to: [R(1, 0, 2)] },
-          ],
-          streams: [2, 2, 1],
-          after: [-1, -1, 0, -1, 1],
-        },
-      ],
-    };
-    const rs1: RankSchedule = {
-      rank: 1,
-      buffers: [
-        { name: 'send', bytes: 8 },
-        { name: 'recv', bytes: 6 },
-      ],
-      steps: [
-        { window: 1, ops: [{ kind: 'send', peer: 0, tag: 1, data: [R(0, 0, 4)] }] },
-        {
-          window: 2,
-          ops: [
-            { kind: 'recv', peer: 0, tag: 3, data: [R(1, 0, 3)] },
-            { kind: 'send', peer: 0, tag: 2, data: [R(0, 4, 4)] },
-            { kind: 'recv', peer: 0, tag: 4, data: [R(1, 3, 3)] },
-          ],
-          streams: [1, 2],
-          after: [-1, 0, -1],
-        },
-      ],
-    };
-    const world: WorldSchedule = { label: 'dependencies', ranks: [rs0, rs1] };
+    const world = dependencyWorld();
     for (const mc of STREAM_MODELS) {
       const out = await expectSame(world, mc, 1, mc.name, 2);
       // the copy took b's bytes, after b arrived
@@ -1135,70 +966,15 @@ describe('concurrent streams: errors', () => {
 });
 
 describe('concurrent streams: promise hops', () => {
-  /*
-   * Rank 0's schedule receives a (4 bytes, tag 1) from rank 4, then sends 4 bytes to rank 2
-   * (tag 2) through a stream step; rank 1's schedule, a windowed step, receives from rank 3 at
-   * the same virtual time (both transfers 0–104, rank 1's ends first), then runs `k` processor
-   * copies of no cost (one promise hop each), then sends to rank 2 (tag 6). Rank 2 has both
-   * receives posted and one port: the send posted first is matched first and goes first. Over
-   * k = 0..8 the order flips where rank 0's post happens, so the native executor must post
-   * after exactly as many hops as the portable one. (Both schedules run on one executor: the
-   * simulator runs rank programs' own continuations before native ones at a virtual time.)
-   */
-  const a: ScheduleOp = { kind: 'recv', peer: 4, tag: 1, data: [R(0, 0, 4)] };
-  const toTwo: ScheduleOp = { kind: 'send', peer: 2, tag: 2, data: [R(0, 0, 4)] };
-  const copy: ScheduleOp = { kind: 'copy', from: [R(0, 0, 2)], to: [R(0, 2, 2)] };
-  const combine: ScheduleOp = { kind: 'combine', into: [R(0, 0, 2)], from: [R(0, 2, 2)] };
-  const port: ScheduleOp = { kind: 'copy', from: [R(0, 0, 2)], to: [R(0, 2, 2)], tag: 8 };
-  const then: ScheduleStep = { window: 1, ops: [toTwo] };
-  const VARIANTS: Record<string, ScheduleStep[]> = {
-    'one stream, then a step': [{ window: 1, ops: [a], streams: [1] }, then],
-    'a copy after the receive, then a step': [{ window: 1, ops: [a, copy], streams: [1, 1], after: [-1, 0] }, then],
-    'a combine after the receive (an empty stream between), then a step': [{ window: 1, ops: [a, combine], streams: [1, 0, 1], after: [-1, 0] }, then],
-    'a copy through a port after the receive, then a step': [{ window: 1, ops: [a, port], streams: [1, 1], after: [-1, 0] }, then],
-    'the send next in the receive’s stream': [{ window: 1, ops: [a, toTwo], streams: [2] }],
-    'the send after the receive in another stream': [{ window: 1, ops: [a, toTwo], streams: [1, 1], after: [-1, 0] }],
-    'the send after a copy after the receive': [{ window: 2, ops: [a, copy, toTwo], streams: [1, 1, 1], after: [-1, 0, 1] }],
-    'the send after a window slot frees': [{ window: 1, ops: [a, copy, toTwo], streams: [1, 2], after: [-1, 0, -1] }],
-    'a windowed step (no streams)': [{ window: 1, ops: [a, copy, toTwo] }],
-  };
+  // the probes of test/helpers/stream-worlds.ts (hopProbeWorld), every rank a schedule on one executor
+  const probe = async (steps: ScheduleStep[], k: number, portable: boolean): Promise<string[]> =>
+    (await runWorld(hopProbeWorld(steps, k), PORT_MODELS[0], 1, portable, 1, { combine: BYTE_OP })).messages;
 
-  const probe = async (steps: ScheduleStep[], k: number, portable: boolean): Promise<string[]> => {
-    const rs0: RankSchedule = { rank: 0, buffers: [{ name: 'buf', bytes: 4 }], steps };
-    const rs1: RankSchedule = {
-      rank: 1,
-      buffers: [{ name: 'buf', bytes: 4 }],
-      steps: [
-        {
-          window: 1,
-          ops: [
-            { kind: 'recv', peer: 3, tag: 5, data: [R(0, 0, 4)] },
-            ...Array.from({ length: k }, (): ScheduleOp => ({ kind: 'copy', from: [R(0, 0, 1)], to: [R(0, 1, 1)] })),
-            { kind: 'send', peer: 2, tag: 6, data: [R(0, 0, 4)] },
-          ],
-        },
-      ],
-    };
-    const res = await runSim(
-      5,
-      async (comm) => {
-        const me = comm.rank;
-        if (me === 0) await bindSchedule(comm, rs0, [fill(4, 0)], { portable, combine: BYTE_OP }).run();
-        else if (me === 1) await bindSchedule(comm, rs1, [fill(4, 1)], { portable }).run();
-        else if (me === 2) await comm.waitAll([comm.irecv(0, 2, new Uint8Array(4)), comm.irecv(1, 6, new Uint8Array(4))]);
-        else if (me === 3) await comm.send(1, 5, fill(4, 3));
-        else await comm.send(0, 1, fill(4, 4));
-      },
-      { model: PORT_MODELS[0].model, trace: true },
-    );
-    return (res.trace?.messages ?? []).map((m) => `${m.from}>${m.to} t${m.tag} ${m.start}-${m.end}`);
-  };
-
-  it.each(Object.keys(VARIANTS))('%s: rank 0 posts after as many hops as the portable executor', async (name) => {
+  it.each(Object.keys(HOP_PROBE_VARIANTS))('%s: rank 0 posts after as many hops as the portable executor', async (name) => {
     const firsts = new Set<string>();
     for (let k = 0; k <= 8; k++) {
-      const native = await probe(VARIANTS[name], k, false);
-      const portable = await probe(VARIANTS[name], k, true);
+      const native = await probe(HOP_PROBE_VARIANTS[name], k, false);
+      const portable = await probe(HOP_PROBE_VARIANTS[name], k, true);
       expect(native, `${name}, k = ${k}`).toEqual(portable);
       firsts.add(portable.filter((m) => m.includes('>2 '))[0].split(' ')[0]);
     }

@@ -14,6 +14,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { realpathSync } from 'node:fs';
+import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { runCase } from '../src/run/job.js';
 import { CASE_DEFAULTS } from '../src/run/spec.js';
@@ -27,11 +28,6 @@ interface ChildResult {
   /** Peak resident set (KiB, process.resourceUsage().maxRSS). */
   readonly maxRssKiB: number;
   readonly error?: string;
-}
-
-function option(name: string, dflt: string): string {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 && i + 1 < process.argv.length ? process.argv[i + 1] : dflt;
 }
 
 /** The child: one case, its figures as one JSON line on stdout. */
@@ -66,12 +62,19 @@ function runChild(op: string, algorithm: string, p: number, heapMiB: number, tim
 }
 
 function main(): void {
-  const from = Number(option('from', '13'));
-  const to = Number(option('to', '20'));
-  const algorithms = option('algorithms', 'linear,binomial,adaptive').split(',');
-  const op = option('op', 'gatherv');
-  const heap = Number(option('heap', '14000'));
-  const timeout = Number(option('timeout', '600'));
+  const { values } = parseArgs({
+    options: {
+      from: { type: 'string', default: '13' },
+      to: { type: 'string', default: '20' },
+      algorithms: { type: 'string', default: 'linear,binomial,adaptive' },
+      op: { type: 'string', default: 'gatherv' },
+      heap: { type: 'string', default: '14000' },
+      timeout: { type: 'string', default: '600' },
+    },
+  });
+  const [from, to, heap, timeout] = [values.from, values.to, values.heap, values.timeout].map(Number);
+  const algorithms = values.algorithms.split(',');
+  const op = values.op;
   console.log(`${op}, random blocks, b = 100, the simulator (vcoll run --transport sim); a fresh process per case, heap ${heap} MiB, timeout ${timeout} s`);
   console.log('algorithm  p          wall s   ×prev  M msgs/s  peak RSS MiB  ×prev  RSS/rank KiB  verified');
   for (const algorithm of algorithms) {

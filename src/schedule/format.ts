@@ -63,17 +63,8 @@ function formatRank(rs: RankSchedule, lines: string[]): { messages: number; byte
         : `  step ${s} (window ${st.window} per stream, ${plural(streams.length, 'stream')}):`,
     );
     if (st.ops.length === 0) lines.push('    (no operations)');
-    let stream = 0;
-    let streamEnd = 0;
-    st.ops.forEach((op, j) => {
-      if (streams !== undefined) {
-        while (stream < streams.length && j === streamEnd) {
-          lines.push(`    stream ${stream} (${plural(streams[stream], 'op')}):`);
-          streamEnd += streams[stream++];
-          if (j < streamEnd) break;
-        }
-      }
-      const pad = streams === undefined ? '    ' : '      ';
+    const opLine = (j: number, pad: string): void => {
+      const op = st.ops[j];
       const dep = st.after === undefined || st.after[j] < 0 ? '' : `  after op ${st.after[j]}`;
       if (op.kind === 'copy') {
         const port = op.tag === undefined ? '' : `  through a port, tag ${formatTag(op.tag)}`;
@@ -91,9 +82,16 @@ function formatRank(rs: RankSchedule, lines: string[]): { messages: number; byte
         messages++;
         bytes += n;
       }
+    };
+    if (streams === undefined) {
+      for (let j = 0; j < st.ops.length; j++) opLine(j, '    ');
+      return;
+    }
+    let j = 0;
+    streams.forEach((count, k) => {
+      lines.push(`    stream ${k} (${plural(count, 'op')}):`);
+      for (let c = 0; c < count; c++) opLine(j++, '      ');
     });
-    // empty streams after the last operation
-    if (streams !== undefined) for (; stream < streams.length; stream++) if (streams[stream] === 0) lines.push(`    stream ${stream} (0 ops)`);
   });
   lines.push(`  rank ${rs.rank}: ${plural(rs.steps.length, 'step')}, ${plural(messages, 'message')} sent, ${bytes} B sent`);
   return { messages, bytes };

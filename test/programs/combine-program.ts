@@ -26,10 +26,10 @@ import { allreduce, exscan, reduce } from '../../src/collectives/index.js';
 import { resolveOp, type BuiltinOp, type NumericArray, type ReduceOp } from '../../src/collectives/basic/ops.js';
 import { scheduleCombiner } from '../../src/collectives/basic/reduce-schedule.js';
 import type { Communicator } from '../../src/comm/communicator.js';
-import type { Endpoint } from '../../src/comm/endpoint.js';
 import type { RankSchedule } from '../../src/comm/schedule.js';
 import { bindSchedule } from '../../src/schedule/run.js';
 import { int, rng } from '../helpers/random.js';
+import { type ExecutorSpy, spyOnExecutor } from './executor-spy.js';
 
 export interface CombineArgs {
   readonly scenario: 'kernels' | 'collectives';
@@ -147,53 +147,16 @@ const nanCount = (a: NumericArray): number => {
   return k;
 };
 
-interface Spy {
-  nativeCombine: number;
-  declinedCombine: number;
-  /** A communicator split off `world` (key: its rank order) whose executor is the spied native one, or none (`portable`). */
-  split(key: number, portable: boolean): Promise<Communicator>;
-}
+type Spy = ExecutorSpy;
 
-type BindScheduleFn = NonNullable<Endpoint['bindSchedule']>;
-
-/** Installs the spy on `world`'s endpoint (see the file's doc). */
+/** The spy on `world`'s executor, counting schedules with combine operations. */
 function spyOn(world: Communicator): Spy {
-  const ep = (world as unknown as { readonly endpoint?: Endpoint }).endpoint;
-  if (ep === undefined) throw new Error('the world communicator shows no endpoint: cannot spy on its schedule executor');
-  const original = ep.bindSchedule;
-  const spy: Spy = {
-    nativeCombine: 0,
-    declinedCombine: 0,
-    async split(key: number, portable: boolean): Promise<Communicator> {
-      const own = Object.getOwnPropertyDescriptor(ep, 'bindSchedule');
-      const counted: BindScheduleFn | undefined =
-        original === undefined
-          ? undefined
-          : (ctx, worldOf, schedule, buffers, options) => {
-              const es = original.call(ep, ctx, worldOf, schedule, buffers, options);
-              if (schedule.steps.some((s) => s.ops.some((o) => o.kind === 'combine'))) {
-                if (es === undefined) spy.declinedCombine++;
-                else spy.nativeCombine++;
-              }
-              return es;
-            };
-      Object.defineProperty(ep, 'bindSchedule', { value: portable ? undefined : counted, configurable: true, writable: true });
-      try {
-        const c = await world.split(0, key);
-        if (c === null) throw new Error('split');
-        return c;
-      } finally {
-        if (own !== undefined) Object.defineProperty(ep, 'bindSchedule', own);
-        else delete (ep as { bindSchedule?: unknown }).bindSchedule;
-      }
-    },
-  };
-  return spy;
+  return spyOnExecutor(world, (schedule) => schedule.steps.some((s) => s.ops.some((o) => o.kind === 'combine')));
 }
 
 /** 'kernels': see the file's doc. */
 async function kernels(world: Communicator, args: CombineArgs, spy: Spy, problems: string[]): Promise<{ checks: number; nans: number; payloads: number }> {
-  const comm = await spy.split(world.rank, false);
+  const comm = await spy.split(false, world.rank);
   const rnd = rng(args.seed + 7919 * world.rank);
   const n = args.n;
   let checks = 0;
@@ -233,9 +196,9 @@ async function kernels(world: Communicator, args: CombineArgs, spy: Spy, problem
     for (const once of [true, false]) {
       const into = a.slice();
       const combine = scheduleCombiner(fn, into, op);
-      const before = spy.nativeCombine;
+      const before = spy.native;
       const bound = bindSchedule(comm, schedule, [bytes(into), bytes(b)], { combine, once });
-      if (spy.nativeCombine !== before + 1) problems.push(`kernels ${label}${once ? ' once' : ''}: not bound natively`);
+      if (spy.native !== before + 1) problems.push(`kernels ${label}${once ? ' once' : ''}: not bound natively`);
       const runs = once ? 1 : 2;
       for (let t = 0; t < runs; t++) await bound.run();
       const want = reference(a, runs);
@@ -300,10 +263,10 @@ async function nanPayloads(comm: Communicator, spy: Spy, problems: string[]): Pr
         ],
         steps: [{ window: 1, ops: [{ kind: 'combine', into: [{ buffer: 0, offset: 0, length: x.byteLength }], from: [{ buffer: 1, offset: 0, length: from.byteLength }] }] }],
       };
-      const before = spy.nativeCombine;
+      const before = spy.native;
       // run in C only: the rule is C's (V8's optimized code agrees; its interpreter may not for two NaN)
       await bindSchedule(comm, schedule, [bytes(x), bytes(from)], { combine: scheduleCombiner(fn, x, op), once: true }).run();
-      if (spy.nativeCombine !== before + 1) problems.push(`NaN bits ${op} ${wide ? 'f64' : 'f32'}: not bound natively`);
+      if (spy.native !== before + 1) problems.push(`NaN bits ${op} ${wide ? 'f64' : 'f32'}: not bound natively`);
       const d = differs(x, want);
       if (d !== undefined) problems.push(`NaN bits ${op} ${wide ? 'Float64Array' : 'Float32Array'}: ${d}`);
     }
@@ -376,10 +339,10 @@ async function collectives(
 ): Promise<{ checks: number; nans: number; payloads: number; userNative: number; userDeclined: number }> {
   const p = world.size;
   const comms = {
-    native: await spy.split(world.rank, false),
-    portable: await spy.split(world.rank, true),
-    nativeReversed: await spy.split(p - 1 - world.rank, false),
-    portableReversed: await spy.split(p - 1 - world.rank, true),
+    native: await spy.split(false, world.rank),
+    portable: await spy.split(true, world.rank),
+    nativeReversed: await spy.split(false, p - 1 - world.rank),
+    portableReversed: await spy.split(true, p - 1 - world.rank),
   };
   let checks = 0;
   let nans = 0;
@@ -418,7 +381,7 @@ async function collectives(
   }
   // a user function: declined by the C executor, run by the portable one. Associative, not
   // commutative: the first nonzero value in rank order.
-  const before = { n: spy.nativeCombine, d: spy.declinedCombine };
+  const before = { n: spy.native, d: spy.declined };
   const firstNonzero = (a: Int32Array, b: Int32Array): void => {
     for (let i = 0; i < a.length; i++) if (a[i] === 0) a[i] = b[i];
   };
@@ -440,7 +403,7 @@ async function collectives(
   const ex = new Int32Array(args.n);
   await exscan(c, { send: inputs[me].slice(), recv: ex, op: firstNonzero });
   if (me > 0 && differs(ex, fold(me)) !== undefined) problems.push(`user exscan rank ${me}: ${differs(ex, fold(me))}`);
-  return { checks, nans, payloads: tally.payloads, userNative: spy.nativeCombine - before.n, userDeclined: spy.declinedCombine - before.d };
+  return { checks, nans, payloads: tally.payloads, userNative: spy.native - before.n, userDeclined: spy.declined - before.d };
 }
 
 export default async function combineProgram(world: Communicator, args: CombineArgs): Promise<CombineResult> {
@@ -448,13 +411,13 @@ export default async function combineProgram(world: Communicator, args: CombineA
   const problems: string[] = [];
   if (args.scenario === 'kernels') {
     const { checks, nans, payloads } = await kernels(world, args, spy, problems);
-    return { problems, nativeCombine: spy.nativeCombine, declinedCombine: spy.declinedCombine, userNative: 0, userDeclined: 0, checks, nans, payloads };
+    return { problems, nativeCombine: spy.native, declinedCombine: spy.declined, userNative: 0, userDeclined: 0, checks, nans, payloads };
   }
   const r = await collectives(world, args, spy, problems);
   return {
     problems,
-    nativeCombine: spy.nativeCombine - r.userNative,
-    declinedCombine: spy.declinedCombine - r.userDeclined,
+    nativeCombine: spy.native - r.userNative,
+    declinedCombine: spy.declined - r.userDeclined,
     userNative: r.userNative,
     userDeclined: r.userDeclined,
     checks: r.checks,

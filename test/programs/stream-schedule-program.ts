@@ -24,10 +24,10 @@
  */
 import { allgatherv } from '../../src/index.js';
 import type { Communicator } from '../../src/comm/communicator.js';
-import type { Endpoint } from '../../src/comm/endpoint.js';
 import type { RankSchedule, ScheduleOp, ScheduleOptions, Span } from '../../src/comm/schedule.js';
 import { CommunicationError, TruncationError } from '../../src/errors.js';
 import { bindSchedule } from '../../src/schedule/run.js';
+import { endpointOf, type ExecutorSpy, spyOnExecutor } from './executor-spy.js';
 
 export const SENTINEL = 0xa5;
 
@@ -50,50 +50,17 @@ export interface StreamResult {
   readonly outcomes: string[];
 }
 
-type BindScheduleFn = NonNullable<Endpoint['bindSchedule']>;
 type Counted = 'isend' | 'irecv' | 'isendAwaited' | 'irecvAwaited';
 
-interface Spy {
-  nativeStreams: number;
-  declinedStreams: number;
+interface Spy extends ExecutorSpy {
+  /** Messages the communicators posted through the endpoint. */
   messages: number;
-  /** A communicator split off `world` whose executor is the spied native one, or none (`portable`). */
-  split(portable: boolean): Promise<Communicator>;
 }
 
-/** Installs the spy on `world`'s endpoint (see the file's doc). */
+/** Installs the spy on `world`'s endpoint (see the file's doc): schedules with streams, and messages. */
 function spyOn(world: Communicator): Spy {
-  const ep = (world as unknown as { readonly endpoint?: Endpoint }).endpoint;
-  if (ep === undefined) throw new Error('the world communicator shows no endpoint: cannot spy on its schedule executor');
-  const original = ep.bindSchedule;
-  const spy: Spy = {
-    nativeStreams: 0,
-    declinedStreams: 0,
-    messages: 0,
-    async split(portable: boolean): Promise<Communicator> {
-      const own = Object.getOwnPropertyDescriptor(ep, 'bindSchedule');
-      const counted: BindScheduleFn | undefined =
-        original === undefined
-          ? undefined
-          : (ctx, worldOf, schedule, buffers, options) => {
-              const es = original.call(ep, ctx, worldOf, schedule, buffers, options);
-              if (schedule.steps.some((s) => s.streams !== undefined)) {
-                if (es === undefined) spy.declinedStreams++;
-                else spy.nativeStreams++;
-              }
-              return es;
-            };
-      Object.defineProperty(ep, 'bindSchedule', { value: portable ? undefined : counted, configurable: true, writable: true });
-      try {
-        const c = await world.split(0, world.rank);
-        if (c === null) throw new Error('split');
-        return c;
-      } finally {
-        if (own !== undefined) Object.defineProperty(ep, 'bindSchedule', own);
-        else delete (ep as { bindSchedule?: unknown }).bindSchedule;
-      }
-    },
-  };
+  const ep = endpointOf(world);
+  const spy: Spy = Object.assign(spyOnExecutor(world, (schedule) => schedule.steps.some((s) => s.streams !== undefined)), { messages: 0 });
   // every message the communicators post through the endpoint (the portable executor's, the handshakes')
   const target = ep as unknown as Record<Counted, ((...a: unknown[]) => unknown) | undefined>;
   for (const name of ['isend', 'irecv', 'isendAwaited', 'irecvAwaited'] as const) {
@@ -305,9 +272,9 @@ async function streams(spy: Spy, repeats: number, problems: string[]): Promise<v
   const bytes = schedule.buffers.map((b) => b.bytes);
   const nat = make();
   const por = make();
-  const before = spy.nativeStreams;
+  const before = spy.native;
   const bound = bindSchedule(comm, schedule, nat);
-  if (spy.nativeStreams !== before + 1 || spy.declinedStreams !== 0) problems.push('streams: not bound natively');
+  if (spy.native !== before + 1 || spy.declined !== 0) problems.push('streams: not bound natively');
   const portable = bindSchedule(comm, schedule, por, { portable: true });
   let it = 0;
   // persistent: runs of the native binding, each followed by the portable one on the same data
@@ -332,9 +299,9 @@ async function streams(spy: Spy, repeats: number, problems: string[]): Promise<v
   {
     const once = make();
     prepareHand(once, me, it);
-    const b4 = spy.nativeStreams;
+    const b4 = spy.native;
     await bindSchedule(comm, schedule, once, { once: true }).run();
-    if (spy.nativeStreams !== b4 + 1) problems.push('streams once: not bound natively');
+    if (spy.native !== b4 + 1) problems.push('streams once: not bound natively');
     compare('streams once', once, expectedHand(bytes, me, p, it), problems);
     it++;
   }
@@ -350,7 +317,7 @@ async function streams(spy: Spy, repeats: number, problems: string[]): Promise<v
   prepareHand(nat, me, it);
   await bound.run();
   compare('streams native last run', nat, expectedHand(bytes, me, p, it), problems);
-  if (spy.declinedStreams !== 0) problems.push(`streams: ${spy.declinedStreams} declined`);
+  if (spy.declined !== 0) problems.push(`streams: ${spy.declined} declined`);
 }
 
 const T = 5;
@@ -405,9 +372,9 @@ async function recvErrors(spy: Spy): Promise<string[]> {
     new CommunicationError(`custom: peer ${peer} tag ${tag} expected ${expected} got ${String(got)} cause ${cause instanceof TruncationError ? 'TruncationError' : String(cause)}`, { rank: 0 });
   for (const v of variants) {
     const bufs = [new Uint8Array(5), new Uint8Array(5)];
-    const b4 = spy.nativeStreams;
+    const b4 = spy.native;
     const bound = bindSchedule(comm, recvAfterCopy(), bufs, { portable: v.portable, ...(v.recvError ? { recvError } : {}) });
-    if (!v.portable && spy.nativeStreams !== b4 + 1) out.push('not bound natively');
+    if (!v.portable && spy.native !== b4 + 1) out.push('not bound natively');
     for (let k = 0; k < 2; k++) {
       try {
         await bound.run();
@@ -445,7 +412,7 @@ async function stuck(spy: Spy, blocking: boolean): Promise<void> {
     ],
   };
   const bound = bindSchedule(comm, schedule, [new Uint8Array(2)]);
-  if (spy.nativeStreams !== 1) throw new Error('stuck: not bound natively');
+  if (spy.native !== 1) throw new Error('stuck: not bound natively');
   if (blocking) {
     if (bound.runBlocking === undefined) throw new Error('stuck: no runBlocking');
     bound.runBlocking();
@@ -472,5 +439,5 @@ export default async function streamScheduleProgram(world: Communicator, args: S
       await stuck(spy, args.scenario === 'stuck-blocking');
       break;
   }
-  return { problems, nativeStreams: spy.nativeStreams, declinedStreams: spy.declinedStreams, ...ringOut, outcomes };
+  return { problems, nativeStreams: spy.native, declinedStreams: spy.declined, ...ringOut, outcomes };
 }

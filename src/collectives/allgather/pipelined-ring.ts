@@ -37,7 +37,7 @@
  * (α = 0: 2(p−1)βm + 16β for p even, 2pβm + 24β for p odd; tested), measured up to 2.4 times
  * the full-duplex time for uneven blocks.
  */
-import type { RankSchedule, RecvOp, ScheduleOp, ScheduleStep } from '../../comm/schedule.js';
+import type { RankSchedule, ScheduleOp, ScheduleStep, Span } from '../../comm/schedule.js';
 import { partStart } from '../../util/parts.js';
 import { firstStep } from './handshake.js';
 import {
@@ -87,17 +87,19 @@ export function pipelinedRingSchedule(d: AllgatherRankDescription, tag: number):
     const right = (rank + 1) % p;
     const left = (rank - 1 + p) % p;
     const s = chunkBytes(bytes);
-    const recvs: ScheduleOp[] = [];
+    // the chunks received, in order: blocks r−1, r−2, …, r+1
+    const chunks: Span[] = [];
     let lastBlockChunks = 0;
     for (let dist = 1; dist < p; dist++) {
       const i = (rank - dist + p) % p;
       const c = chunksOf(bytes[i], s);
       for (let j = 0; j < c; j++) {
         const a = partStart(bytes[i], c, j);
-        recvs.push(recv(left, tag, span(RECV, offsets[i] + a, partStart(bytes[i], c, j + 1) - a)));
+        chunks.push(span(RECV, offsets[i] + a, partStart(bytes[i], c, j + 1) - a));
       }
       if (dist === p - 1) lastBlockChunks = c;
     }
+    const recvs = chunks.map((c) => recv(left, tag, c));
     const own = bytes[rank];
     const ownChunks = chunksOf(own, s);
     const sends: ScheduleOp[] = [];
@@ -108,7 +110,7 @@ export function pipelinedRingSchedule(d: AllgatherRankDescription, tag: number):
       after.push(-1);
     }
     for (let t = 0; t < recvs.length - lastBlockChunks; t++) {
-      sends.push(send(right, tag, (recvs[t] as RecvOp).data));
+      sends.push(send(right, tag, chunks[t]));
       after.push(t);
     }
     const ops = [...recvs, ...sends];
