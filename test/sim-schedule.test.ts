@@ -466,13 +466,22 @@ async function wrongLength(portable: boolean, expected: number, sent: number, wi
     ],
     steps,
   };
+  return errorAgainstSender(rs, portable, expected, sent, options);
+}
+
+/**
+ * Runs rank 0's schedule `rs` (buffers: 'send' of 2 bytes, 'recv' of `expected`; it sends 2
+ * bytes to rank 1 with tag 6, and receives from it with tag 5) while rank 1 receives those 2
+ * bytes, then sends `sent` bytes with tag 5; the error rank 0's run fails with (undefined: none).
+ */
+async function errorAgainstSender(rs: RankSchedule, portable: boolean, expected: number, sent: number, options: ScheduleOptions): Promise<unknown> {
   let caught: unknown;
   await runSim(
     2,
     async (comm) => {
       if (comm.rank === 1) {
         await comm.recv(0, 6, new Uint8Array(2));
-        await comm.send(1 - comm.rank, 5, fill(sent, 1)).then(undefined, () => undefined);
+        await comm.send(0, 5, fill(sent, 1)).then(undefined, () => undefined);
         return;
       }
       try {
@@ -866,24 +875,7 @@ async function streamWrongLength(portable: boolean, expected: number, sent: numb
       },
     ],
   };
-  let caught: unknown;
-  await runSim(
-    2,
-    async (comm) => {
-      if (comm.rank === 1) {
-        await comm.recv(0, 6, new Uint8Array(2));
-        await comm.send(0, 5, fill(sent, 1)).then(undefined, () => undefined);
-        return;
-      }
-      try {
-        await bindSchedule(comm, rs, [fill(2, 0), new Uint8Array(expected)], { ...options, portable }).run();
-      } catch (e) {
-        caught = e;
-      }
-    },
-    { model: linearModel({ alpha: 3, beta: 1 }) },
-  );
-  return caught;
+  return errorAgainstSender(rs, portable, expected, sent, options);
 }
 
 describe('concurrent streams: errors', () => {

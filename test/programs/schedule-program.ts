@@ -15,11 +15,12 @@ import { COMPILED_V_ALGORITHMS, compileVSchedule, FIRST_DATA_TAG } from '../../s
 import { failedRestriction, variantRow } from '../../src/collectives/v-variants.js';
 import type { Communicator } from '../../src/comm/communicator.js';
 import { CALL_TAG_STRIDE } from '../../src/comm/tags.js';
-import { CommunicationError, TruncationError } from '../../src/errors.js';
+import { TruncationError } from '../../src/errors.js';
 import { linearModel, type CostModel } from '../../src/model/cost-model.js';
 import { bindSchedule } from '../../src/schedule/run.js';
-import type { RankSchedule, ScheduleOptions } from '../../src/schedule/types.js';
+import type { RankSchedule } from '../../src/schedule/types.js';
 import { int, rng } from '../helpers/random.js';
+import { wrongLengthRuns } from './recv-error-runs.js';
 
 export const SENTINEL = 0xa5;
 
@@ -320,40 +321,15 @@ function describe(e: unknown): string {
  * (rank 0), in order: native, native+recvError, portable, portable+recvError.
  */
 async function recvErrors(comm: Communicator): Promise<string[]> {
-  const variants: { portable: boolean; recvError: boolean }[] = [
-    { portable: false, recvError: false },
-    { portable: false, recvError: true },
-    { portable: true, recvError: false },
-    { portable: true, recvError: true },
-  ];
-  const out: string[] = [];
-  if (comm.rank === 1) {
-    for (let v = 0; v < variants.length; v++) {
-      await comm.send(0, T, msg(1, 3));
-      await comm.send(0, T, msg(2, 9));
-      // then a good one, so that each bound schedule is seen to still work
-      await comm.send(0, T, msg(3, 5));
-    }
-    return out;
-  }
-  if (comm.rank !== 0) return out;
-  const recvError: ScheduleOptions['recvError'] = (peer, tag, expected, got, cause) =>
-    new CommunicationError(`custom: peer ${peer} tag ${tag} expected ${expected} got ${String(got)} cause ${cause instanceof TruncationError ? 'TruncationError' : String(cause)}`, { rank: 0 });
-  for (const v of variants) {
-    const into = new Uint8Array(5);
-    const bound = bindSchedule(comm, one(0, 'recv', 1, 5), [into], { portable: v.portable, ...(v.recvError ? { recvError } : {}) });
-    for (let k = 0; k < 2; k++) {
-      try {
-        await bound.run();
-        out.push('no error');
-      } catch (e) {
-        out.push(describe(e));
-      }
-    }
-    await bound.run();
-    out.push(`then ${Array.from(into).join(',')}`);
-  }
-  return out;
+  return wrongLengthRuns(
+    comm,
+    T,
+    (options) => {
+      const into = new Uint8Array(5);
+      return { bound: bindSchedule(comm, one(0, 'recv', 1, 5), [into], options), into };
+    },
+    describe,
+  );
 }
 
 export interface ScheduleArgs {

@@ -24,10 +24,11 @@
  */
 import { allgatherv } from '../../src/index.js';
 import type { Communicator } from '../../src/comm/communicator.js';
-import type { RankSchedule, ScheduleOp, ScheduleOptions, Span } from '../../src/comm/schedule.js';
-import { CommunicationError, TruncationError } from '../../src/errors.js';
+import type { RankSchedule, ScheduleOp, Span } from '../../src/comm/schedule.js';
+import { TruncationError } from '../../src/errors.js';
 import { bindSchedule } from '../../src/schedule/run.js';
 import { endpointOf, type ExecutorSpy, spyOnExecutor } from './executor-spy.js';
+import { wrongLengthRuns } from './recv-error-runs.js';
 
 export const SENTINEL = 0xa5;
 
@@ -352,41 +353,17 @@ function recvAfterCopy(): RankSchedule {
 
 async function recvErrors(spy: Spy): Promise<string[]> {
   const comm = await spy.split(false);
-  const variants = [
-    { portable: false, recvError: false },
-    { portable: false, recvError: true },
-    { portable: true, recvError: false },
-    { portable: true, recvError: true },
-  ];
-  const out: string[] = [];
-  if (comm.rank === 1) {
-    for (let v = 0; v < variants.length; v++) {
-      await comm.send(0, T, new Uint8Array(3).fill(1));
-      await comm.send(0, T, new Uint8Array(9).fill(2));
-      await comm.send(0, T, new Uint8Array(5).fill(3));
-    }
-    return out;
-  }
-  if (comm.rank !== 0) return out;
-  const recvError: ScheduleOptions['recvError'] = (peer, tag, expected, got, cause) =>
-    new CommunicationError(`custom: peer ${peer} tag ${tag} expected ${expected} got ${String(got)} cause ${cause instanceof TruncationError ? 'TruncationError' : String(cause)}`, { rank: 0 });
-  for (const v of variants) {
-    const bufs = [new Uint8Array(5), new Uint8Array(5)];
-    const b4 = spy.native;
-    const bound = bindSchedule(comm, recvAfterCopy(), bufs, { portable: v.portable, ...(v.recvError ? { recvError } : {}) });
-    if (!v.portable && spy.native !== b4 + 1) out.push('not bound natively');
-    for (let k = 0; k < 2; k++) {
-      try {
-        await bound.run();
-        out.push('no error');
-      } catch (e) {
-        out.push(describeError(e));
-      }
-    }
-    await bound.run();
-    out.push(`then ${Array.from(bufs[0]).join(',')}`);
-  }
-  return out;
+  return wrongLengthRuns(
+    comm,
+    T,
+    (options) => {
+      const bufs = [new Uint8Array(5), new Uint8Array(5)];
+      const b4 = spy.native;
+      const bound = bindSchedule(comm, recvAfterCopy(), bufs, options);
+      return { bound, into: bufs[0], ...(!options.portable && spy.native !== b4 + 1 ? { problem: 'not bound natively' } : {}) };
+    },
+    describeError,
+  );
 }
 
 /** Rank 0: a send to 1 (stream 0, completes), then a receive from 1 that never comes (stream 1, tag 32). */
