@@ -495,17 +495,27 @@ async function errorAgainstSender(rs: RankSchedule, portable: boolean, expected:
   return caught;
 }
 
+/** The wrong-length cases: a receive in a windowed step, in a step all at once, in a stream (after a send of another stream); where its error names it. */
+const WRONG_LENGTH_CASES: readonly {
+  readonly mode: string;
+  readonly run: (portable: boolean, expected: number, sent: number, options: ScheduleOptions) => Promise<unknown>;
+  readonly where: string;
+}[] = [
+  { mode: 'windowed step', run: (portable, expected, sent, options) => wrongLength(portable, expected, sent, 1, options), where: 'step 0 op 1' },
+  { mode: 'step all at once', run: (portable, expected, sent, options) => wrongLength(portable, expected, sent, 2, options), where: 'step 0 op 1' },
+  { mode: 'a stream', run: streamWrongLength, where: 'step 1 op 2' },
+];
+
 describe('receives of the wrong length', () => {
-  for (const window of [1, 2]) {
-    const mode = window === 1 ? 'windowed step' : 'step all at once';
+  for (const { mode, run, where } of WRONG_LENGTH_CASES) {
     it(`shorter (${mode}): the default CommunicationError, or recvError(peer, tag, expected, got, undefined)`, async () => {
       for (const portable of [false, true]) {
-        const e = await wrongLength(portable, 8, 5, window, {});
+        const e = await run(portable, 8, 5, {});
         expect(e).toBeInstanceOf(CommunicationError);
-        expect((e as Error).message).toBe('rank 0: schedule step 0 op 1: receive from rank 1 tag 5 got 5 bytes, expected 8');
+        expect((e as Error).message).toBe(`rank 0: schedule ${where}: receive from rank 1 tag 5 got 5 bytes, expected 8`);
         const calls: unknown[][] = [];
         const mine = new Error('counts disagree');
-        const e2 = await wrongLength(portable, 8, 5, window, {
+        const e2 = await run(portable, 8, 5, {
           recvError: (...args) => {
             calls.push(args);
             return mine;
@@ -519,12 +529,12 @@ describe('receives of the wrong length', () => {
     it(`longer (${mode}): the simulator's TruncationError, or recvError(peer, tag, expected, undefined, cause)`, async () => {
       const texts: string[] = [];
       for (const portable of [false, true]) {
-        const e = await wrongLength(portable, 8, 12, window, {});
+        const e = await run(portable, 8, 12, {});
         expect(e).toBeInstanceOf(TruncationError);
         texts.push((e as Error).message);
         const calls: unknown[][] = [];
         const mine = new Error('counts disagree');
-        const e2 = await wrongLength(portable, 8, 12, window, {
+        const e2 = await run(portable, 8, 12, {
           recvError: (...args) => {
             calls.push(args);
             return mine;
@@ -879,46 +889,6 @@ async function streamWrongLength(portable: boolean, expected: number, sent: numb
 }
 
 describe('concurrent streams: errors', () => {
-  it('a shorter receive in a stream: the default CommunicationError (the same text), or recvError(peer, tag, expected, got, undefined)', async () => {
-    for (const portable of [false, true]) {
-      const e = await streamWrongLength(portable, 8, 5, {});
-      expect(e).toBeInstanceOf(CommunicationError);
-      expect((e as Error).message).toBe('rank 0: schedule step 1 op 2: receive from rank 1 tag 5 got 5 bytes, expected 8');
-      const calls: unknown[][] = [];
-      const mine = new Error('counts disagree');
-      const e2 = await streamWrongLength(portable, 8, 5, {
-        recvError: (...args) => {
-          calls.push(args);
-          return mine;
-        },
-      });
-      expect(e2).toBe(mine);
-      expect(calls).toEqual([[1, 5, 8, 5, undefined]]);
-    }
-  });
-
-  it('a longer receive in a stream: the same TruncationError, or recvError(peer, tag, expected, undefined, cause)', async () => {
-    const texts: string[] = [];
-    for (const portable of [false, true]) {
-      const e = await streamWrongLength(portable, 8, 12, {});
-      expect(e).toBeInstanceOf(TruncationError);
-      texts.push((e as Error).message);
-      const calls: unknown[][] = [];
-      const mine = new Error('counts disagree');
-      const e2 = await streamWrongLength(portable, 8, 12, {
-        recvError: (...args) => {
-          calls.push(args);
-          return mine;
-        },
-      });
-      expect(e2).toBe(mine);
-      expect(calls.length).toBe(1);
-      expect(calls[0].slice(0, 4)).toEqual([1, 5, 8, undefined]);
-      expect(calls[0][4]).toBeInstanceOf(TruncationError);
-    }
-    expect(texts[0]).toBe(texts[1]);
-  });
-
   it('a failing operation in a stream (a throwing combine, a tag that is no tag) fails the run and the simulation alike', async () => {
     const throwing: ScheduleCombiner = {
       elementBytes: 1,
