@@ -74,7 +74,7 @@ export { GroupCommunicator, createWorldCommunicator } from './comm/group.js';
 export { createIntercomm, splitIntercomm, type InterCommunicator } from './comm/intercomm.js';
 export { describeTag, tagText, TAG_TABLE, type TagRange } from './comm/tags.js';
 export { CommunicationError, DeadlockError, TimeoutError, TruncationError, UnavailableError, type DeadlockedRank } from './errors.js';
-export { runSim, type SimRunOptions, type PortSetting, type RankProgram, type SimOptions, type SimResult, type SimTrace } from './transports/sim/index.js';
+export { runSim, type SimRunOptions, type PortSetting, type RankProgram, type SimOptions, type SimProgress, type SimResult, type SimTrace } from './transports/sim/index.js';
 export { replaySchedule, ScheduleReplay, type ReplayOptions, type ReplayResult } from './transports/sim/replay.js';
 export { runThreads, ThreadsEndpoint, type RunThreadsOptions } from './transports/threads/index.js';
 /** The MPI transport (optional: its native binding is built by `npm run build:mpi`, loaded on first use). */
@@ -151,6 +151,7 @@ export {
   type GuidelineVerdict,
   type Guideline,
   type InterRow,
+  type ReferencesDropped,
   type RowKind,
   type SampleStats,
   type TimeUnit,

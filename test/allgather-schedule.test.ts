@@ -111,9 +111,13 @@ describe('(a) compileAllgatherSchedule passes checkSchedule', () => {
       ['recv', 10],
       ['tmp', 10],
     ]);
+    // (blocks adjacent in recv travel as one range: blocks 2 and 3 packed, 3 + 4 bytes at 3;
+    // with a gap between them, two ranges)
     const rd = compileAllgatherSchedule('recursive-doubling', [1, 2, 3, 4]).ranks[0];
     const round1 = rd.steps[1].ops[0];
-    expect(round1.kind === 'recv' && round1.data.length).toBe(2);
+    expect(round1.kind === 'recv' && round1.data).toEqual([{ buffer: 1, offset: 3, length: 7 }]);
+    const gapped = compileAllgatherSchedule('recursive-doubling', [1, 2, 3, 4], [0, 1, 3, 7]).ranks[0].steps[1].ops[0];
+    expect(gapped.kind === 'recv' && gapped.data.length).toBe(2);
   });
 
   it('auto and unknown names are not compiled (UnavailableError); bad sizes and offsets are InvalidArgumentErrors', () => {

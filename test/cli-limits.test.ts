@@ -4,6 +4,7 @@
  * status 2, naming the option, the estimate and the limit), output files that cannot be
  * written, and bad usage (exit 2). The hang guards are generous: a refusal comes at once.
  */
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -186,5 +187,31 @@ describe('typed errors instead of crashes', () => {
     );
     expect(e).toBeInstanceOf(InvalidArgumentError);
     expect((e as Error).message).toContain('got "2" (string)');
+  });
+});
+
+describe('vcoll run on the simulator runs again with a larger heap when Node’s is too small', () => {
+  /** `vcoll …args` with Node's heap limited to `mib` MiB. */
+  const smallHeap = (mib: number, args: readonly string[], env: Record<string, string> = {}): ReturnType<typeof vcoll> =>
+    spawnSync(process.execPath, [`--max-old-space-size=${mib}`, '--import', 'tsx', 'src/cli/main.ts', ...args], {
+      encoding: 'utf8',
+      timeout: 120_000,
+      env: { ...process.env, ...env },
+    });
+  const args = ['run', '--transport', 'sim', '--p', '20000', '--algorithm', 'linear', '--format', 'json'];
+
+  it('p = 20000 under a 64 MiB heap: rerun with the heap its ranks need, same output as a direct run', () => {
+    const r = smallHeap(64, args);
+    expect(r.stderr).toMatch(/running with a [\d.]+ [MG]iB JavaScript heap \(node --max-old-space-size=\d+/);
+    expect(r.status, r.stderr).toBe(0);
+    const report = JSON.parse(r.stdout) as { verified: boolean; p: number; messages: number };
+    expect(report).toMatchObject({ verified: true, p: 20000, messages: 19999 });
+  });
+
+  it('VCOLL_HEAP_RERUN=off keeps Node’s limit: refused at once, naming it', () => {
+    const r = smallHeap(64, args, { VCOLL_HEAP_RERUN: 'off' });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/--p.*max-old-space-size/s);
+    expect(r.stdout).toBe('');
   });
 });

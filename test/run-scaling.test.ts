@@ -1,11 +1,15 @@
 /**
  * The run harness's cost is linear in the work: a simulated run builds its block-size
  * distribution once per process (workloads/distributions.ts sharedBlockSizes), not once per
- * simulated rank, which cost O(p²) in all (counted, not timed).
+ * simulated rank, which cost O(p²) in all, and its ranks' blocks and own buffers are views of
+ * one shared reference and arena, not per-rank copies (counted, not timed).
  */
 import { describe, expect, it } from 'vitest';
+import { blockOf, blocksBuilt, fullBuffer, rankView, sharedCaseData } from '../src/run/data.js';
 import { runCase, summarize } from '../src/run/job.js';
-import type { RankCaseResult } from '../src/run/rank.js';
+import { runCaseOnRank, VIRTUAL_TIMER, type RankCaseResult } from '../src/run/rank.js';
+import { linearModel } from '../src/model/cost-model.js';
+import { runSim } from '../src/transports/sim/index.js';
 import { CASE_DEFAULTS } from '../src/run/spec.js';
 import { blockSizes, blockSizesBuilt, sharedBlockSizes } from '../src/workloads/distributions.js';
 
@@ -39,6 +43,38 @@ describe('the run harness builds the distribution once, whatever p', () => {
       }
     });
   }
+});
+
+describe('simulated ranks hold views of one shared reference and arena, not copies of their own', () => {
+  for (const op of ['gatherv', 'scatterv'] as const) {
+    it(`${op}: no per-rank block is built on the simulator (one fullBuffer for all); on a rank of its own process, one`, async () => {
+      for (const p of [16, 256]) {
+        const before = blocksBuilt();
+        const report = await runCase('sim', p, { ...CASE_DEFAULTS, op, algorithm: 'binomial', dist: 'random', b: 3, seed: 7, reps: 2, warmup: 1 });
+        expect(report.verified).toBe(true);
+        expect(blocksBuilt() - before, `p = ${p}`).toBe(0);
+      }
+      // what a worker thread or an MPI process does (no shared data): its own block, built once
+      const c = { ...CASE_DEFAULTS, op, algorithm: 'linear' as const, dist: 'random' as const, b: 3, seed: 7 };
+      const before = blocksBuilt();
+      const sim = await runSim(4, (comm) => runCaseOnRank(comm, c, VIRTUAL_TIMER), { model: linearModel(c.model) });
+      expect(sim.results.every((r) => r.mismatch === undefined)).toBe(true);
+      expect(blocksBuilt() - before).toBe(4); // one per rank
+    });
+  }
+
+  it('the shared data: every rank’s block is its view of the reference; the arena is another buffer of the same layout', () => {
+    const counts = [3, 0, 5, 1];
+    const shared = sharedCaseData(counts, 2);
+    expect([...shared.offsets]).toEqual([0, 6, 6, 16, 18]);
+    expect(shared.reference).toEqual(fullBuffer(counts, 2));
+    expect(shared.arena.buffer).not.toBe(shared.reference.buffer);
+    for (let r = 0; r < counts.length; r++) {
+      const v = rankView(shared, shared.reference, r);
+      expect(v.buffer).toBe(shared.reference.buffer);
+      expect(v).toEqual(blockOf(r, counts[r], 2));
+    }
+  });
 });
 
 describe('summaries of many ranks', () => {

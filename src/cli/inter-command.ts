@@ -7,8 +7,7 @@
 import Table from 'cli-table3';
 import { InvalidArgumentError } from '../errors.js';
 import { INTER_SETTINGS, PAPER_RATIOS, type InterSettingNumber } from '../run/inter-settings.js';
-import { runInter, type InterReport } from '../run/inter.js';
-import { checkSimRanks, SIM_RUN_TREE_RANK_BYTES } from '../util/limits.js';
+import { checkInterRanks, runInter, type InterReport } from '../run/inter.js';
 
 export interface InterCommandOptions {
   transport: 'sim' | 'threads';
@@ -42,7 +41,7 @@ const fmt = (x: number): string => (Number.isInteger(x) ? String(x) : x.toPrecis
 
 export async function runInterCommand(opts: InterCommandOptions, out: (line: string) => void = (l) => process.stdout.write(`${l}\n`)): Promise<InterReport[]> {
   const settings = parseSettings(opts.setting);
-  if (opts.transport === 'sim') checkSimRanks(opts.ranks, '--ranks', SIM_RUN_TREE_RANK_BYTES, 'simulating the intergroup settings');
+  if (opts.transport === 'sim') checkInterRanks(opts.ranks, '--ranks');
   const sizes = opts.size === undefined ? INTER_SWEEP : [opts.size];
   const reports: InterReport[] = [];
   const table = new Table({ head: ['setting', 'p', 'q', 'kA', 'kB', 'root gathering', 'algorithm', 'ratio', 'Eq. 5', 'paper', 'verified'] });

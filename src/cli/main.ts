@@ -117,10 +117,22 @@ export function buildProgram(): Command {
     .option('--trace <file>', 'sim: write the trace (every message and copy: from, to, bytes, start, end) as JSON')
     .option('--calibrate', 'threads, mpi: measure α, β, γ and the round latency first and use them (µs) for the trees and auto', false)
     .option('--model-file <json>', 'a cost model JSON file (vcoll estimate, or hand-written: linear, pairwise, hierarchical) instead of --alpha/--beta/--gamma/--ports')
+    .option('--progress', 'sim: a progress line on stderr (ranks done, virtual time, messages) once the run takes over 1 s (default: when stderr is a terminal)')
+    .option('--no-progress', 'never show the progress line')
     .exitOverride()
     .action(async (opts: RunCommandOptions) => {
       // loaded on demand: the transports and collectives are not needed by the other commands
-      const { runRun } = await import('./run-command.js');
+      const { runRun, heapForRun } = await import('./run-command.js');
+      // a simulation larger than Node's heap limit but within the memory limit: run again with a larger heap
+      const mib = heapForRun(opts);
+      if (mib !== undefined) {
+        const { rerunWithHeap } = await import('./heap-rerun.js');
+        const status = rerunWithHeap(mib);
+        if (status !== undefined) {
+          process.exitCode = status;
+          return;
+        }
+      }
       const report = await runRun(opts);
       if (!report.verified) process.exitCode = 1;
     });
@@ -227,9 +239,10 @@ export function buildProgram(): Command {
     .option('--progress', 'show a progress bar on stderr (default: when stderr is a terminal)')
     .option('--no-progress', 'never show a progress bar')
     .exitOverride()
-    .action(async (opts: BenchCommandOptions) => {
+    .action(async (opts: BenchCommandOptions, cmd: Command) => {
       const { runBenchCommand } = await import('./bench-command.js');
-      const r = await runBenchCommand(opts);
+      // --references left at its default: references too large for the simulator's memory are dropped (with a note), not refused
+      const r = await runBenchCommand({ ...opts, referencesDefault: cmd.getOptionValueSource('references') === 'default' });
       if (!r.rows.every((x) => x.verified) || !r.inter.every((x) => x.verified)) process.exitCode = 1;
     });
 

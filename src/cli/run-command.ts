@@ -8,12 +8,14 @@ import Table from 'cli-table3';
 import { parseDistribution } from '../workloads/distributions.js';
 import { requiresNative, type VAlgorithm } from '../collectives/types.js';
 import { CommunicationError, InvalidArgumentError, UnavailableError, VcollError } from '../errors.js';
-import { checkCaseResources } from '../run/case-limits.js';
+import { checkCaseResources, checkCaseTree, simCaseRankBytes } from '../run/case-limits.js';
 import { runCase, type RunReport } from '../run/job.js';
 import { rememberSpecModel, validateCase, type RunCase, type TransportName, type VOperation } from '../run/spec.js';
 import type { SimTrace } from '../transports/sim/index.js';
 import { readModelFile } from './model-file.js';
 import { checkOutputPath } from './options.js';
+import { heapToRaise } from '../util/limits.js';
+import { PROGRESS_AFTER_MS, type ProgressStream, SimProgressBar } from './sim-progress-bar.js';
 
 export interface RunCommandOptions {
   transport: TransportName;
@@ -41,6 +43,16 @@ export interface RunCommandOptions {
   calibrate?: boolean;
   /** A cost model JSON file (vcoll estimate, or hand-written) instead of --alpha/--beta/--gamma/--ports. */
   modelFile?: string;
+  /** Simulator only: the progress line on stderr (true: --progress, false: --no-progress; default: when stderr is a TTY). */
+  progress?: boolean;
+}
+
+/** Where `runRun` draws the simulator's progress line (tests: a sink, no delay). */
+export interface RunProgressOutput {
+  /** Default process.stderr. */
+  readonly stderr?: ProgressStream;
+  /** Wall time (ms) of the simulation before the line is drawn (default 1000). */
+  readonly afterMs?: number;
 }
 
 /** The case the options describe (validated; errors name the option). */
@@ -95,9 +107,31 @@ export function formatRunTable(r: RunReport): string {
   return t.toString();
 }
 
-/** Runs the command; resolves with the report (exit status 1 when not verified is the caller's). */
-export async function runRun(opts: RunCommandOptions, out: NodeJS.WritableStream = process.stdout): Promise<RunReport> {
+/**
+ * The heap (MiB) the command should run with when its simulated ranks need more than this
+ * process's V8 heap limit and fit the memory limit (util/limits.ts heapToRaise); undefined
+ * otherwise, and for arguments the run itself will refuse.
+ */
+export function heapForRun(opts: RunCommandOptions): number | undefined {
+  if (opts.transport !== 'sim') return undefined;
+  let c: RunCase;
+  try {
+    c = caseFromOptions(opts);
+    checkCaseTree(opts.p, c, '--'); // a tree that cannot reach p is refused at once, in this process
+  } catch {
+    return undefined; // runRun reports it
+  }
+  return heapToRaise(opts.p * simCaseRankBytes(c));
+}
+
+/**
+ * Runs the command; resolves with the report (exit status 1 when not verified is the caller's).
+ * On the simulator, a progress line goes to `progress.stderr` (see RunCommandOptions.progress).
+ */
+export async function runRun(opts: RunCommandOptions, out: NodeJS.WritableStream = process.stdout, progress: RunProgressOutput = {}): Promise<RunReport> {
   const c = caseFromOptions(opts);
+  const stderr = progress.stderr ?? process.stderr;
+  const bar = opts.transport === 'sim' && (opts.progress ?? stderr.isTTY === true) ? new SimProgressBar(stderr, progress.afterMs ?? PROGRESS_AFTER_MS) : undefined;
   let report: RunReport;
   try {
     if (requiresNative(opts.algorithm) && opts.transport !== 'mpi') {
@@ -114,12 +148,15 @@ export async function runRun(opts: RunCommandOptions, out: NodeJS.WritableStream
     report = await runCase(opts.transport, opts.p, c, {
       ...(file !== undefined ? { onTrace: (t: SimTrace) => writeFileSync(file, `${JSON.stringify(t)}\n`) } : {}),
       ...(opts.calibrate === true ? { calibrate: {} } : {}),
+      ...(bar !== undefined ? { onProgress: bar.update } : {}),
     });
   } catch (err) {
     // a rank rejected its arguments (e.g. two-block with more than two block sizes) or found
     // them too large (a tree's p limit): bad input
     if (err instanceof CommunicationError && err.cause instanceof VcollError && (err.cause.code === 'INVALID_ARGUMENT' || err.cause.code === 'TOO_LARGE')) throw err.cause;
     throw err;
+  } finally {
+    bar?.end();
   }
   out.write(opts.format === 'json' ? `${JSON.stringify(report)}\n` : `${formatRunTable(report)}\n`);
   return report;

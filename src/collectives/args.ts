@@ -229,6 +229,8 @@ export function normalizeGatherv(
     count: isRoot && inPlace ? (counts as number[])[root] : count,
     send,
     recv,
+    // present, so that `{ ...input, once: true }` keeps this shape (V8 gives a spread followed by a new property a hidden class of its own)
+    once: false,
   };
   return { input, algorithm: c.algorithm, auto: c.auto };
 }
@@ -272,6 +274,6 @@ export function normalizeScatterv(
       fail(me, 'count', `the root receives ${count} elements, counts[${root}] is ${(counts as number[])[root]}`);
     }
   }
-  const input: ScattervPlanInput = { comm, root, unitBytes: u, counts, displs, inPlace, model: c.model, adaptive: c.adaptive, count, recv, send };
+  const input: ScattervPlanInput = { comm, root, unitBytes: u, counts, displs, inPlace, model: c.model, adaptive: c.adaptive, count, recv, send, once: false };
   return { input, algorithm: c.algorithm, auto: c.auto };
 }

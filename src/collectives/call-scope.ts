@@ -82,6 +82,11 @@ abstract class SlotView<B extends PointToPoint> {
     return this.slotNumber;
   }
 
+  /** How the call's collective tags are moved now (its slot's shift). */
+  get tagShift(): number {
+    return this.shift;
+  }
+
   private tagOf(tag: number): number {
     return tag >= COLLECTIVE_TAG && tag <= SHIFTED_LAST ? tag + this.shift : tag;
   }
@@ -163,7 +168,7 @@ export class CallScope extends SlotView<Communicator> implements Communicator {
    * tags are shifted as this scope shifts them.
    */
   get bindValidatedSchedule(): Communicator['bindValidatedSchedule'] {
-    return shiftedBinder(this.base, this.base.bindValidatedSchedule, () => this.shift);
+    return shiftedBinder(this.base, this.base.bindValidatedSchedule, this);
   }
 }
 
@@ -230,7 +235,7 @@ export class InterCallScope extends SlotView<InterCommunicator> implements Inter
 
   /** The base's native executor with this call's tag shift (as CallScope's). */
   get bindValidatedSchedule(): InterCommunicator['bindValidatedSchedule'] {
-    return shiftedBinder(this.base, this.base.bindValidatedSchedule, () => this.shift);
+    return shiftedBinder(this.base, this.base.bindValidatedSchedule, this);
   }
 
   merge(high: boolean): Promise<Communicator> {
@@ -242,17 +247,33 @@ type Binder = (schedule: RankSchedule, buffers: readonly Uint8Array[], options: 
 
 /**
  * `bind` (a base communicator's native executor) with every run's collective tags moved by
- * the scope's shift at the time the run starts (`shift()`: a persistent plan renews its slot).
+ * the scope's shift at the time the run starts (a persistent plan renews its slot).
  */
-function shiftedBinder(base: object, bind: Binder | undefined, shift: () => number): Binder | undefined {
+function shiftedBinder(base: object, bind: Binder | undefined, scope: { readonly tagShift: number }): Binder | undefined {
   if (bind === undefined) return undefined;
   return (schedule, buffers, options) => {
     const inner = bind.call(base, schedule, buffers, options);
     if (inner === undefined) return undefined;
-    const blocking = inner.runBlocking;
-    const run = (tagShift = 0): PromiseLike<void> => inner.run(shift() + tagShift);
-    return blocking === undefined ? { run } : { run, runBlocking: (tagShift = 0) => blocking.call(inner, shift() + tagShift) };
+    return inner.runBlocking === undefined ? new ShiftedBound(inner, scope) : new BlockingShiftedBound(inner, scope);
   };
+}
+
+/** A bound schedule run in a scope's slot: one object, no closures (a simulated rank holds one per call). */
+class ShiftedBound implements BoundSchedule {
+  constructor(
+    protected readonly inner: BoundSchedule,
+    protected readonly scope: { readonly tagShift: number },
+  ) {}
+
+  run(tagShift = 0): PromiseLike<void> {
+    return this.inner.run(this.scope.tagShift + tagShift);
+  }
+}
+
+class BlockingShiftedBound extends ShiftedBound {
+  runBlocking(tagShift = 0): void {
+    (this.inner.runBlocking as (tagShift?: number) => void).call(this.inner, this.scope.tagShift + tagShift);
+  }
 }
 
 /** `beginCall` for intercommunicators. */
@@ -273,38 +294,53 @@ export async function plannedInCall(
   const scope = beginCall(comm);
   const plan = await init(scope);
   if (scope === comm || !(scope instanceof CallScope)) return plan;
-  const test = runningTest(plan);
-  const running = (): boolean | undefined => test?.();
-  let mine = false;
-  const settled = (): void => {
-    mine = false;
-  };
-  const blocking = plan.startBlocking;
-  return {
-    info: plan.info,
-    ...(blocking === undefined
-      ? {}
-      : {
-          startBlocking(): void {
-            if (running() === true) {
-              blocking.call(plan); // the plan refuses it: no call number is taken
-              return;
-            }
-            scope.renew();
-            blocking.call(plan);
-          },
-        }),
-    start(): Promise<void> {
-      // an overlapping start is the plan's to refuse: no call number is taken for it
-      const busy = running() ?? mine;
-      if (busy) return plan.start();
-      scope.renew();
-      const done = plan.start();
-      if (running() === undefined) {
-        mine = true;
-        done.then(settled, settled);
-      }
-      return done;
-    },
-  };
+  return plan.startBlocking === undefined ? new ScopedPlan(plan, scope) : new BlockingScopedPlan(plan, scope);
+}
+
+/** A plan whose every start() takes the next call number of its communicator (plannedInCall): one object, no closures. */
+class ScopedPlan implements PersistentCollective {
+  readonly info: PersistentCollective['info'];
+  private readonly test: (() => boolean) | undefined;
+  /** Whether a start() made here has not settled (for plans without a running test). */
+  private mine = false;
+
+  constructor(
+    protected readonly plan: PersistentCollective,
+    protected readonly scope: CallScope,
+  ) {
+    this.info = plan.info;
+    this.test = runningTest(plan);
+  }
+
+  protected running(): boolean | undefined {
+    return this.test?.();
+  }
+
+  start(): Promise<void> {
+    // an overlapping start is the plan's to refuse: no call number is taken for it
+    const busy = this.running() ?? this.mine;
+    if (busy) return this.plan.start();
+    this.scope.renew();
+    const done = this.plan.start();
+    if (this.test === undefined) {
+      this.mine = true;
+      const settled = (): void => {
+        this.mine = false;
+      };
+      done.then(settled, settled);
+    }
+    return done;
+  }
+}
+
+class BlockingScopedPlan extends ScopedPlan {
+  startBlocking(): void {
+    const blocking = this.plan.startBlocking as () => void;
+    if (this.running() === true) {
+      blocking.call(this.plan); // the plan refuses it: no call number is taken
+      return;
+    }
+    this.scope.renew();
+    blocking.call(this.plan);
+  }
 }

@@ -10,7 +10,7 @@ import type { BoundSchedule, ScheduleOptions } from '../comm/schedule.js';
 import { bindSchedule } from '../schedule/run.js';
 import type { VRankDescription } from './schedule-builder.js';
 import type { RankSchedule } from '../comm/schedule.js';
-import { persistentPlan } from './node-schedule.js';
+import { boundPlan } from './node-schedule.js';
 import type { CollectiveInfo, PersistentCollective } from './types.js';
 import type { GathervPlanInput, ScattervPlanInput, VPlanInput } from './variant.js';
 
@@ -25,7 +25,9 @@ export function describeRank(input: VPlanInput): VRankDescription {
     root: input.root,
     unitBytes: input.unitBytes,
     count: input.count,
-    ...(input.counts !== undefined && input.displs !== undefined ? { counts: input.counts, displs: input.displs } : {}),
+    // fixed shape (no conditional spread: V8 makes a hidden class per object for a spread followed by properties)
+    counts: input.counts !== undefined && input.displs !== undefined ? input.counts : undefined,
+    displs: input.counts !== undefined && input.displs !== undefined ? input.displs : undefined,
     inPlace: input.inPlace,
     ports: input.model.ports,
     copyAll: input.model.copyAll,
@@ -47,13 +49,14 @@ export function bindPlanSchedule(input: GathervPlanInput | ScattervPlanInput, sc
     }
     return user.subarray(0, b.bytes);
   });
-  return bindSchedule(input.comm, schedule, buffers, input.once === true ? { ...options, once: true } : options);
+  // every field written (a spread followed by a new property gets a hidden class of its own in V8)
+  const bound = input.once === true ? { recvError: options.recvError, combine: options.combine, once: true } : options;
+  return bindSchedule(input.comm, schedule, buffers, bound);
 }
 
 /** The persistent plan whose start() runs `bound` (and whose startBlocking() does, where the executor can). */
 export function schedulePlan(comm: Communicator, info: CollectiveInfo, bound: BoundSchedule): PersistentCollective {
-  const blocking = bound.runBlocking;
-  return persistentPlan(comm, info, () => bound.run(), blocking === undefined ? undefined : () => blocking.call(bound));
+  return boundPlan(comm, info, bound);
 }
 
 /** The persistent plan whose start() runs `schedule` (bindPlanSchedule). */

@@ -49,5 +49,7 @@ export {
   type HierarchicalInfo,
   type HierarchicalOptions,
   type HierarchicalVariantName,
+  nodeStructure,
+  type NodeStructure,
 } from './hierarchical/index.js';
 export { CALL_TAG_STRIDE, callSlotOfTag, unslottedTag } from './call-scope.js';

@@ -28,7 +28,8 @@
  * ⌈log₂p⌉ messages; each rank then derives its schedule locally (`binomialSchedule`).
  */
 import { bytesOf, type Communicator, type Status } from '../comm/communicator.js';
-import { OpRequest, toPromise } from '../comm/request.js';
+import { OpRequest, toPromise, type Waiter } from '../comm/request.js';
+import type { BoundSchedule } from '../comm/schedule.js';
 import { CommunicationError, InvalidArgumentError, VcollError } from '../errors.js';
 import type { CostModel } from '../model/cost-model.js';
 import { postOrder, treeHeight, type Tree } from '../trees/tree.js';
@@ -441,15 +442,79 @@ export function buildTree(name: string, counts: readonly number[], model: CostMo
 // ---------------------------------------------------------------------------------------
 // Persistent plans
 
-/** Whether a plan made by persistentPlan has a start() not yet settled. */
-const startedPlans = new WeakMap<PersistentCollective, () => boolean>();
-
 /**
- * The test of whether `plan` (made by persistentPlan) has a start() that has not settled yet;
- * undefined for plans made otherwise.
+ * The test of whether `plan` (made by persistentPlan or boundPlan) has a start() that has not
+ * settled yet; undefined for plans made otherwise.
  */
 export function runningTest(plan: PersistentCollective): (() => boolean) | undefined {
-  return startedPlans.get(plan);
+  return plan instanceof RunPlan ? () => plan.isRunning() : undefined;
+}
+
+/** What a plan's start() runs: a bound schedule, or a function's run. */
+interface PlanRunner {
+  run(): PromiseLike<void>;
+  runBlocking?(): void;
+}
+
+/**
+ * A plan whose start() runs its runner and refuses to overlap with itself. It is the waiter of
+ * its pending run's request (no closure per plan: a simulated rank holds one per call).
+ */
+class RunPlan implements PersistentCollective, Waiter {
+  private running = false;
+
+  constructor(
+    private readonly rank: number,
+    readonly info: CollectiveInfo,
+    protected readonly runner: PlanRunner,
+  ) {}
+
+  isRunning(): boolean {
+    return this.running;
+  }
+
+  protected busy(): InvalidArgumentError {
+    return new InvalidArgumentError('start', 'the previous start() of this plan has not resolved yet', { rank: this.rank });
+  }
+
+  /** The pending run's request settled (Waiter). */
+  settled(): boolean {
+    this.running = false;
+    return true;
+  }
+
+  start(): Promise<void> {
+    if (this.running) return Promise.reject(this.busy());
+    let r: PromiseLike<void>;
+    try {
+      r = this.runner.run();
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    if (r instanceof OpRequest) {
+      if (!r.pending) return r.asPromise() as Promise<void>;
+      if (r.waiter === null) {
+        // settled in order: the promise's reactions are queued, then the plan is free again
+        this.running = true;
+        r.waiter = this;
+        return r.asPromise() as Promise<void>;
+      }
+    }
+    this.running = true;
+    const done = toPromise(r);
+    done.then(
+      () => this.settled(),
+      () => this.settled(),
+    );
+    return done;
+  }
+}
+
+class BlockingRunPlan extends RunPlan {
+  startBlocking(): void {
+    if (this.isRunning()) throw this.busy();
+    (this.runner.runBlocking as () => void).call(this.runner);
+  }
 }
 
 /**
@@ -463,38 +528,12 @@ export function persistentPlan(
   run: () => PromiseLike<void>,
   runBlocking?: () => void,
 ): PersistentCollective {
-  let running = false;
-  const clear = (): void => {
-    running = false;
-  };
-  const busy = (): InvalidArgumentError => new InvalidArgumentError('start', 'the previous start() of this plan has not resolved yet', { rank: comm.rank });
-  const plan: PersistentCollective = {
-    info,
-    ...(runBlocking === undefined
-      ? {}
-      : {
-          startBlocking(): void {
-            if (running) throw busy();
-            runBlocking();
-          },
-        }),
-    start(): Promise<void> {
-      if (running) return Promise.reject(busy());
-      let r: PromiseLike<void>;
-      try {
-        r = run();
-      } catch (e) {
-        return Promise.reject(e);
-      }
-      if (r instanceof OpRequest && !r.pending) return r.asPromise() as Promise<void>;
-      running = true;
-      const done = toPromise(r);
-      done.then(clear, clear);
-      return done;
-    },
-  };
-  startedPlans.set(plan, () => running);
-  return plan;
+  return runBlocking === undefined ? new RunPlan(comm.rank, info, { run }) : new BlockingRunPlan(comm.rank, info, { run, runBlocking });
+}
+
+/** persistentPlan running a bound schedule (its runBlocking too, where the executor has one). */
+export function boundPlan(comm: Communicator, info: CollectiveInfo, bound: BoundSchedule): PersistentCollective {
+  return bound.runBlocking === undefined ? new RunPlan(comm.rank, info, bound) : new BlockingRunPlan(comm.rank, info, bound);
 }
 
 const planSequence = new WeakMap<Communicator, number>();

@@ -189,7 +189,9 @@ export function compileVSchedule(op: VOp, algorithm: string, counts: readonly nu
       root,
       unitBytes,
       count: counts[me],
-      ...(me === root ? { counts, displs } : {}),
+      // fixed shape (no conditional spread: V8 would make a hidden class per object)
+      counts: me === root ? counts : undefined,
+      displs: me === root ? displs : undefined,
       ports: model.ports,
       copyAll: model.copyAll,
     };

@@ -227,10 +227,24 @@ export interface EndpointSchedule {
   waiting(): ScheduleWait | undefined;
 }
 
-/** The BoundSchedule of a transport's executor (what the communicators hand out). */
+/**
+ * The BoundSchedule of a transport's executor (what the communicators hand out): one small
+ * object, no closures (a simulated rank holds one per collective it is in).
+ */
 export function boundOf(es: EndpointSchedule): BoundSchedule {
-  const blocking = es.startBlocking;
-  return blocking === undefined
-    ? { run: (tagShift = 0) => es.start(tagShift) }
-    : { run: (tagShift = 0) => es.start(tagShift), runBlocking: (tagShift = 0) => blocking.call(es, tagShift) };
+  return es.startBlocking === undefined ? new EndpointBound(es) : new BlockingEndpointBound(es);
+}
+
+class EndpointBound implements BoundSchedule {
+  constructor(protected readonly es: EndpointSchedule) {}
+
+  run(tagShift = 0): Request<void> {
+    return this.es.start(tagShift);
+  }
+}
+
+class BlockingEndpointBound extends EndpointBound {
+  runBlocking(tagShift = 0): void {
+    (this.es.startBlocking as (tagShift: number) => void).call(this.es, tagShift);
+  }
 }

@@ -16,7 +16,7 @@ import { MPI_NATIVE, type VAlgorithm } from '../collectives/types.js';
 import { V_ALGORITHMS } from '../collectives/v-variants.js';
 import { InvalidArgumentError, TooLargeError } from '../errors.js';
 import { treeOfAlgorithm } from '../run/case-limits.js';
-import { checkRunData, checkSeconds, runDataCopies, treeSeconds } from '../util/limits.js';
+import { checkRunData, checkSeconds, resourceLimits, runDataCopies, treeSeconds, type ResourceLimits } from '../util/limits.js';
 import { treeLimit } from '../trees/registry.js';
 import { linearModel, type CostModel } from '../model/cost-model.js';
 import { predictTime } from '../run/predict.js';
@@ -27,16 +27,30 @@ import { runSim } from '../transports/sim/index.js';
 import { runThreads, type RunThreadsOptions } from '../transports/threads/index.js';
 import { loadMpiBinding } from '../transports/mpi/binding.js';
 import { runMpi, type RunMpiOptions } from '../transports/mpi/run.js';
-import benchProgram, { type BenchProgramArgs, type BenchProgramCase, type BenchRankResult, type BenchVariant } from './bench-program.js';
+import benchProgram, {
+  BenchCollector,
+  MISMATCHES_KEPT,
+  type BenchProgramArgs,
+  type BenchProgramCase,
+  type BenchRankResult,
+  type BenchVariant,
+  type BenchVariantTotals,
+} from './bench-program.js';
 import { notApplicable } from '../run/applicable.js';
-import { blockSizes, DISTRIBUTIONS, parseDistribution, type DistributionName } from '../workloads/distributions.js';
+import { blockSizes, DISTRIBUTIONS, parseDistribution, sharedBlockSizes, type DistributionName } from '../workloads/distributions.js';
 import { evaluateGuidelines } from './guidelines.js';
 import { BENCH_DEFAULTS } from './bench-defaults.js';
-import { RESULTS_SCHEMA, type BenchCalibration, type BenchConfig, type BenchResults, type BenchRow, type InterRow, type RowKind } from './results.js';
+import { RESULTS_SCHEMA, type BenchCalibration, type BenchConfig, type BenchResults, type BenchRow, type InterRow, type ReferencesDropped, type RowKind } from './results.js';
+import { ALL_REFERENCES, planSimBenchMemory, referencesOf } from './bench-limits.js';
 import { runInter } from '../run/inter.js';
 import { INTER_SETTINGS, type InterSettingNumber } from '../run/inter-settings.js';
 import { sampleStats } from './stats.js';
 import { maxOf } from '../util/extremes.js';
+
+/** The largest process count of a bench run on threads or MPI (worker threads, mpirun -np). */
+export const BENCH_MAX_P = 4096;
+/** The largest process count of a bench run on the simulator (2^20 ranks; memory is checked besides). */
+export const BENCH_SIM_MAX_P = 2 ** 20;
 
 function nonEmpty<T>(field: string, xs: readonly T[]): readonly T[] {
   if (!Array.isArray(xs) || xs.length === 0) throw new InvalidArgumentError(field, 'must list at least one value');
@@ -62,7 +76,7 @@ export function validateBenchConfig(c: BenchConfig): BenchConfig {
     if (!(DISTRIBUTIONS as readonly string[]).includes(d)) parseDistribution(String(d), 'dists');
   }
   for (const b of nonEmpty('b', c.bs)) integerIn('b', b, 1);
-  for (const p of nonEmpty('p', c.ps)) integerIn('p', p, 1, 4096);
+  for (const p of nonEmpty('p', c.ps)) integerIn('p', p, 1, c.transport === 'sim' ? BENCH_SIM_MAX_P : BENCH_MAX_P);
   integerIn('reps', c.reps, 1);
   integerIn('warmup', c.warmup, 0);
   integerIn('root', c.root, 0);
@@ -93,6 +107,15 @@ export function validateBenchConfig(c: BenchConfig): BenchConfig {
 export interface BenchRunOptions {
   /** Called after every group of cases: cases done, cases in all, what finished. */
   readonly onProgress?: (done: number, total: number, label: string) => void;
+  /**
+   * On the simulator, guideline references that would not fit in memory at some p beside the
+   * algorithms (src/harness/bench-limits.ts): 'refuse' (default) throws TooLargeError('references')
+   * before any work; 'drop' leaves them out at those p, says so through `onNote` and in the
+   * results' `referencesDropped` (the CLI's choice when --references was not given).
+   */
+  readonly referencesTooLarge?: 'refuse' | 'drop';
+  /** Called with what the run decided that the user should know (a sentence, no trailing newline), before any work. */
+  readonly onNote?: (text: string) => void;
   readonly threads?: RunThreadsOptions;
   readonly mpi?: RunMpiOptions;
 }
@@ -111,14 +134,14 @@ export function referenceName(op: VOperation, kind: Exclude<RowKind, 'algorithm'
  * The variants of one case: the algorithms that can run its block sizes (the others go to
  * `skipped`), then GL1's regular operation (on `same` only) and GL2's mock-up.
  */
-function variantsOf(c: BenchConfig, sizes: readonly number[], dist: DistributionName, skip: (algorithm: string, reason: string) => void): BenchVariant[] {
+function variantsOf(c: BenchConfig, sizes: readonly number[], dist: DistributionName, skip: (algorithm: string, reason: string) => void, withReferences = true): BenchVariant[] {
   const vs: BenchVariant[] = [];
   for (const a of c.algorithms) {
     const why = notApplicable(a as VAlgorithm, sizes);
     if (why === undefined) vs.push({ kind: 'algorithm', algorithm: a as VAlgorithm });
     else skip(a, why);
   }
-  if (c.references !== 'none') {
+  if (c.references !== 'none' && withReferences) {
     if (dist === 'same') vs.push({ kind: 'gl1', variant: c.references });
     vs.push({ kind: 'gl2', variant: c.references });
   }
@@ -142,27 +165,55 @@ function baseCase(c: BenchConfig, op: VOperation, dist: DistributionName, b: num
   };
 }
 
-/** One start-up of the transport for a group of cases. */
-async function runGroup(c: BenchConfig, p: number, args: BenchProgramArgs, options: BenchRunOptions): Promise<BenchRankResult[]> {
-  if (c.transport === 'sim') {
-    const model: CostModel = linearModel(c.model);
-    const sim = await runSim(p, (comm) => benchProgram(comm, args), { model, unitBytes: c.unitBytes });
-    return sim.results;
-  }
-  if (c.transport === 'threads') return runThreads<BenchRankResult>(p, PROGRAM_URL, args, options.threads);
-  return runMpi<BenchRankResult>(p, PROGRAM_URL, args, options.mpi);
+/** A group's results: every rank's calibration (the same on all) and each case's variant totals. */
+interface GroupResults {
+  readonly calibration: Calibration | undefined;
+  totals(ci: number, vi: number): BenchVariantTotals;
 }
 
-/** Rows of one case from every rank's results. */
-function rowsOf(p: number, bc: BenchProgramCase, ranks: readonly BenchRankResult[], ci: number, model: RunCase['model'], roundLatency: number, scale: number | undefined): BenchRow[] {
+/** The totals of variant vi of case ci from every rank's results (threads, MPI). */
+function totalsOfRanks(ranks: readonly BenchRankResult[], ci: number, vi: number, root: number): BenchVariantTotals {
+  const per = ranks.map((r) => r.results[ci][vi]);
+  const mismatches: string[] = [];
+  for (const r of per) {
+    if (mismatches.length >= MISMATCHES_KEPT) break;
+    if (r.mismatch !== undefined) mismatches.push(r.mismatch);
+  }
+  return {
+    times: per[0].times.map((_, j) => maxOf(per, (r) => r.times[j])),
+    mismatches,
+    messages: per.reduce((a, r) => a + r.messages, 0),
+    bytes: per.reduce((a, r) => a + r.bytes, 0),
+    info: per[root].info,
+  };
+}
+
+/**
+ * One start-up of the transport for a group of cases. On the simulator the ranks share this
+ * process: their results are folded as they finish (BenchCollector) and the algorithms' blocks
+ * are views of one shared buffer per case — O(p) per group, not O(p) per rank.
+ */
+async function runGroup(c: BenchConfig, p: number, args: BenchProgramArgs, options: BenchRunOptions): Promise<GroupResults> {
+  if (c.transport === 'sim') {
+    const model: CostModel = linearModel(c.model);
+    const collector = new BenchCollector(args.cases);
+    await runSim(p, (comm) => benchProgram(comm, args, { collector, sharedData: true }), { model, unitBytes: c.unitBytes });
+    return { calibration: undefined, totals: (ci, vi) => collector.totals(ci, vi) };
+  }
+  const ranks =
+    c.transport === 'threads' ? await runThreads<BenchRankResult>(p, PROGRAM_URL, args, options.threads) : await runMpi<BenchRankResult>(p, PROGRAM_URL, args, options.mpi);
+  return { calibration: ranks[0].calibration, totals: (ci, vi) => totalsOfRanks(ranks, ci, vi, args.cases[ci].base.root) };
+}
+
+/** Rows of one case from its variants' totals over the ranks. */
+function rowsOf(p: number, bc: BenchProgramCase, group: GroupResults, ci: number, model: RunCase['model'], roundLatency: number, scale: number | undefined): BenchRow[] {
   const base = bc.base;
-  const sizes = blockSizes(base.dist, { p, b: base.b, rho: base.rho, seed: base.seed });
-  const size = sizes.reduce((a, x) => a + x, 0);
-  const maxBlock = Math.max(0, ...sizes);
+  const sizes = sharedBlockSizes(base.dist, { p, b: base.b, rho: base.rho, seed: base.seed });
+  let size = 0;
+  for (const x of sizes) size += x;
+  const maxBlock = Math.max(0, maxOf(sizes, (x) => x));
   return bc.variants.map((v, vi) => {
-    const per = ranks.map((r) => r.results[ci][vi]);
-    const times = per[0].times.map((_, j) => maxOf(per, (r) => r.times[j]));
-    const mismatches = per.flatMap((r) => (r.mismatch === undefined ? [] : [r.mismatch])).slice(0, 8);
+    const { times, mismatches, messages, bytes, info: rootInfo } = group.totals(ci, vi);
     const common = {
       op: base.op,
       dist: base.dist,
@@ -175,13 +226,13 @@ function rowsOf(p: number, bc: BenchProgramCase, ranks: readonly BenchRankResult
       mismatches,
       times,
       stats: sampleStats(times),
-      messages: per.reduce((a, r) => a + r.messages, 0),
-      bytes: per.reduce((a, r) => a + r.bytes, 0),
+      messages,
+      bytes,
     };
     if (v.kind !== 'algorithm') {
       return { ...common, kind: v.kind, name: referenceName(base.op, v.kind, v.variant), algorithm: v.variant };
     }
-    const info = per[base.root].info;
+    const info = rootInfo;
     const resolved = info?.algorithm ?? (v.algorithm === 'auto' ? 'linear' : v.algorithm);
     const row: BenchRow = { ...common, kind: 'algorithm', name: v.algorithm, algorithm: resolved };
     if (scale === undefined) return row;
@@ -225,9 +276,43 @@ export function checkBenchResources(c: BenchConfig): void {
   checkSeconds('p', seconds, `building the trees of ${c.algorithms.join(', ')} for every case`);
 }
 
+/**
+ * On the simulator, the memory of every p (src/harness/bench-limits.ts) before any work: the
+ * algorithms alone too large → TooLargeError('p'); the guideline references too large beside
+ * them → TooLargeError('references') naming each with the largest p it fits at ('refuse'), or
+ * the p where they are left out and why ('drop'). Elsewhere (threads, MPI: p ≤ 4096) nothing.
+ */
+export function checkSimBenchMemory(c: BenchConfig, referencesTooLarge: 'refuse' | 'drop' = 'refuse', limits: ResourceLimits = resourceLimits()): ReferencesDropped[] {
+  if (c.transport !== 'sim') return [];
+  const refs = referencesOf(c, (op, kind) => referenceName(op, kind, c.references === MPI_NATIVE ? MPI_NATIVE : 'vcoll'));
+  const dropped: ReferencesDropped[] = [];
+  for (const plan of planSimBenchMemory(c, refs, limits)) {
+    if (plan.tooLarge === undefined) continue;
+    const together = plan.tooLarge.largestP.get(ALL_REFERENCES) ?? 0;
+    const alone = [...plan.tooLarge.largestP]
+      .filter(([name]) => name !== ALL_REFERENCES)
+      .map(([name, p]) => `${name} up to p = ${p}`)
+      .join(', ');
+    if (referencesTooLarge === 'refuse') {
+      throw new TooLargeError(
+        'references',
+        `at p = ${plan.p} ${plan.tooLarge.reason}. Beside --algorithms ${c.algorithms.join(',')} the guideline references fit up to p = ${together} together (alone: ${alone}). ` +
+          'Pass --references none to run without them (no GL1/GL2 verdicts; the option takes vcoll, mpi-native or none, not a list of references), or bench them in a run of smaller p',
+      );
+    }
+    dropped.push({ p: plan.p, references: plan.references.map((r) => r.name), reason: plan.tooLarge.reason, largestP: Object.fromEntries(plan.tooLarge.largestP) });
+  }
+  return dropped;
+}
+
 export async function runBench(config: BenchConfig, options: BenchRunOptions = {}): Promise<BenchResults> {
   const c = validateBenchConfig(config);
   checkBenchResources(c);
+  const dropped = checkSimBenchMemory(c, options.referencesTooLarge);
+  for (const d of dropped) {
+    options.onNote?.(`the guideline references (${d.references.join(', ')}) are left out at p = ${d.p}: ${d.reason}; no GL1/GL2 verdicts there (they fit up to p = ${d.largestP[ALL_REFERENCES]}; --references none leaves them out without this note)`);
+  }
+  const droppedAt = new Set(dropped.map((d) => d.p));
   // Over MPI, a binding that is not built is said before anything runs (UnavailableError, how to build it).
   if (c.transport === 'mpi') loadMpiBinding();
   const t0 = performance.now();
@@ -242,20 +327,20 @@ export async function runBench(config: BenchConfig, options: BenchRunOptions = {
     const known = calibrations.get(g.p);
     const cases: BenchProgramCase[] = c.bs.map((b) => {
       const base = baseCase(c, g.op, g.dist, b);
-      const sizes = blockSizes(g.dist, { p: g.p, b, rho: c.rho, seed: c.seed });
-      const variants = variantsOf(c, sizes, g.dist, (algorithm, reason) => skipped.push({ op: g.op, algorithm, dist: g.dist, b, p: g.p, reason }));
+      const sizes = sharedBlockSizes(g.dist, { p: g.p, b, rho: c.rho, seed: c.seed });
+      const variants = variantsOf(c, sizes, g.dist, (algorithm, reason) => skipped.push({ op: g.op, algorithm, dist: g.dist, b, p: g.p, reason }), !droppedAt.has(g.p));
       return { base: known ? calibratedCase(base, known) : base, variants };
     });
     const needCalibration = c.calibrate && known === undefined;
     const args: BenchProgramArgs = { cases, timer: c.transport === 'sim' ? 'virtual' : 'wall', ...(needCalibration ? { calibrate: {} } : {}) };
-    const ranks = await runGroup(c, g.p, args, options);
-    const cal = known ?? ranks[0].calibration;
+    const group = await runGroup(c, g.p, args, options);
+    const cal = known ?? group.calibration;
     if (cal !== undefined) calibrations.set(g.p, cal);
     // Predictions in the run's time unit: model units on the simulator; calibrated µs → s.
     const model = cal ? calibratedModel(cal, c.unitBytes) : c.model;
     // Without calibration on a real transport there is no model in seconds: no predictions.
     const scale = cal ? 1e-6 : c.transport === 'sim' ? 1 : undefined;
-    cases.forEach((bc, ci) => rows.push(...rowsOf(g.p, bc, ranks, ci, model, cal?.roundUs ?? 0, scale)));
+    cases.forEach((bc, ci) => rows.push(...rowsOf(g.p, bc, group, ci, model, cal?.roundUs ?? 0, scale)));
     done += cases.length;
     options.onProgress?.(done, total, `p = ${g.p} ${g.op} ${g.dist}`);
   }
@@ -292,5 +377,6 @@ export async function runBench(config: BenchConfig, options: BenchRunOptions = {
     skipped,
     inter,
     seconds: (performance.now() - t0) / 1000,
+    ...(dropped.length > 0 ? { referencesDropped: dropped } : {}),
   };
 }

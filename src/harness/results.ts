@@ -180,6 +180,21 @@ export interface BenchCalibration {
   readonly unit: 'µs';
 }
 
+/**
+ * Guideline references left out of a simulated run at one p because they would not fit in
+ * memory beside the algorithms (src/harness/bench-limits.ts; the CLI with --references left
+ * at its default). That p's cases have no reference rows and no GL1/GL2 verdicts.
+ */
+export interface ReferencesDropped {
+  readonly p: number;
+  /** The references' row names, e.g. 'allreduce + gather(p·max)'. */
+  readonly references: readonly string[];
+  /** Why: the estimate and the limit it exceeds. */
+  readonly reason: string;
+  /** The largest p (estimated; 0: none) at which they fit beside the algorithms: 'all references' together, and each reference (row name) alone. */
+  readonly largestP: Readonly<Record<string, number>>;
+}
+
 export interface BenchResults {
   readonly schema: typeof RESULTS_SCHEMA;
   /** ISO date of the run. */
@@ -199,4 +214,6 @@ export interface BenchResults {
   readonly inter: readonly InterRow[];
   /** Seconds the run took. */
   readonly seconds: number;
+  /** Present when references were left out at some p (simulator, memory): where and why. */
+  readonly referencesDropped?: readonly ReferencesDropped[];
 }

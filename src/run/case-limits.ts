@@ -10,12 +10,50 @@ import { variantRow } from '../collectives/v-variants.js';
 import { InvalidArgumentError, TooLargeError } from '../errors.js';
 import { requireFiniteCosts } from '../model/cost-model.js';
 import { treeLimit } from '../trees/registry.js';
-import { checkRunData, checkSeconds, checkSimRanks, runDataCopies, SIM_RUN_LINEAR_RANK_BYTES, SIM_RUN_TREE_RANK_BYTES, treeSeconds } from '../util/limits.js';
+import { twoBlockDomains } from '../trees/two-block.js';
+import {
+  checkRunData,
+  checkSeconds,
+  checkSimRanks,
+  runDataCopies,
+  SIM_RUN_BINOMIAL_RANK_BYTES,
+  SIM_RUN_LINEAR_RANK_BYTES,
+  SIM_RUN_TREE_RANK_BYTES,
+  SIM_RUN_TWO_BLOCK_RANK_BYTES,
+  treeSeconds,
+} from '../util/limits.js';
 import { caseModel, type RunCase, type TransportName } from './spec.js';
 
 /** The tree construction (src/trees/registry.ts) a V algorithm builds at the root, if any. */
 export function treeOfAlgorithm(algorithm: VAlgorithm): string | undefined {
   return variantRow(algorithm)?.tree;
+}
+
+/** Bytes of JavaScript objects per simulated rank of case `c` (src/util/limits.ts, measured). */
+export function simCaseRankBytes(c: RunCase): number {
+  switch (c.algorithm) {
+    case 'linear':
+      return SIM_RUN_LINEAR_RANK_BYTES;
+    case 'binomial':
+      return SIM_RUN_BINOMIAL_RANK_BYTES;
+    case 'two-block':
+      return SIM_RUN_TWO_BLOCK_RANK_BYTES;
+    default:
+      return SIM_RUN_TREE_RANK_BYTES;
+  }
+}
+
+/** TooLargeError when the case's tree construction cannot reach p (its dynamic program's tables) or would take too long. */
+export function checkCaseTree(p: number, c: RunCase, prefix = ''): void {
+  const tree = treeOfAlgorithm(c.algorithm);
+  if (tree === undefined) return;
+  const model = caseModel(c);
+  const limit = treeLimit(tree, model);
+  if (limit !== undefined && p > limit) {
+    const kind = model.linear !== undefined ? 'homogeneous' : `non-homogeneous (${model.kind})`;
+    throw new TooLargeError(`${prefix}p`, `${p} > ${limit}, the largest p of the '${tree}' tree under a ${kind} model`);
+  }
+  checkSeconds(`${prefix}p`, treeSeconds(tree, p), `building the '${tree}' tree for ${p} ranks`);
 }
 
 /**
@@ -25,21 +63,21 @@ export function treeOfAlgorithm(algorithm: VAlgorithm): string | undefined {
  */
 export function checkCaseResources(transport: TransportName, p: number, c: RunCase, prefix = ''): void {
   const field = (f: string): string => `${prefix}${f}`;
-  if (transport === 'sim') {
-    const perRank = c.algorithm === 'linear' ? SIM_RUN_LINEAR_RANK_BYTES : SIM_RUN_TREE_RANK_BYTES;
-    checkSimRanks(p, field('p'), perRank, `simulating ${c.op} (${c.algorithm})`);
-  }
+  // the tree's own limits first: they say more than the memory the ranks would need
+  checkCaseTree(p, c, prefix);
+  if (transport === 'sim') checkSimRanks(p, field('p'), simCaseRankBytes(c), `simulating ${c.op} (${c.algorithm})`);
   const model = caseModel(c);
   const tree = treeOfAlgorithm(c.algorithm);
-  if (tree !== undefined) {
-    const limit = treeLimit(tree, model);
-    if (limit !== undefined && p > limit) {
-      const kind = model.linear !== undefined ? 'homogeneous' : `non-homogeneous (${model.kind})`;
-      throw new TooLargeError(field('p'), `${p} > ${limit}, the largest p of the '${tree}' tree under a ${kind} model`);
-    }
-    checkSeconds(field('p'), treeSeconds(tree, p), `building the '${tree}' tree for ${p} ranks`);
-  }
   const sizes = sharedBlockSizes(c.dist, { p, b: c.b, rho: c.rho, seed: c.seed });
+  if (tree === 'two-block') {
+    // the root would refuse these counts once every rank has started (minutes at millions of ranks): refuse them now
+    try {
+      twoBlockDomains(sizes);
+    } catch (e) {
+      if (e instanceof InvalidArgumentError) throw new InvalidArgumentError(field('dist'), `${c.dist}: ${e.detail}`);
+      throw e;
+    }
+  }
   let total = 0;
   for (const x of sizes) total += x;
   checkRunData(field('b'), total, c.unitBytes, runDataCopies(p, c.algorithm));

@@ -10,12 +10,24 @@ export function patternByte(rank: number, k: number): number {
   return (rank * 151 + k * 7 + (k >>> 8) * 13 + 1) & 0xff;
 }
 
+let blocksMade = 0;
+
+/** How many blocks blockOf has made in this process (tests count them: a simulation makes none per rank). */
+export function blocksBuilt(): number {
+  return blocksMade;
+}
+
 /** Rank `rank`'s block: count·unitBytes bytes of its pattern. */
 export function blockOf(rank: number, count: number, unitBytes: number): Uint8Array {
-  const n = count * unitBytes;
-  const out = new Uint8Array(n);
-  for (let k = 0; k < n; k++) out[k] = patternByte(rank, k);
+  blocksMade++;
+  const out = new Uint8Array(count * unitBytes);
+  fillBlock(out, rank);
   return out;
+}
+
+/** Writes rank `rank`'s pattern into `out` (its whole length). */
+function fillBlock(out: Uint8Array, rank: number): void {
+  for (let k = 0; k < out.length; k++) out[k] = patternByte(rank, k);
 }
 
 /** Element displacements: prefix sums of the counts (blocks back to back in rank order). */
@@ -31,11 +43,43 @@ export function prefixDispls(counts: readonly number[]): number[] {
 
 /** The root's full buffer: every block at its displacement. */
 export function fullBuffer(counts: readonly number[], unitBytes: number): Uint8Array {
-  const total = counts.reduce((a, c) => a + c, 0);
+  let total = 0;
+  for (const c of counts) total += c;
   const out = new Uint8Array(total * unitBytes);
-  const displs = prefixDispls(counts);
-  for (let i = 0; i < counts.length; i++) out.set(blockOf(i, counts[i], unitBytes), displs[i] * unitBytes);
+  let at = 0;
+  for (let i = 0; i < counts.length; i++) {
+    const n = counts[i] * unitBytes;
+    fillBlock(out.subarray(at, at + n), i);
+    at += n;
+  }
   return out;
+}
+
+/**
+ * One case's data shared by every rank of a process (the simulator runs them all in one): the
+ * reference (every block at its displacement, fullBuffer) and an arena of the same layout
+ * where each rank's own buffer lives (gatherv: its send buffer; scatterv: its receive buffer),
+ * so a rank holds views, not copies: O(total bytes) for the whole run, not per rank.
+ */
+export interface SharedCaseData {
+  readonly unitBytes: number;
+  readonly counts: readonly number[];
+  /** Byte offset of each rank's block (length p + 1: the last is the total). */
+  readonly offsets: Float64Array;
+  readonly reference: Uint8Array;
+  readonly arena: Uint8Array;
+}
+
+export function sharedCaseData(counts: readonly number[], unitBytes: number): SharedCaseData {
+  const offsets = new Float64Array(counts.length + 1);
+  for (let i = 0; i < counts.length; i++) offsets[i + 1] = offsets[i] + counts[i] * unitBytes;
+  const reference = fullBuffer(counts, unitBytes);
+  return { unitBytes, counts, offsets, reference, arena: new Uint8Array(reference.length) };
+}
+
+/** Rank `rank`'s block in a shared buffer laid out as the reference. */
+export function rankView(shared: SharedCaseData, buf: Uint8Array, rank: number): Uint8Array {
+  return buf.subarray(shared.offsets[rank], shared.offsets[rank + 1]);
 }
 
 /**

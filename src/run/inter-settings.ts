@@ -20,6 +20,7 @@
  * values as the groups grow).
  */
 import { InvalidArgumentError } from '../errors.js';
+import { maxOf } from '../util/extremes.js';
 
 export type InterSettingNumber = 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8;
 export const INTER_SETTINGS: readonly InterSettingNumber[] = [1, 2, 3, 4, 5, 6, 7, 8];
@@ -70,7 +71,8 @@ export function interSetting(setting: InterSettingNumber, ranks: number, size: n
     a = new Array<number>(p).fill(kA);
     b = new Array<number>(q).fill(kB);
   }
-  return { setting, p, q, vector: setting >= 5, sizesA: a, sizesB: b, kA: Math.max(0, ...a), kB: Math.max(0, ...b) };
+  // a loop, not Math.max(...a): spreading a group of 2^17 or more ranks overflows the stack
+  return { setting, p, q, vector: setting >= 5, sizesA: a, sizesB: b, kA: Math.max(0, maxOf(a, (x) => x)), kB: Math.max(0, maxOf(b, (x) => x)) };
 }
 
 /** Eq. (5) for given block sizes: (M + 3ΣA + 3ΣB)/M. */

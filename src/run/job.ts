@@ -8,16 +8,18 @@
 import { sharedBlockSizes } from '../workloads/distributions.js';
 import type { VAlgorithm } from '../collectives/types.js';
 import { InvalidArgumentError } from '../errors.js';
-import { runSim, type SimTrace } from '../transports/sim/index.js';
+import { runSim, type SimProgress, type SimTrace } from '../transports/sim/index.js';
 import { runMpi, type RunMpiOptions } from '../transports/mpi/run.js';
 import { runThreads, type RunThreadsOptions } from '../transports/threads/index.js';
 import type { Calibration, CalibrationOptions } from './calibrate.js';
 import { checkCaseResources } from './case-limits.js';
 import { predictTime } from './predict.js';
+import { sharedCaseData } from './data.js';
 import { VIRTUAL_TIMER, runCaseOnRank, type RankCaseResult } from './rank.js';
 import { caseModel, validateCase, type RunCase, type TransportName, type VOperation } from './spec.js';
 import { calibratedCase, type ThreadsJobArgs, type ThreadsJobRankResult } from './threads-program.js';
 import { maxOf, minOf } from '../util/extremes.js';
+import { checkSimRanks } from '../util/limits.js';
 
 /** The result of one case: the JSON object `vcoll run --format json` prints. */
 export interface RunReport {
@@ -120,15 +122,21 @@ export function summarize(transport: TransportName, p: number, c: RunCase, ranks
 export interface SimRunOptions {
   /** Receives the simulator's trace of the whole run (every message and copy, JSON-ready). */
   readonly onTrace?: (trace: SimTrace) => void;
+  /** The simulator's progress, about every 250 ms of wall time and once at the end (SimOptions.progress). */
+  readonly onProgress?: (p: SimProgress) => void;
 }
 
 /** Runs one case on the virtual-time simulator with the case's model (per element of unitBytes bytes). */
 export async function runOnSim(p: number, c: RunCase, options: SimRunOptions = {}): Promise<RunReport> {
   validateCase(p, c);
-  const sim = await runSim(p, (comm) => runCaseOnRank(comm, c, VIRTUAL_TIMER), {
+  checkSimRanks(p); // before the shared data is built
+  // every rank's block and own buffer are views of one reference and one arena (O(total bytes))
+  const shared = sharedCaseData(sharedBlockSizes(c.dist, { p, b: c.b, rho: c.rho, seed: c.seed }), c.unitBytes);
+  const sim = await runSim(p, (comm) => runCaseOnRank(comm, c, VIRTUAL_TIMER, shared), {
     model: caseModel(c),
     unitBytes: c.unitBytes,
     trace: options.onTrace !== undefined,
+    progress: options.onProgress,
   });
   if (options.onTrace !== undefined && sim.trace !== undefined) options.onTrace(sim.trace);
   return { ...summarize('sim', p, c, sim.results, 'model'), simTotalMessages: sim.messages, simTotalBytes: sim.bytes };

@@ -9,10 +9,10 @@ import { sharedBlockSizes } from '../workloads/distributions.js';
 import { barrier } from '../collectives/basic/index.js';
 import { gatherv, gathervInit, scatterv, scattervInit } from '../collectives/index.js';
 import type { Communicator } from '../comm/communicator.js';
-import type { CollectiveInfo, CollectiveOptions, GathervArgs, ScattervArgs } from '../collectives/types.js';
-import { CommunicationError } from '../errors.js';
+import type { CollectiveInfo, CollectiveOptions, GathervArgs, PersistentCollective, ScattervArgs } from '../collectives/types.js';
+import { CommunicationError, InvalidArgumentError } from '../errors.js';
 import { CountingCommunicator } from './counting.js';
-import { blockOf, firstMismatch, fullBuffer, poison, prefixDispls } from './data.js';
+import { blockOf, firstMismatch, fullBuffer, poison, prefixDispls, rankView, type SharedCaseData } from './data.js';
 import { caseModel, type RunCase } from './spec.js';
 
 /** How a rank synchronises with the others before an execution and reads its clock. */
@@ -79,68 +79,181 @@ export interface PreparedCase {
   readonly planBytes: number;
 }
 
+/** The collective options of case `c`, built once per case object (every rank of a simulation shares them). */
+const CASE_OPTIONS = new WeakMap<RunCase, CollectiveOptions>();
+
+function caseOptions(c: RunCase): CollectiveOptions {
+  let o = CASE_OPTIONS.get(c);
+  if (o === undefined) {
+    o = { algorithm: c.algorithm, model: caseModel(c), auto: { roundLatency: c.roundLatency ?? 0 } };
+    CASE_OPTIONS.set(c, o);
+  }
+  return o;
+}
+
 /**
  * Builds this rank's blocks and buffers for case `c` and, persistent, plans it once (timed
- * between synchronisations, its traffic counted on `counting`, which wraps `comm`).
+ * between synchronisations, its traffic counted on `counting`, which wraps `comm`). With
+ * `shared` (every rank in one process: the simulator), the rank's block and its own buffer
+ * are views of the shared reference and arena instead of copies of its own.
  */
-export async function prepareCase(comm: Communicator, counting: CountingCommunicator, c: RunCase, timer: RankTimer): Promise<PreparedCase> {
+export async function prepareCase(
+  comm: Communicator,
+  counting: CountingCommunicator,
+  c: RunCase,
+  timer: RankTimer,
+  shared?: SharedCaseData,
+): Promise<PreparedCase> {
   const p = comm.size;
   const me = comm.rank;
   const isRoot = me === c.root;
   const counts = sharedBlockSizes(c.dist, { p, b: c.b, rho: c.rho, seed: c.seed });
   const u = c.unitBytes;
-  const options: CollectiveOptions = { algorithm: c.algorithm, model: caseModel(c), auto: { roundLatency: c.roundLatency ?? 0 } };
-  const mine = blockOf(me, counts[me], u);
+  if (shared !== undefined && (shared.counts !== counts || shared.unitBytes !== u)) {
+    throw new InvalidArgumentError('shared', `rank ${me}: the shared case data was built for other block sizes than case ${c.dist} p ${p}`, { rank: me });
+  }
+  const options = caseOptions(c);
+  const mine = shared !== undefined ? rankView(shared, shared.reference, me) : blockOf(me, counts[me], u);
 
-  let makeExecution: (persistentStart?: () => Promise<void>, info?: CollectiveInfo) => Execution;
-  let gArgs: GathervArgs | undefined;
-  let sArgs: ScattervArgs | undefined;
+  let exec: CaseExecution;
   if (c.op === 'gatherv') {
-    const send = mine.slice();
-    const expected = isRoot ? fullBuffer(counts, u) : undefined;
+    let send: Uint8Array;
+    if (shared !== undefined) {
+      send = rankView(shared, shared.arena, me);
+      send.set(mine);
+    } else send = mine.slice();
+    const expected = isRoot ? (shared?.reference ?? fullBuffer(counts, u)) : undefined;
     const recv = expected ? new Uint8Array(expected.length) : undefined;
-    gArgs = isRoot ? { root: c.root, send, recv, counts, displs: prefixDispls(counts), unitBytes: u } : { root: c.root, send, unitBytes: u };
-    const args = gArgs;
-    makeExecution = (start, info) => ({
-      run: start && info ? () => start().then(() => info) : () => gatherv(counting, args, options),
-      prepare: () => {
-        if (recv && expected) poison(recv, expected);
-      },
-      check: () =>
-        firstMismatch(send, mine, `rank ${me} send buffer (changed)`) ??
-        (recv && expected ? firstMismatch(recv, expected, `root ${me} receive buffer`) : undefined),
-    });
+    const args: GathervArgs = isRoot
+      ? { root: c.root, send, recv, counts, displs: prefixDispls(counts), unitBytes: u }
+      : { root: c.root, send, unitBytes: u };
+    exec = new GathervExecution(counting, options, me, mine, args, expected);
   } else {
-    const full = isRoot ? fullBuffer(counts, u) : undefined;
+    const full = isRoot ? (shared?.reference ?? fullBuffer(counts, u)) : undefined;
     const send = full?.slice();
-    const recv = new Uint8Array(mine.length);
-    sArgs = isRoot
+    const recv = shared !== undefined ? rankView(shared, shared.arena, me) : new Uint8Array(mine.length);
+    const args: ScattervArgs = isRoot
       ? { root: c.root, recv, count: counts[me], send, counts, displs: prefixDispls(counts), unitBytes: u }
       : { root: c.root, recv, count: counts[me], unitBytes: u };
-    const args = sArgs;
-    makeExecution = (start, info) => ({
-      run: start && info ? () => start().then(() => info) : () => scatterv(counting, args, options),
-      prepare: () => poison(recv, mine),
-      check: () =>
-        firstMismatch(recv, mine, `rank ${me} receive buffer`) ??
-        (send && full ? firstMismatch(send, full, `root ${me} send buffer (changed)`) : undefined),
-    });
+    exec = new ScattervExecution(counting, options, me, mine, args, full);
   }
 
-  if (!c.persistent) return { exec: makeExecution(), planTime: undefined, planMessages: 0, planBytes: 0 };
+  if (!c.persistent) return { exec, planTime: undefined, planMessages: 0, planBytes: 0 };
   await timer.sync(comm);
   counting.reset();
   const t0 = timer.now(comm);
-  const plan = gArgs ? await gathervInit(counting, gArgs, options) : await scattervInit(counting, sArgs as ScattervArgs, options);
+  await exec.plan();
   const planTime = timer.now(comm) - t0;
-  return { exec: makeExecution(() => plan.start(), plan.info), planTime, planMessages: counting.counter.messages, planBytes: counting.counter.bytes };
+  return { exec, planTime, planMessages: counting.counter.messages, planBytes: counting.counter.bytes };
+}
+
+/**
+ * One rank's execution of a case: the call (or, once planned, its plan's start()), and the
+ * checks of the buffers against the reference. One object per rank, no closures (a simulated
+ * run holds one per rank).
+ */
+abstract class CaseExecution implements Execution {
+  protected planned: PersistentCollective | undefined;
+
+  constructor(
+    protected readonly counting: CountingCommunicator,
+    protected readonly options: CollectiveOptions,
+    protected readonly me: number,
+    /** This rank's block as the reference has it. */
+    protected readonly mine: Uint8Array,
+  ) {}
+
+  /** Plans the case once (persistent): run() then starts the plan. */
+  async plan(): Promise<void> {
+    this.planned = await this.init();
+  }
+
+  run(): Promise<CollectiveInfo> {
+    const plan = this.planned;
+    if (plan === undefined) return this.once();
+    return plan.start().then(() => plan.info);
+  }
+
+  protected abstract init(): Promise<PersistentCollective>;
+  protected abstract once(): Promise<CollectiveInfo>;
+  abstract prepare(): void;
+  abstract check(): string | undefined;
+}
+
+class GathervExecution extends CaseExecution {
+  constructor(
+    counting: CountingCommunicator,
+    options: CollectiveOptions,
+    me: number,
+    mine: Uint8Array,
+    private readonly args: GathervArgs,
+    /** The root's reference of its receive buffer. */
+    private readonly expected: Uint8Array | undefined,
+  ) {
+    super(counting, options, me, mine);
+  }
+
+  protected init(): Promise<PersistentCollective> {
+    return gathervInit(this.counting, this.args, this.options);
+  }
+
+  protected once(): Promise<CollectiveInfo> {
+    return gatherv(this.counting, this.args, this.options);
+  }
+
+  prepare(): void {
+    const recv = this.args.recv;
+    if (recv !== undefined && this.expected !== undefined) poison(recv, this.expected);
+  }
+
+  check(): string | undefined {
+    const recv = this.args.recv;
+    return (
+      firstMismatch(this.args.send, this.mine, `rank ${this.me} send buffer (changed)`) ??
+      (recv !== undefined && this.expected !== undefined ? firstMismatch(recv, this.expected, `root ${this.me} receive buffer`) : undefined)
+    );
+  }
+}
+
+class ScattervExecution extends CaseExecution {
+  constructor(
+    counting: CountingCommunicator,
+    options: CollectiveOptions,
+    me: number,
+    mine: Uint8Array,
+    private readonly args: ScattervArgs,
+    /** The root's reference of its send buffer. */
+    private readonly full: Uint8Array | undefined,
+  ) {
+    super(counting, options, me, mine);
+  }
+
+  protected init(): Promise<PersistentCollective> {
+    return scattervInit(this.counting, this.args, this.options);
+  }
+
+  protected once(): Promise<CollectiveInfo> {
+    return scatterv(this.counting, this.args, this.options);
+  }
+
+  prepare(): void {
+    poison(this.args.recv, this.mine);
+  }
+
+  check(): string | undefined {
+    const send = this.args.send;
+    return (
+      firstMismatch(this.args.recv, this.mine, `rank ${this.me} receive buffer`) ??
+      (send !== undefined && this.full !== undefined ? firstMismatch(send, this.full, `root ${this.me} send buffer (changed)`) : undefined)
+    );
+  }
 }
 
 /** Runs one case on this rank. `comm` is the plain communicator; traffic is counted on a wrapper. */
-export async function runCaseOnRank(comm: Communicator, c: RunCase, timer: RankTimer): Promise<RankCaseResult> {
+export async function runCaseOnRank(comm: Communicator, c: RunCase, timer: RankTimer, shared?: SharedCaseData): Promise<RankCaseResult> {
   const me = comm.rank;
   const counting = new CountingCommunicator(comm);
-  const { exec, planTime, planMessages, planBytes } = await prepareCase(comm, counting, c, timer);
+  const { exec, planTime, planMessages, planBytes } = await prepareCase(comm, counting, c, timer, shared);
 
   let mismatch: string | undefined;
   const times: number[] = [];

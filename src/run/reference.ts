@@ -23,6 +23,7 @@ import type { BasicOptions } from '../collectives/basic/algorithm.js';
 import type { Communicator } from '../comm/communicator.js';
 import { blockOf, firstMismatch, fullBuffer, poison, prefixDispls } from './data.js';
 import type { VOperation } from './spec.js';
+import { maxOf } from '../util/extremes.js';
 
 export type ReferenceKind = 'gl1' | 'gl2';
 export type ReferenceVariant = 'vcoll' | 'mpi-native';
@@ -32,6 +33,34 @@ export interface ReferenceExecution {
   prepare(): void;
   run(): Promise<void>;
   check(): string | undefined;
+}
+
+/** What every rank of a case derives from the counts: the largest block and the displacements. */
+interface CountsFacts {
+  readonly max: number;
+  /** Built on first use (only the root needs them). */
+  displs: number[] | undefined;
+}
+
+/**
+ * Per counts array (the simulated ranks of a run share one, sharedBlockSizes): computed once,
+ * not on every rank — O(p) per rank would be O(p²) over a simulation (and `Math.max(...counts)`
+ * overflows the stack at a few hundred thousand ranks).
+ */
+const COUNTS_FACTS = new WeakMap<readonly number[], CountsFacts>();
+
+function countsFacts(counts: readonly number[]): CountsFacts {
+  let f = COUNTS_FACTS.get(counts);
+  if (f === undefined) {
+    f = { max: Math.max(0, maxOf(counts, (x) => x)), displs: undefined };
+    COUNTS_FACTS.set(counts, f);
+  }
+  return f;
+}
+
+function displsOf(facts: CountsFacts, counts: readonly number[]): number[] {
+  facts.displs ??= prefixDispls(counts);
+  return facts.displs;
 }
 
 /** Rank r's block padded to `max` elements (the block, then zeros). */
@@ -64,7 +93,8 @@ export function referenceExecution(
   const me = comm.rank;
   const p = comm.size;
   const isRoot = me === root;
-  const max = Math.max(0, ...counts);
+  const facts = countsFacts(counts);
+  const max = facts.max;
   const options: BasicOptions = variant === 'mpi-native' ? { algorithm: 'mpi-native' } : {};
   const mine = blockOf(me, counts[me], u);
   // GL2's allreduce of one number: this rank's count in, the largest out.
@@ -74,7 +104,8 @@ export function referenceExecution(
     await allreduce(comm, { send: mineCount, recv: maxOut, op: 'max' }, options);
     return maxOut[0];
   };
-  const displs = prefixDispls(counts);
+  // only the root places blocks at their displacements
+  const displs = isRoot ? displsOf(facts, counts) : [];
 
   if (op === 'gatherv') {
     const send = paddedBlock(me, counts[me], max, u);

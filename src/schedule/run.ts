@@ -225,7 +225,8 @@ function bind(
       return op.kind === 'send' ? { kind: 'send', op, buf } : { kind: 'recv', op, buf, bytes };
     });
   });
-  validated.set(schedule, { key, combines: bound.some((ops) => ops.some((b) => b.kind === 'combine')) });
+  // a schedule bound for one run is not bound again (unless shared by shape: then validated again)
+  if (options.once !== true) validated.set(schedule, { key, combines: bound.some((ops) => ops.some((b) => b.kind === 'combine')) });
   return bound;
 }
 

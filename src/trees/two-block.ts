@@ -35,14 +35,16 @@
  * (γl + ⌈log₂p⌉α + β(p−1)s in that regime), and an ordered tree can use a single message
  * only when j = 0 or j = p − 1.
  *
- * Cost: the two domain constructions (adaptive, O(p·k²)) plus, per candidate (two), one exact
- * evaluation O(p·k) for each insertion position of the transfer (≤ ⌈log₂p⌉ + 2 positions):
- * O(p log p) time one-ported, O(p) space.
+ * Cost: the two domain constructions (adaptive, O(p·k²)) plus, per candidate (two), one tree
+ * build and one exact evaluation O(p·k), the root's step alone for each other insertion
+ * position of the transfer (≤ ⌈log₂p⌉ + 1 of them, O(k·log p) each) and a second build when
+ * one of them wins: O(p) time and space (per-position builds and evaluations made it
+ * O(p log p) before, and most of a 2^16-rank simulated run's planning).
  */
 import { InvalidArgumentError } from '../errors.js';
 import type { CostModel } from '../model/cost-model.js';
 import { adaptiveBinomialTree } from './adaptive.js';
-import { evaluate } from './evaluate.js';
+import { evaluate, PortClock } from './evaluate.js';
 import { prepareProblem } from './linear.js';
 import { mapTree, permutedModel } from './non-ordered.js';
 import { TreeBuilder, type Tree } from './tree.js';
@@ -88,6 +90,13 @@ function domainTree(m: Float64Array, model: CostModel, ranks: readonly number[],
  * Joins `main` (holding the final root) and `other`: the root of `other` sends its whole
  * domain to the root of `main`, inserted at each possible position of the root's receive
  * sequence; the fastest is kept (ties to the latest position).
+ *
+ * Only the root's step depends on the position: every subtree below it (the other domain's
+ * included) completes at the same time whatever the root's order. So the joined tree is built
+ * and evaluated once (transfer last); each other position costs the root's step of the
+ * recurrence alone (`rootGatherTime`: runTimeline's arithmetic, so the times are exactly
+ * evaluate's), O(k) for k root children; the tree is built a second time only when another
+ * position wins. O(p) in all (instead of a build and an evaluation per position).
  */
 function join(p: number, m: Float64Array, model: CostModel, main: DomainTree, other: DomainTree): BuiltTree {
   const R = main.ranks[main.tree.root];
@@ -95,8 +104,8 @@ function join(p: number, m: Float64Array, model: CostModel, main: DomainTree, ot
   const vroot = main.tree.root;
   const kids = main.tree.children[vroot];
   const copyAt = main.tree.copyAt[vroot];
-  let best: BuiltTree | undefined;
-  for (let q = kids.length; q >= 0; q--) {
+  const build = (q: number): Tree => {
+    JOIN_WORK.builds++;
     const b = new TreeBuilder(p, R);
     for (let v = 0; v < main.tree.p; v++) {
       if (v === vroot) continue;
@@ -109,12 +118,58 @@ function join(p: number, m: Float64Array, model: CostModel, main: DomainTree, ot
     }
     b.setCopyAt(R, copyAt + (q < copyAt ? 1 : 0));
     mapTree(other.tree, other.ranks, p, b);
-    const tree = b.build();
-    const time = evaluate(tree, m, model, 'gather').time;
-    if (best === undefined || time < best.time) best = { tree, time, root: R };
+    return b.build();
+  };
+  const last = build(kids.length);
+  JOIN_WORK.evaluations++;
+  const ev = evaluate(last, m, model, 'gather');
+  let bestQ = kids.length;
+  let bestTime = ev.time;
+  const order = new Array<number>(kids.length + 1);
+  for (let q = kids.length - 1; q >= 0; q--) {
+    for (let i = 0, j = 0; i <= kids.length; i++) order[i] = i === q ? o : main.ranks[kids[j++]];
+    const time = rootGatherTime(model, R, m[R], order, copyAt + (q < copyAt ? 1 : 0), ev.completion, ev.subtreeSize);
+    if (time < bestTime) {
+      bestTime = time;
+      bestQ = q;
+    }
   }
-  return best as BuiltTree;
+  const tree = bestQ === kids.length ? last : build(bestQ);
+  return { tree, time: bestTime, root: R };
 }
+
+/**
+ * The gather completion time of root `v` (block `mv`) receiving from `kids` in that order, its
+ * copy after `at` of them, the children's subtrees completing at C[c] with S[c] elements: the
+ * root's step of runTimeline (timeline.ts), operation for operation, so the result is exactly
+ * what evaluate gives for a tree with that root step.
+ */
+function rootGatherTime(model: CostModel, v: number, mv: number, kids: readonly number[], at: number, C: Float64Array, S: Float64Array): number {
+  const copyCost = model.copy(v, mv); // the root always copies its block
+  if (model.ports === 1) {
+    let t = 0;
+    for (let j = 0; j < kids.length; j++) {
+      if (j === at) t += copyCost;
+      const c = kids[j];
+      const start = Math.max(t, C[c]);
+      t = start + model.comm(c, v, S[c]);
+    }
+    if (at === kids.length) t += copyCost;
+    return t;
+  }
+  const ports = new PortClock(model.ports);
+  let end = 0;
+  for (let j = 0; j < kids.length; j++) {
+    if (j === at) end = Math.max(end, ports.run(0, copyCost));
+    const c = kids[j];
+    end = Math.max(end, ports.run(C[c], model.comm(c, v, S[c])));
+  }
+  if (at === kids.length) end = Math.max(end, ports.run(0, copyCost));
+  return end;
+}
+
+/** Work counters of `join` (tests: one or two tree builds and one evaluation per join, whatever p). */
+export const JOIN_WORK = { builds: 0, evaluations: 0 };
 
 /**
  * Two concurrent regular (binomial) gathers over the small-block and large-block domains

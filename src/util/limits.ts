@@ -34,9 +34,16 @@ export const MAX_BUFFER_BYTES: number = bufferConstants.MAX_LENGTH;
 
 /** Simulator, per rank, empty program: endpoint, communicator, clock, queues (measured ~0.64 KiB). */
 export const SIM_RANK_BYTES = 1024;
-/** Simulator, per rank, one linear gatherv/scatterv run of `vcoll run` (measured 7.1 KiB at p = 16384…65536). */
+/** Simulator, per rank, one linear gatherv/scatterv run of `vcoll run` (peak RSS per rank measured 6.9–8.4 KiB at p = 2^17…2^20). */
 export const SIM_RUN_LINEAR_RANK_BYTES = 8 * 1024;
-/** Simulator, per rank, a tree algorithm or auto (measured 19.3 KiB for auto at p = 4096…32768). */
+/** Simulator, per rank, the binomial tree's run (measured 8.8 KiB at p = 2^18). */
+export const SIM_RUN_BINOMIAL_RANK_BYTES = 10 * 1024;
+/** Simulator, per rank, the two-block tree's run (measured 11.7 KiB at p = 2^17). */
+export const SIM_RUN_TWO_BLOCK_RANK_BYTES = 12 * 1024;
+/**
+ * Simulator, per rank, any other tree algorithm or auto, and adaptive (adaptive one-shot measured
+ * 15.6–18.6 KiB at p = 2^17…2^18; auto 19.3 KiB at p = 4096…32768).
+ */
 export const SIM_RUN_TREE_RANK_BYTES = 20 * 1024;
 /** `vcoll model` / `vcoll tree`, per rank: sizes, trees, evaluation (measured 0.8 KiB). */
 export const TREE_RANK_BYTES = 1024;
@@ -109,6 +116,18 @@ export function checkSeconds(field: string, seconds: number, what: string, limit
       `${what} takes about ${formatSeconds(seconds)} (estimated), above the limit of ${formatSeconds(limits.seconds)} (VCOLL_MAX_SECONDS; raise it or set it to "off" to allow more)`,
     );
   }
+}
+
+/**
+ * The V8 heap (MiB) to run with when `bytes` of JavaScript objects exceed this process's heap
+ * limit but fit the memory limit (VCOLL_MAX_MEMORY): twice the estimate (a collector with
+ * room to work), at most the memory limit; undefined when the heap already suffices or the
+ * memory limit does not (then the checks refuse it as before).
+ */
+export function heapToRaise(bytes: number, limits: ResourceLimits = resourceLimits()): number | undefined {
+  const heapLimit = getHeapStatistics().heap_size_limit;
+  if (bytes <= heapLimit || !(bytes <= limits.memoryBytes)) return undefined;
+  return Math.ceil(Math.min(2 * bytes, limits.memoryBytes) / 2 ** 20);
 }
 
 /** The simulator's own state for p ranks (runSim's entry guard; any rank program). */

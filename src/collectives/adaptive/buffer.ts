@@ -77,37 +77,51 @@ export class RangeBuffer {
   }
 }
 
-/** An asynchronous FIFO: the construction pushes the joins, the data phase pulls them. */
+interface QueueWaiter<T> {
+  resolve(v: T | undefined): void;
+  reject(e: unknown): void;
+}
+
+/**
+ * An asynchronous FIFO: the construction pushes the joins, the data phase pulls them. Its
+ * arrays are made when first needed (a simulated rank holds one queue; most hold at most a
+ * few items and one waiter at a time).
+ */
 export class EventQueue<T> {
-  private readonly items: T[] = [];
-  private readonly waiters: { resolve: (v: T | undefined) => void; reject: (e: unknown) => void }[] = [];
+  private items: T[] | null = null;
+  private waiters: QueueWaiter<T>[] | null = null;
   private closed = false;
   private failed = false;
   private error: unknown;
 
   push(x: T): void {
-    const w = this.waiters.shift();
+    const w = this.waiters !== null && this.waiters.length > 0 ? this.waiters.shift() : undefined;
     if (w !== undefined) w.resolve(x);
+    else if (this.items === null) this.items = [x];
     else this.items.push(x);
   }
 
   /** No more items: pending and later `next()` calls resolve with undefined. */
   close(): void {
     this.closed = true;
-    for (const w of this.waiters.splice(0)) w.resolve(undefined);
+    if (this.waiters !== null) for (const w of this.waiters.splice(0)) w.resolve(undefined);
   }
 
   /** The producer failed: pending and later `next()` calls reject with `e` once the items are used up. */
   fail(e: unknown): void {
     this.failed = true;
     this.error = e;
-    for (const w of this.waiters.splice(0)) w.reject(e);
+    if (this.waiters !== null) for (const w of this.waiters.splice(0)) w.reject(e);
   }
 
   next(): Promise<T | undefined> {
-    if (this.items.length > 0) return Promise.resolve(this.items.shift() as T);
+    if (this.items !== null && this.items.length > 0) return Promise.resolve(this.items.shift() as T);
     if (this.failed) return Promise.reject(this.error);
     if (this.closed) return Promise.resolve(undefined);
-    return new Promise((resolve, reject) => this.waiters.push({ resolve, reject }));
+    return new Promise((resolve, reject) => {
+      const w = { resolve, reject };
+      if (this.waiters === null) this.waiters = [w];
+      else this.waiters.push(w);
+    });
   }
 }

@@ -132,6 +132,10 @@ export async function constructAdaptive(input: ConstructionInput): Promise<Adapt
   let check = countCheck(v, count); // of the range whose fixed root this rank is
   const pending: Request<void>[] = [];
   const recBuf = new Float64Array(6);
+  // one receive buffer each for the rounds' records and notifications (a round's message is
+  // decoded before the next round's receive is posted)
+  let recordIn: Uint8Array | undefined;
+  let notifyIn: Uint8Array | undefined;
   const fingerprint = contextFingerprint(ctx);
   for (let d = 0; d < D && (record !== undefined || parent === undefined); d++) {
     const own = rangeOf(v, d, p);
@@ -143,7 +147,7 @@ export async function constructAdaptive(input: ConstructionInput): Promise<Adapt
     if (record !== undefined) {
       // Fixed root (v = own.hi): exchange records with the partner range's fixed root.
       // the round's exchange is one step of a schedule: one native run (MPI: in C), receive first
-      const into = new Uint8Array(RECORD_BYTES);
+      const into = (recordIn ??= new Uint8Array(RECORD_BYTES));
       const mismatch = (): InvalidArgumentError =>
         new InvalidArgumentError(
           'model',
@@ -184,7 +188,7 @@ export async function constructAdaptive(input: ConstructionInput): Promise<Adapt
       check = addChecks(check, got.check);
     } else {
       // Gather root only: the range's fixed root tells it the outcome.
-      const into = new Uint8Array(NOTIFY_BYTES);
+      const into = (notifyIn ??= new Uint8Array(NOTIFY_BYTES));
       const from = own.hi;
       const notify = scheduleOfShape(`adaptive notify ${v} ${from} ${tags.notify}`, () => ({
         rank: v,

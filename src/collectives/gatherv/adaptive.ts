@@ -49,7 +49,8 @@ class GatherExecutor {
   private readonly rank: number;
   private readonly u: number;
   private buffer: RangeBuffer | undefined;
-  private readonly placements: Placement[] = [];
+  /** The root's placement of each join's range (made when first needed). */
+  private placements: Placement[] | null = null;
 
   constructor(
     private readonly input: GathervPlanInput,
@@ -62,17 +63,17 @@ class GatherExecutor {
   }
 
   private placement(k: number, e: RoleEvent): Placement {
-    let pl = this.placements[k];
+    const placements = (this.placements ??= []);
+    let pl = placements[k];
     if (pl === undefined) {
       pl = rangePlacement(this.input.recv as Uint8Array, rootLayout(this.input), e.lo, e.hi);
-      this.placements[k] = pl;
+      placements[k] = pl;
     }
     return pl;
   }
 
-  async run(source: EventSource): Promise<void> {
-    if (this.rank === this.input.root) await this.runRoot(source);
-    else await this.runOther(source);
+  run(source: EventSource): Promise<void> {
+    return this.rank === this.input.root ? this.runRoot(source) : this.runOther(source);
   }
 
   private async runRoot(source: EventSource): Promise<void> {

@@ -9,18 +9,20 @@
  * count is its send length / unitBytes. Any root, any placement of ranks on nodes (ordered or
  * permuted, equal or unequal numbers of ranks per node). Every rank must pass the same variant.
  *
- * Cost: two-level.ts (≤ ⌈log₂N⌉ + ⌈log₂n_max⌉ rounds), plus on the first hierarchical call
- * on a communicator the split into node communicators (cache.ts).
+ * Cost: two-level.ts (≤ ⌈log₂N⌉ + ⌈log₂n_max⌉ rounds); nothing but the data messages (both
+ * levels travel on `comm` itself, cache.ts). Local work: the node structure once per
+ * communicator, O(p) (or none: HierarchicalOptions.structure, shared by the caller), then
+ * O(log N + log n) per rank and O(p) at the root per call.
  */
 import type { Communicator } from '../../comm/communicator.js';
 import { InvalidArgumentError } from '../../errors.js';
 import { ceilLog2 } from '../../util/ceil-log.js';
 import { normalizeGatherv } from '../args.js';
-import { beginCall, derivedScope } from '../call-scope.js';
+import { beginCall } from '../call-scope.js';
 import { checkGatherArgs, gather } from '../basic/gather.js';
 import { BINOMIAL_GATHERV } from '../gatherv/binomial.js';
 import { rootLayout, type BlockLayout } from '../placement.js';
-import { bridgeOf, localOf, structureOf } from './cache.js';
+import { bridgeOf, structureOf } from './cache.js';
 import { type NodeStructure } from './structure.js';
 import { twoLevelGather } from './two-level.js';
 import { runHierarchicalGather } from './schedule.js';
@@ -50,6 +52,7 @@ function info(v: HierarchicalVariant, s: NodeStructure, flatRounds: number): Hie
 async function runTwoLevel(
   comm: Communicator,
   v: HierarchicalVariant,
+  structure: NodeStructure,
   root: number,
   send: Uint8Array,
   recv: Uint8Array | undefined,
@@ -57,13 +60,11 @@ async function runTwoLevel(
   uniformBytes: number | undefined,
   field: string,
 ): Promise<void> {
-  const structure = structureOf(comm);
-  const local = derivedScope(await localOf(comm), comm);
   const bridge = bridgeOf(comm, structure.nodeIndex[root]);
   const makeTarget = v.rootTarget as NonNullable<HierarchicalVariant['rootTarget']>;
   const target =
     comm.rank === root ? makeTarget({ comm, root, send, recv: recv as Uint8Array, layout: layout(), structure }) : undefined;
-  await twoLevelGather({ comm, local, structure, bridge, root, send, uniformBytes, target, field });
+  await twoLevelGather({ comm, structure, bridge, root, send, uniformBytes, target, field });
 }
 
 /** Regular gather, hierarchically: every rank's m-byte block to `recv[rank·m …]` at the root. */
@@ -77,7 +78,7 @@ export async function hierarchicalGather(
   const { root, send, recv } = checkGatherArgs(comm, args);
   const v = variantOf(comm, options);
   const p = comm.size;
-  const s = structureOf(comm);
+  const s = structureOf(comm, options?.structure);
   if (v.rootTarget === undefined) {
     await gather(comm, { send, recv, root });
   } else {
@@ -98,11 +99,11 @@ export async function hierarchicalGatherv(
   const plain = { root: args.root, send: args.send, recv: args.recv, counts: args.counts, displs: args.displs, unitBytes: args.unitBytes };
   const { input } = normalizeGatherv(comm, plain);
   const v = variantOf(comm, options);
-  const s = structureOf(comm);
+  const s = structureOf(comm, options?.structure);
   if (v.rootTarget === undefined) {
     await (await BINOMIAL_GATHERV.init(input)).start(); // the arguments are validated already
   } else {
-    await runTwoLevel(comm, v, input.root, input.send, input.recv, () => rootLayout(input), undefined, 'counts');
+    await runTwoLevel(comm, v, s, input.root, input.send, input.recv, () => rootLayout(input), undefined, 'counts');
   }
   return info(v, s, 2 * ceilLog2(comm.size));
 }

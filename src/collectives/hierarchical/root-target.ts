@@ -90,13 +90,11 @@ export function reorderTarget(t: TargetInput): RootTarget {
   const offset = new Float64Array(p);
   const order: number[] = [];
   let total = 0;
-  for (const members of s.members) {
-    for (const r of members) {
-      if (r === root) continue;
-      offset[r] = total;
-      total += layout.counts[r] * u;
-      order.push(r);
-    }
+  for (const r of s.order) {
+    if (r === root) continue;
+    offset[r] = total;
+    total += layout.counts[r] * u;
+    order.push(r);
   }
   const inter = new Uint8Array(total);
   return {

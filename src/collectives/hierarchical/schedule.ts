@@ -25,7 +25,7 @@ import { InvalidArgumentError } from '../../errors.js';
 import { bindSchedule } from '../../schedule/run.js';
 import { expectBytes } from '../bytes.js';
 import { orderedBinomialRole } from '../basic/tree.js';
-import type { Bridge, NodeStructure } from './structure.js';
+import { ranksInNodes, type Bridge, type NodeStructure } from './structure.js';
 import { HIER_TAG } from './types.js';
 import { describe } from './two-level.js';
 
@@ -44,6 +44,8 @@ export interface HierarchicalSchedule {
   /** The receives of step 0, in order. */
   readonly receives: readonly HierarchicalReceive[];
 }
+
+const NO_RANKS = new Int32Array(0);
 
 /** Ranges of `buffer` for the blocks of `ranks` (m bytes each at rank·m), adjacent ones merged. */
 function blockRanges(buffer: number, ranks: ArrayLike<number>, m: number): ByteRange[] {
@@ -81,10 +83,8 @@ export function hierarchicalGatherSchedule(s: NodeStructure, bridge: Bridge, roo
   const bridgeKids = isLeader ? [...brole.children].reverse() : [];
   bridgeKids.forEach((c, j) => {
     const k = bridgeKids.length - 1 - j;
-    let n = 0;
-    for (let b = c.lo; b <= c.hi; b++) n += s.members[b].length;
-    const ranks = isRoot ? bridge.childRanks[k] : new Int32Array(0);
-    receives.push({ peer: bridge.leaders[c.peer], tag: HIER_TAG.bridge, bytes: n * m, ranks });
+    const ranks = isRoot ? bridge.childRanks[k] : NO_RANKS;
+    receives.push({ peer: bridge.leaders[c.peer], tag: HIER_TAG.bridge, bytes: ranksInNodes(s, c.lo, c.hi) * m, ranks });
   });
   const steps: ScheduleStep[] = [];
   if (isRoot) {
@@ -104,13 +104,11 @@ export function hierarchicalGatherSchedule(s: NodeStructure, bridge: Bridge, roo
       const INTER = buffers.push({ name: 'inter', bytes: (p - 1) * m }) - 1;
       const offset = new Float64Array(p);
       let total = 0;
-      for (const node of s.members) {
-        for (const r of node) {
-          if (r === root) continue;
-          offset[r] = total;
-          total += m;
-          if (m > 0) copies.push({ kind: 'copy', from: [{ buffer: INTER, offset: offset[r], length: m }], to: [{ buffer: RECV, offset: r * m, length: m }] });
-        }
+      for (const r of s.order) {
+        if (r === root) continue;
+        offset[r] = total;
+        total += m;
+        if (m > 0) copies.push({ kind: 'copy', from: [{ buffer: INTER, offset: offset[r], length: m }], to: [{ buffer: RECV, offset: r * m, length: m }] });
       }
       for (const r of receives) {
         const data: Span = r.bytes > 0 ? [{ buffer: INTER, offset: offset[r.ranks[0]], length: r.bytes }] : [];

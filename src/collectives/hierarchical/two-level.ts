@@ -32,13 +32,12 @@ import { orderedBinomialRole, type Subtree } from '../basic/tree.js';
 import { joinPieces, piecesOf, recvKnown, recvUnknown, sendKnown, NO_PIECES, type Pieces } from './pieces.js';
 import type { RootTarget } from './root-target.js';
 import { addChecks, blockCheck, CHECK_BYTES, decodeCheck, encodeCheck, NO_BLOCKS, sameCheck, type SizeCheck } from './size-check.js';
-import type { Bridge, NodeStructure } from './structure.js';
+import { ranksInNodes, type Bridge, type NodeStructure } from './structure.js';
 import { HIER_TAG } from './types.js';
 
 export interface TwoLevelInput {
+  /** Both levels travel on it: the node level between a node's members (HIER_TAG.local), the bridge between leaders (HIER_TAG.bridge). */
   readonly comm: Communicator;
-  /** The node communicator (comm.splitByNode(), cache.ts). */
-  readonly local: Communicator;
   readonly structure: NodeStructure;
   readonly bridge: Bridge;
   readonly root: number;
@@ -60,13 +59,13 @@ interface Part {
 }
 
 export async function twoLevelGather(input: TwoLevelInput): Promise<void> {
-  const { comm, local, structure: s, bridge, root, target } = input;
+  const { comm, structure: s, bridge, root, target } = input;
   const me = comm.rank;
   const myNode = s.nodeIndex[me];
   const members = s.members[myNode];
   const onRootNode = myNode === bridge.rootNode;
   const localRoot = onRootNode ? s.localIndex[root] : 0;
-  const li = local.rank;
+  const li = s.localIndex[me];
   const lrole = orderedBinomialRole(members.length, localRoot, li);
   const isLeader = li === localRoot;
 
@@ -77,7 +76,7 @@ export async function twoLevelGather(input: TwoLevelInput): Promise<void> {
   /** Receives one child's message: into the root's target, or as pieces. */
   const receive = (
     c: Subtree,
-    from: Communicator,
+    level: 'local' | 'bridge',
     peer: number,
     tag: number,
     ranks: () => ArrayLike<number>,
@@ -89,7 +88,7 @@ export async function twoLevelGather(input: TwoLevelInput): Promise<void> {
       const trailer = checked ? new Uint8Array(CHECK_BYTES) : undefined;
       const into = trailer === undefined ? place.buffer : [...(Array.isArray(place.buffer) ? place.buffer : [place.buffer]), trailer];
       const want = place.bytes + (trailer === undefined ? 0 : CHECK_BYTES);
-      return from.recv(peer, tag, into).then(
+      return comm.recv(peer, tag, into).then(
         (st) => {
           if (st.bytes !== want) {
             throw new InvalidArgumentError(
@@ -125,10 +124,10 @@ export async function twoLevelGather(input: TwoLevelInput): Promise<void> {
         },
       );
     }
-    if (!checked) return recvKnown(from, peer, tag, count() * (input.uniformBytes as number), 'send').then((pieces) => ({ at: c.lo, pieces, check: NO_BLOCKS }));
-    return recvUnknown(from, peer, tag).then((all) => {
+    if (!checked) return recvKnown(comm, peer, tag, count() * (input.uniformBytes as number), 'send').then((pieces) => ({ at: c.lo, pieces, check: NO_BLOCKS }));
+    return recvUnknown(comm, peer, tag).then((all) => {
       const buf = all.segs.length === 0 ? new Uint8Array(0) : all.segs[0];
-      const where = `${from === local ? 'local' : 'bridge'} child ${peer}`;
+      const where = `${level} child ${peer}`;
       if (buf.length < CHECK_BYTES) throw protocol(where, `a ${buf.length}-byte message where at least ${CHECK_BYTES} were expected`);
       const check = decodeCheck(buf.subarray(buf.length - CHECK_BYTES));
       if (check === undefined) throw protocol(where, 'a message without a valid size check');
@@ -140,18 +139,13 @@ export async function twoLevelGather(input: TwoLevelInput): Promise<void> {
   // Node level: children in reverse order (smallest range first), all posted now.
   const localParts = [...lrole.children]
     .reverse()
-    .map((c) => receive(c, local, c.peer, HIER_TAG.local, () => members.subarray(c.lo, c.hi + 1), () => c.hi - c.lo + 1));
+    .map((c) => receive(c, 'local', members[c.peer], HIER_TAG.local, () => members.subarray(c.lo, c.hi + 1), () => c.hi - c.lo + 1));
   // Bridge level (local roots only), posted at once too.
   const brole = bridge.role;
   const bridgeParts = isLeader
     ? [...brole.children].reverse().map((c, j, all) => {
         const k = all.length - 1 - j;
-        const count = (): number => {
-          let n = 0;
-          for (let b = c.lo; b <= c.hi; b++) n += s.members[b].length;
-          return n;
-        };
-        return receive(c, comm, bridge.leaders[c.peer], HIER_TAG.bridge, () => bridge.childRanks[k], count);
+        return receive(c, 'bridge', bridge.leaders[c.peer], HIER_TAG.bridge, () => bridge.childRanks[k], () => ranksInNodes(s, c.lo, c.hi));
       })
     : [];
   if (target !== undefined) target.copyOwn();
@@ -160,7 +154,7 @@ export async function twoLevelGather(input: TwoLevelInput): Promise<void> {
   const [fromNode, fromBridge] = await Promise.all([Promise.all(localParts), Promise.all(bridgeParts)]);
   const own: Part = { at: li, pieces: piecesOf(input.send), check: checked ? blockCheck(me, input.send.length) : NO_BLOCKS };
   if (!isLeader) {
-    await sendKnown(local, lrole.parent, HIER_TAG.local, withCheck(combine(own, fromNode), checked));
+    await sendKnown(comm, members[lrole.parent], HIER_TAG.local, withCheck(combine(own, fromNode), checked));
     return;
   }
   if (target !== undefined) {

@@ -4,6 +4,7 @@
  * reports. Tags: COLLECTIVE_TAG + 0x460 … + 0x46f (HIER_TAG, the 'hierarchical' row of comm/tags.ts).
  */
 import { namedTags } from '../../comm/tags.js';
+import type { NodeStructure } from './structure.js';
 import type { HierarchicalVariantName } from './variants.js';
 
 // The variant names are derived from the table (variants.ts, where HIERARCHICAL_VARIANT_NAMES
@@ -13,6 +14,16 @@ export type { HierarchicalVariantName } from './variants.js';
 export interface HierarchicalOptions {
   /** Default 'zero-copy'. Every rank must pass the same. */
   readonly variant?: HierarchicalVariantName;
+  /**
+   * The communicator's node structure, `nodeStructure(comm.size, (r) => comm.nodeOf(r))`,
+   * computed once by the caller and passed to every rank (the same object): the ranks of a
+   * simulation then share it instead of each computing it (O(p) per rank, O(p²) in all; at
+   * p = 2^15 that is gigabytes). Optional: without it each communicator computes its own on
+   * its first call. Checked on every rank for its size and that rank's own entries (O(1):
+   * an InvalidArgumentError on 'structure'); beyond that it must describe `comm.nodeOf`, or
+   * the call fails or hangs as with ranks passing different arguments.
+   */
+  readonly structure?: NodeStructure;
 }
 
 /** Regular gather: every rank's block has the same length m. */

@@ -61,7 +61,8 @@ export async function interAllgatherv(inter: InterCommunicator, args: InterAllga
   if (!Number.isInteger(unit) || unit < 1) throw new InvalidArgumentError('unitBytes', `must be a positive integer, got ${String(unit)}`, { rank });
   if (send.length % unit !== 0) throw new InvalidArgumentError('send', `holds ${send.length} bytes, not a multiple of unitBytes = ${unit}`, { rank });
   const { counts, displs } = blockLayout(rank, inter.remoteSize, args.counts, args.displs, unit, recv.length, 'recv', 'must be an array of counts, one per remote rank');
-  const bytes = counts.map((c) => c * unit);
-  const offsets = displs.map((d) => d * unit);
+  // (unitBytes 1: the element arrays are the byte arrays; no second pair per rank)
+  const bytes = unit === 1 ? counts : counts.map((c) => c * unit);
+  const offsets = unit === 1 ? displs : displs.map((d) => d * unit);
   return algorithm.allgatherv({ inter, send, recv, counts, displs, unitBytes: unit, bytes, offsets });
 }

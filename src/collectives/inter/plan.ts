@@ -73,28 +73,24 @@ export function segmentedRankPlan(
   rank: number,
 ): SegmentedRankPlan {
   const isA = localSize >= remoteSize;
-  const counts: number[] = [];
-  const displs: number[] = [];
-  if (isA) {
-    // Local = A (p = localSize), remote = B (q = remoteSize, blocks k_B = remoteBlock).
-    const [p, q, kA, kB] = [localSize, remoteSize, localBlock, remoteBlock];
-    for (let j = 0; j < p; j++) {
-      const { index, offset } = subgroupOf(p, q, j);
-      const n = partSize(p, q, index);
-      counts.push(partSize(kB, n, offset));
-      displs.push(index * kB + partStart(kB, n, offset));
+  // the final allgatherv's counts are the group's, not the rank's: built once per group (shared)
+  const { counts, displs } = groupArrays(`1:${localSize}:${remoteSize}:${localBlock}:${remoteBlock}`, localSize, (i) => {
+    if (isA) {
+      // Local = A (p = localSize), remote = B (q = remoteSize, blocks k_B = remoteBlock).
+      const { index, offset } = subgroupOf(localSize, remoteSize, i);
+      const n = partSize(localSize, remoteSize, index);
+      return [partSize(remoteBlock, n, offset), index * remoteBlock + partStart(remoteBlock, n, offset)];
     }
+    // Local = B (q = localSize), remote = A (p = remoteSize, blocks k_A = remoteBlock).
+    return [partSize(remoteSize, localSize, i) * remoteBlock, partStart(remoteSize, localSize, i) * remoteBlock];
+  });
+  if (isA) {
+    const [p, q, kA] = [localSize, remoteSize, localBlock];
     const { index } = subgroupOf(p, q, rank);
     const round = { send: { peer: index, offset: 0, length: kA }, recv: { peer: index, offset: displs[rank], length: counts[rank] } };
     return { isA, rounds: [round], counts, displs };
   }
-  // Local = B (q = localSize), remote = A (p = remoteSize, blocks k_A = remoteBlock).
   const [q, p, kB, kA] = [localSize, remoteSize, localBlock, remoteBlock];
-  for (let i = 0; i < q; i++) {
-    const start = partStart(p, q, i);
-    counts.push(partSize(p, q, i) * kA);
-    displs.push(start * kA);
-  }
   const start = partStart(p, q, rank);
   const n = partSize(p, q, rank);
   const rounds: { send: Piece; recv: Piece }[] = [];
@@ -147,8 +143,7 @@ export interface VRecvPlan {
  */
 export function vRecvPlan(remoteBytes: readonly number[], remotePrefix: readonly number[], localSize: number, rank: number): VRecvPlan {
   const total = remotePrefix[remoteBytes.length];
-  const counts = Array.from({ length: localSize }, (_, i) => partSize(total, localSize, i));
-  const displs = Array.from({ length: localSize }, (_, i) => partStart(total, localSize, i));
+  const { counts, displs } = groupArrays(`2:${total}:${localSize}`, localSize, (i) => [partSize(total, localSize, i), partStart(total, localSize, i)]);
   const start = displs[rank];
   const length = counts[rank];
   const end = start + length;
@@ -185,6 +180,31 @@ export function vRecvPlan(remoteBytes: readonly number[], remotePrefix: readonly
   }
   return { start, length, pieces: ordered, counts, displs };
 }
+
+/**
+ * The final allgatherv's counts and displacements are a function of a few group-wide numbers
+ * (the `key`), the same on every rank of the group: built once and shared (frozen) by the
+ * ranks of this process — a simulation's ranks, which would otherwise hold n numbers each
+ * (O(n²) for a group of n). The last GROUP_ARRAYS_KEPT keys are kept.
+ */
+function groupArrays(key: string, n: number, entry: (i: number) => readonly [number, number]): { counts: readonly number[]; displs: readonly number[] } {
+  let got = GROUP_ARRAYS.get(key);
+  if (got === undefined) {
+    const counts = new Array<number>(n);
+    const displs = new Array<number>(n);
+    for (let i = 0; i < n; i++) [counts[i], displs[i]] = entry(i);
+    got = { counts: Object.freeze(counts), displs: Object.freeze(displs) };
+    if (GROUP_ARRAYS.size >= GROUP_ARRAYS_KEPT) GROUP_ARRAYS.delete(GROUP_ARRAYS.keys().next().value as string);
+    GROUP_ARRAYS.set(key, got);
+    GROUP_ARRAYS_BUILT.count++;
+  }
+  return got;
+}
+
+const GROUP_ARRAYS_KEPT = 16;
+const GROUP_ARRAYS = new Map<string, { counts: readonly number[]; displs: readonly number[] }>();
+/** How many group arrays were built (tests: once per group, not once per rank). */
+export const GROUP_ARRAYS_BUILT = { count: 0 };
 
 /** Exclusive prefix sums (length n + 1). */
 export function prefixSums(xs: readonly number[]): number[] {

@@ -37,15 +37,26 @@ import { INTER_TAGS } from './types.js';
 /** From this many bytes on the broadcast stage uses 'scatter-allgather' (MPICH's short-message limit, 12 KiB). */
 export const BCAST_LONG_BYTES = 12288;
 
-/** The remote group's data as this rank must receive it. */
-export interface RemoteLayout {
-  /** Bytes of every remote rank's block. */
-  readonly bytes: readonly number[];
-  /** Their byte offsets in recv. */
-  readonly offsets: readonly number[];
-  /** The field a size disagreement is reported on ('recv' or 'counts'). */
-  readonly field: string;
-}
+/**
+ * The remote group's data as this rank must receive it: allgatherv, every block's bytes and
+ * offset; allgather, `block` bytes per remote rank back to back (no per-rank arrays: a
+ * simulation's ranks would hold the remote group's size in numbers each).
+ */
+export type RemoteLayout =
+  | {
+      /** Bytes of every remote rank's block. */
+      readonly bytes: readonly number[];
+      /** Their byte offsets in recv. */
+      readonly offsets: readonly number[];
+      /** The field a size disagreement is reported on. */
+      readonly field: string;
+    }
+  | {
+      /** Every remote block's bytes (regular allgather: block i at i·block). */
+      readonly block: number;
+      readonly count: number;
+      readonly field: string;
+    };
 
 export async function rootGathering(
   inter: InterCommunicator,
@@ -66,9 +77,10 @@ export async function rootGathering(
   } else {
     // Each rank's block size and a fingerprint of the remote sizes it expects: the root checks
     // that its group agrees (8 bytes more per rank than MPICH's size gather; no extra message).
+    const remoteBytes = 'bytes' in remote ? remote.bytes : [];
     const record = new Float64Array(2);
     record[0] = send.length;
-    new Uint8Array(record.buffer, 8).set(fingerprint('counts', remote.bytes));
+    new Uint8Array(record.buffer, 8).set(fingerprint('counts', remoteBytes));
     const records = rank === 0 ? new Float64Array(2 * n) : undefined;
     await gather(local, { send: new Uint8Array(record.buffer), recv: records === undefined ? undefined : new Uint8Array(records.buffer), root: 0 });
     if (records !== undefined) {
@@ -88,10 +100,14 @@ export async function rootGathering(
     await gatherv(local, { root: 0, send, recv: gathered, counts }, { algorithm: 'linear' });
   }
   // (2) The remote data arrives contiguously: in recv itself when its layout is contiguous.
-  const remoteTotal = remote.bytes.reduce((a, b) => a + b, 0);
+  let remoteTotal = 0;
   let contiguous = true;
-  for (let i = 0, at = 0; i < remote.bytes.length; at += remote.bytes[i], i++) {
-    if (remote.bytes[i] > 0 && remote.offsets[i] !== at) contiguous = false;
+  if ('bytes' in remote) {
+    for (let i = 0; i < remote.bytes.length; remoteTotal += remote.bytes[i], i++) {
+      if (remote.bytes[i] > 0 && remote.offsets[i] !== remoteTotal) contiguous = false;
+    }
+  } else {
+    remoteTotal = remote.block * remote.count;
   }
   const incoming = contiguous ? recv.subarray(0, remoteTotal) : new Uint8Array(remoteTotal);
   const algorithm = remoteTotal >= BCAST_LONG_BYTES ? 'scatter-allgather' : 'binomial';
@@ -127,7 +143,7 @@ export async function rootGathering(
   } else {
     await bcast(local, incoming, 0, { algorithm });
   }
-  if (!contiguous) {
+  if (!contiguous && 'bytes' in remote) {
     for (let i = 0, at = 0; i < remote.bytes.length; at += remote.bytes[i], i++) {
       if (remote.bytes[i] > 0) inter.copy(recv.subarray(remote.offsets[i], remote.offsets[i] + remote.bytes[i]), incoming.subarray(at, at + remote.bytes[i]));
     }
@@ -139,12 +155,13 @@ export async function rootGathering(
  * fingerprint of the remote sizes this group agreed on; else InvalidArgumentError on 'counts'.
  */
 function checkRemoteSizes(inter: InterCommunicator, got: Uint8Array, remote: RemoteLayout): void {
-  const want = fingerprint('counts', remote.bytes);
+  const bytes = 'bytes' in remote ? remote.bytes : [];
+  const want = fingerprint('counts', bytes);
   for (let j = 0; j < 8; j++) {
     if (got[j] !== want[j]) {
       throw new InvalidArgumentError(
         remote.field,
-        `the remote group's blocks (${remote.bytes.reduce((a, b) => a + b, 0)} bytes in total, as expected) are split differently from the counts: some remote rank sends another size than its entry`,
+        `the remote group's blocks (${bytes.reduce((a, b) => a + b, 0)} bytes in total, as expected) are split differently from the counts: some remote rank sends another size than its entry`,
         { rank: inter.rank },
       );
     }

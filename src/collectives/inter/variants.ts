@@ -61,10 +61,7 @@ const ROWS = [
     cost:
       'long messages: ≈ βM + 3β(K_A + K_B) + O(log p + log q)α (Eq. 2); one-ported: the same stages, the broadcasts’ exchanges take two transfers',
     restrictions: [],
-    allgather: ({ inter, send, recv, k }: InterAllgatherInput) => {
-      const bytes = new Array<number>(inter.remoteSize).fill(k);
-      return rootGathering(inter, send, recv, { bytes, offsets: bytes.map((_, i) => i * k), field: 'recv' }, true);
-    },
+    allgather: ({ inter, send, recv, k }: InterAllgatherInput) => rootGathering(inter, send, recv, { block: k, count: inter.remoteSize, field: 'recv' }, true),
     allgatherv: ({ inter, send, recv, bytes, offsets }: InterAllgathervInput) => rootGathering(inter, send, recv, { bytes, offsets, field: 'counts' }, false),
   } satisfies InterAllgatherVariantRow<'root-gathering'>,
   {

@@ -66,6 +66,21 @@ const C_SOP = 3;
 
 const EMPTY = new Uint8Array(0);
 const EMPTY_I32 = new Int32Array(0);
+/**
+ * n zeros in a plain array of doubles: what a schedule keeps per operation and step (a typed
+ * array costs an ArrayBuffer and a backing store besides: several hundred bytes for the one
+ * or two operations of most ranks' schedules, of which a simulation holds one per rank).
+ * Always double elements, so the executor's loads see one kind of array.
+ */
+function doubles(n: number): number[] {
+  const a = new Array<number>(n).fill(0.5);
+  a.fill(0);
+  return a;
+}
+
+/** Shared by every schedule without processor copies or combines (never written: a schedule with some makes its own). */
+const NO_PIECES: Uint8Array[] = [];
+const NO_COMBINES: (() => void)[] = [];
 /** A processor copy of at most this many bytes is a loop (see SimSchedule.pieceShort). */
 const SHORT_COPY = 16;
 
@@ -130,7 +145,7 @@ export class SimSchedule implements EndpointSchedule, OpOwner, SimTask {
    * operations are ever outstanding: a step ends when all of its operations did): engine
    * operations outstanding (2 for a copy through a port), then bytes received.
    */
-  private readonly cur: Float64Array;
+  private readonly cur: number[];
   private readonly worldRank: number;
   activePrev: SimTask | null = null;
   activeNext: SimTask | null = null;
@@ -140,7 +155,7 @@ export class SimSchedule implements EndpointSchedule, OpOwner, SimTask {
    * one more block for the end), T_WINDOW, T_REQS (1: it has an operation with a request,
    * anything but a processor copy).
    */
-  private readonly sd: Float64Array;
+  private readonly sd: number[];
   /**
    * What is bound per operation is bound once per distinct operation object (a schedule that
    * repeats its steps, e.g. several calls' worth in one, shares their data: a replay reads
@@ -150,28 +165,28 @@ export class SimSchedule implements EndpointSchedule, OpOwner, SimTask {
    */
   private readonly tpl: Int32Array | null;
   /** The distinct operations. */
-  private readonly ops: ScheduleOp[] = [];
+  private readonly ops: ScheduleOp[];
   /**
    * Per distinct operation t, at t·S (one block, so an operation's data shares cache lines):
    * D_KIND, D_PEER (world rank; this rank for copies), D_CTX (endpoint context), D_TAG,
    * D_LEN (bytes), D_PIECE and D_PIECE_END (a processor copy's pieces), D_SHIFT (1: a
    * collective tag of the first call slot, moved by a run's tag shift, shiftedTag).
    */
-  private readonly d: Float64Array;
+  private readonly d: number[];
   /** Send: the data; receive: the buffer; copy: the destination (at 2t); a copy's source (2t + 1). */
-  private readonly bufs: MessageBuffer[] = [];
-  private readonly pieceDst: Uint8Array[] = [];
+  private readonly bufs: MessageBuffer[];
+  // what most schedules do not have is shared empty (a rank of a huge simulation holds one schedule)
+  private pieceDst: Uint8Array[] = NO_PIECES;
   /** Per distinct combine operation t: its bound function (combineFunction). */
-  private readonly combineFns: (() => void)[] = [];
-  private readonly pieceSrc: Uint8Array[] = [];
+  private combineFns: (() => void)[] = NO_COMBINES;
+  private pieceSrc: Uint8Array[] = NO_PIECES;
   /**
    * Per piece, 1: at most SHORT_COPY bytes with source and destination disjoint, copied by a
    * loop (the same bytes as `set`, without the call into the runtime for a few bytes).
    */
   private pieceShort: Uint8Array = EMPTY;
-  /** Distinct operations whose tag is not a tag (the portable executor's isend / irecv fail with this): their error. */
-  private readonly badTags: Map<number, Error> = new Map();
-  private hasBadTags = false;
+  /** Distinct operations whose tag is not a tag (the portable executor's isend / irecv fail with this): their error (null: none). */
+  private badTags: Map<number, Error> | null = null;
   private readonly recvError: ScheduleOptions['recvError'];
   /** The schedule's (communicator) rank, for error texts. */
   private readonly commRank: number;
@@ -204,8 +219,25 @@ export class SimSchedule implements EndpointSchedule, OpOwner, SimTask {
       n += st.ops.length;
       if (st.ops.length > widest) widest = st.ops.length;
     }
-    this.cur = new Float64Array(2 * widest);
-    this.sd = new Float64Array((steps.length + 1) * T);
+    const index = new Map<ScheduleOp, number>();
+    const distinct: ScheduleOp[] = [];
+    const tpl = new Int32Array(n);
+    let i = 0;
+    for (const st of steps) {
+      for (const op of st.ops) {
+        let t = index.get(op);
+        if (t === undefined) {
+          t = distinct.length;
+          index.set(op, t);
+          distinct.push(op);
+        }
+        tpl[i++] = t;
+      }
+    }
+    const m = distinct.length;
+    this.cur = doubles(2 * widest);
+    this.sd = doubles((steps.length + 1) * T);
+    this.d = doubles(m * S);
     let lo = 0;
     for (let s = 0; s < steps.length; s++) {
       const at = s * T;
@@ -228,25 +260,9 @@ export class SimSchedule implements EndpointSchedule, OpOwner, SimTask {
       this.sRunning = new Int32Array(streams);
       this.sFinished = new Uint8Array(ops);
     }
-    const tpl = new Int32Array(n);
-    const index = new Map<ScheduleOp, number>();
-    let i = 0;
-    for (const st of steps) {
-      for (const op of st.ops) {
-        let t = index.get(op);
-        if (t === undefined) {
-          t = this.ops.length;
-          index.set(op, t);
-          this.ops.push(op);
-        }
-        tpl[i++] = t;
-      }
-    }
-    const m = this.ops.length;
+    this.ops = distinct.length < 16 ? distinct.slice() : distinct; // exact capacity for the small ones
     this.tpl = m === n ? null : tpl;
-    this.d = new Float64Array(m * S);
-    this.bufs.length = 2 * m;
-    this.bufs.fill(EMPTY);
+    this.bufs = new Array<MessageBuffer>(2 * m).fill(EMPTY);
     const view = (span: Span): MessageBuffer => spanView(buffers, span);
     for (let t = 0; t < m; t++) {
       const op = this.ops[t];
@@ -265,6 +281,10 @@ export class SimSchedule implements EndpointSchedule, OpOwner, SimTask {
         } else {
           this.d[t * S + D_KIND] = K_COPY;
           // as schedule/run.ts copySpan: one copy of whole views, else piece by piece
+          if (this.pieceDst === NO_PIECES) {
+            this.pieceDst = [];
+            this.pieceSrc = [];
+          }
           if (to instanceof Uint8Array && from instanceof Uint8Array) {
             this.pieceDst.push(to);
             this.pieceSrc.push(from);
@@ -278,6 +298,7 @@ export class SimSchedule implements EndpointSchedule, OpOwner, SimTask {
       } else if (op.kind === 'combine') {
         this.d[t * S + D_KIND] = K_COMBINE;
         this.d[t * S + D_PEER] = worldRank;
+        if (this.combineFns === NO_COMBINES) this.combineFns = [];
         this.combineFns[t] = combineFunction(op, buffers, options.combine);
       } else {
         this.d[t * S + D_KIND] = op.kind === 'send' ? K_SEND : K_RECV;
@@ -290,7 +311,7 @@ export class SimSchedule implements EndpointSchedule, OpOwner, SimTask {
       }
       this.d[t * S + D_PIECE_END] = this.pieceDst.length;
     }
-    this.pieceShort = new Uint8Array(this.pieceDst.length);
+    if (this.pieceDst.length > 0) this.pieceShort = new Uint8Array(this.pieceDst.length);
     for (let x = 0; x < this.pieceDst.length; x++) {
       const dst = this.pieceDst[x];
       const src = this.pieceSrc[x];
@@ -309,8 +330,7 @@ export class SimSchedule implements EndpointSchedule, OpOwner, SimTask {
   private setTag(t: number, tag: number, ctx: number): void {
     const bad = badTag(tag, false, this.commRank);
     if (bad !== undefined) {
-      this.badTags.set(t, bad);
-      this.hasBadTags = true;
+      (this.badTags ??= new Map()).set(t, bad);
       return;
     }
     this.d[t * S + D_TAG] = tag;
@@ -545,7 +565,7 @@ export class SimSchedule implements EndpointSchedule, OpOwner, SimTask {
       return true;
     }
     this.running++;
-    if (this.hasBadTags && this.badTags.has(t)) {
+    if (this.badTags !== null && this.badTags.has(t)) {
       // the portable executor's isend / irecv fail at once
       this.cur[2 * j] = 1;
       this.opFailed(i, this.run, this.badTags.get(t));

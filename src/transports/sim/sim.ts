@@ -59,7 +59,7 @@ import { copyBytes, type MessageBuffer } from '../../comm/segments.js';
 import { EventQueue, KeyHeap } from './heap.js';
 import { L_OWN_HEAD, L_OWN_TAIL, L_STRIDE, MatchBook } from './matching.js';
 import { type Op, type OpOwner, OpPool, SEND, describeOp } from './op.js';
-import type { SimOptions, SimResult, SimTrace } from './types.js';
+import type { SimOptions, SimProgress, SimResult, SimTrace } from './types.js';
 
 const noop = (): void => {};
 const RESOLVED: Promise<void> = Promise.resolve();
@@ -83,6 +83,10 @@ const R_DIRTY = 3;
  */
 /** At most this much wall time (ms) between real turns, so timers (wall-clock timeouts) fire. */
 const TURN_EVERY_MS = 4;
+/** Default wall time (ms) between calls of SimOptions.progress. */
+const PROGRESS_EVERY_MS = 250;
+/** With a progress callback, virtual times between reads of the wall clock in the run loop. */
+const PROGRESS_STRIDE = 64;
 
 // One executor for every promise (no closure per operation).
 let capturedResolve: (v: unknown) => void = noop;
@@ -184,6 +188,17 @@ export class Simulation {
   private readonly tickFn = (): void => {
     process.nextTick(this.stepFn);
   };
+  /**
+   * SimOptions.progress (undefined: none; then each check site costs one branch), its
+   * interval, virtual times left until the loop reads the wall clock, when the run started
+   * and when the callback was last called (performance.now()).
+   */
+  private readonly progressFn: ((p: SimProgress) => void) | undefined;
+  private readonly progressEvery: number;
+  private readonly progressStride: number;
+  private progressLeft = 0;
+  private progressStart = 0;
+  private progressAt = 0;
   /** The rank programs' results, and how `run` settles (set by `run`). */
   private results: unknown[] = [];
   private settleRun: (failed: boolean, value: unknown) => void = noop;
@@ -204,6 +219,15 @@ export class Simulation {
     this.syncResolve = new Array<((v: unknown) => void) | null>(p).fill(null);
     this.syncReject = new Array<((e: unknown) => void) | null>(p).fill(null);
     this.trace = options.trace ? { messages: [], copies: [] } : undefined;
+    const progress = options.progress;
+    if (progress !== undefined && typeof progress !== 'function') throw new InvalidArgumentError('progress', 'must be a function');
+    const every = options.progressEveryMs ?? PROGRESS_EVERY_MS;
+    if (typeof every !== 'number' || !(every >= 0) || !Number.isFinite(every)) {
+      throw new InvalidArgumentError('progressEveryMs', `must be a finite number >= 0, got ${String(every)}`);
+    }
+    this.progressFn = progress;
+    this.progressEvery = every;
+    this.progressStride = every > 0 ? PROGRESS_STRIDE : 1;
   }
 
   nodeOf(rank: number): number {
@@ -383,25 +407,30 @@ export class Simulation {
     this.needDrain = true;
   }
 
+  /**
+   * Rank r's program, started in a microtask of its own (in rank order), and its end
+   * recorded. One suspended async call per rank and nothing else (a rank of a huge simulation
+   * holds no closures of the engine's); it never rejects.
+   */
+  private async runRank<T>(r: number, start: (rank: number) => Promise<T>, results: T[]): Promise<void> {
+    await RESOLVED;
+    try {
+      results[r] = await start(r);
+      this.done[r] = 1;
+      this.finished++;
+    } catch (e) {
+      this.done[r] = 1;
+      if (this.failure === undefined) this.failure = { rank: r, error: e };
+    }
+  }
+
   run<T>(start: (rank: number) => Promise<T>): Promise<SimResult<T>> {
     const p = this.p;
     const results: T[] = new Array<T>(p);
     this.results = results;
-    for (let r = 0; r < p; r++) {
-      Promise.resolve()
-        .then(() => start(r))
-        .then(
-          (v) => {
-            results[r] = v;
-            this.done[r] = 1;
-            this.finished++;
-          },
-          (e: unknown) => {
-            this.done[r] = 1;
-            if (this.failure === undefined) this.failure = { rank: r, error: e };
-          },
-        );
-    }
+    this.progressStart = this.progressAt = performance.now();
+    this.progressLeft = this.progressStride;
+    for (let r = 0; r < p; r++) void this.runRank(r, start, results);
     return new Promise<SimResult<T>>((resolve, reject) => {
       this.settleRun = (failed, value) => {
         this.settleRun = noop;
@@ -468,6 +497,8 @@ export class Simulation {
       }
       if (this.needDrain) continue;
       if (events.size > 0) {
+        // everything of `now` is done: a progress check every progressStride virtual times
+        if (this.progressFn !== undefined && --this.progressLeft <= 0) this.checkProgress();
         this.now = events.topT();
         continue;
       }
@@ -488,15 +519,38 @@ export class Simulation {
     for (const f of finish) if (f > time) time = f;
     const out: SimResult<unknown> = { time, finish, results: this.results, messages: this.messages, bytes: this.bytes };
     if (this.trace) out.trace = this.trace;
+    if (this.progressFn !== undefined) this.reportProgress(performance.now(), time);
     this.settleRun(false, out);
+  }
+
+  /** The loop's progress check (between virtual times): the wall clock, every progressStride calls. */
+  private checkProgress(): void {
+    this.progressLeft = this.progressStride;
+    const t = performance.now();
+    if (t - this.progressAt >= this.progressEvery) this.reportProgress(t, this.now);
+  }
+
+  /** Calls SimOptions.progress (an observer: nothing of the simulation changes). */
+  private reportProgress(t: number, time: number): void {
+    this.progressAt = t;
+    (this.progressFn as (p: SimProgress) => void)({
+      time,
+      messages: this.messages,
+      bytes: this.bytes,
+      ranksDone: this.finished,
+      ranks: this.p,
+      wallMs: t - this.progressStart,
+    });
   }
 
   /**
    * Calls the loop again once the rank programs are all suspended: a tick (cheap: no turn of
-   * the event loop), with a real turn first and then every TURN_EVERY_MS of wall time.
+   * the event loop), with a real turn first and then every TURN_EVERY_MS of wall time. Also
+   * where progress is reported while the programs run (the wall clock is read here anyway).
    */
   private quiesce(): void {
     const t = performance.now();
+    if (this.progressFn !== undefined && t - this.progressAt >= this.progressEvery) this.reportProgress(t, this.now);
     if (this.turned && t - this.lastTurn < TURN_EVERY_MS) {
       void RESOLVED.then(this.tickFn);
       return;

@@ -16,6 +16,33 @@ export interface SimOptions {
   readonly unitBytes?: number;
   /** Record every message and copy. */
   readonly trace?: boolean;
+  /**
+   * Called with the run's progress about every `progressEveryMs` of wall time and once when
+   * the run completes (not when it fails). It is checked by the run loop (between virtual
+   * times, and when it waits for the rank programs), so there is no call while the programs
+   * themselves run: at large p their start-up is one such stretch of seconds. An observer: it
+   * changes no virtual time or order; it must not call into the simulation. What it throws
+   * fails the run. runSim only (replaySchedule ignores it).
+   */
+  readonly progress?: (p: SimProgress) => void;
+  /** Wall time (ms, >= 0) between calls of `progress` (default 250; 0: at every check). */
+  readonly progressEveryMs?: number;
+}
+
+/** What `SimOptions.progress` is given: where the run is. */
+export interface SimProgress {
+  /** Virtual time reached (model units); at the final call, the run's time. */
+  time: number;
+  /** Messages completed so far (0-byte ones and messages to oneself included). */
+  messages: number;
+  /** Bytes moved by those messages. */
+  bytes: number;
+  /** Ranks whose program has returned. */
+  ranksDone: number;
+  /** p. */
+  ranks: number;
+  /** Wall time since the run started (ms). */
+  wallMs: number;
 }
 
 export interface SimMessageRecord {

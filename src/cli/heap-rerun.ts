@@ -1,0 +1,30 @@
+/**
+ * `vcoll run --transport sim` at a p whose ranks need more JavaScript heap than Node's
+ * default limit (about 4 GiB) but fit the memory limit (VCOLL_MAX_MEMORY, default half the
+ * RAM): the same command runs again in a child Node with --max-old-space-size raised
+ * (util/limits.ts heapToRaise), its standard streams the parent's, its exit status the
+ * command's. So `vcoll run --transport sim --p 1048576` needs no Node flag. Once at most
+ * (VCOLL_HEAP_RERUN marks the child); VCOLL_HEAP_RERUN=off turns it off.
+ */
+import { spawnSync } from 'node:child_process';
+import { formatBytes } from '../util/limits.js';
+
+const MARK = 'VCOLL_HEAP_RERUN';
+
+/**
+ * Runs this command again with a heap of `mib` MiB and returns its exit status, or undefined
+ * when it must not (already the rerun, or turned off): the caller goes on in this process.
+ */
+export function rerunWithHeap(mib: number): number | undefined {
+  const mark = process.env[MARK];
+  if (mark === '1' || mark === 'off') return undefined;
+  process.stderr.write(`vcoll: running with a ${formatBytes(mib * 2 ** 20)} JavaScript heap (node --max-old-space-size=${mib}; ${MARK}=off to keep Node's limit)\n`);
+  const args = [...process.execArgv.filter((a) => !a.startsWith('--max-old-space-size')), `--max-old-space-size=${mib}`, ...process.argv.slice(1)];
+  const child = spawnSync(process.execPath, args, { stdio: 'inherit', env: { ...process.env, [MARK]: '1' } });
+  if (child.error !== undefined) throw child.error;
+  if (child.signal !== null) {
+    process.kill(process.pid, child.signal);
+    return 1;
+  }
+  return child.status ?? 1;
+}
