@@ -16,26 +16,9 @@ import { VIRTUAL_TIMER, runCaseOnRank } from '../src/run/rank.js';
 import { CASE_DEFAULTS, SEED000_DISTRIBUTIONS } from '../src/run/spec.js';
 import { runSim } from '../src/transports/sim/index.js';
 import { twoBlockDomains } from '../src/trees/two-block.js';
-import { sink, vcoll } from './helpers/cli.js';
+import { RUN_DEFAULTS, sink, vcoll } from './helpers/cli.js';
 
-const defaults: RunCommandOptions = {
-  transport: 'sim',
-  p: 8,
-  op: 'gatherv',
-  algorithm: 'auto',
-  dist: 'random',
-  b: 100,
-  rho: 5,
-  root: 0,
-  alpha: 100,
-  beta: 1,
-  gamma: 0,
-  unitBytes: 1,
-  seed: 1,
-  persistent: false,
-  reps: 1,
-  format: 'json',
-};
+const defaults = RUN_DEFAULTS;
 
 async function inProcess(opts: Partial<RunCommandOptions>): Promise<RunReport> {
   const out = sink();

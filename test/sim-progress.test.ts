@@ -8,7 +8,7 @@ import { runOnSim } from '../src/run/job.js';
 import { VIRTUAL_TIMER, runCaseOnRank } from '../src/run/rank.js';
 import { CASE_DEFAULTS, type RunCase } from '../src/run/spec.js';
 import { runSim, type SimProgress, type SimResult } from '../src/transports/sim/index.js';
-import { sink, vcoll } from './helpers/cli.js';
+import { RUN_DEFAULTS, sink, vcoll } from './helpers/cli.js';
 
 const P = 64;
 
@@ -171,24 +171,7 @@ describe('the progress line', () => {
 });
 
 describe('vcoll run --progress', () => {
-  const opts: RunCommandOptions = {
-    transport: 'sim',
-    p: P,
-    op: 'gatherv',
-    algorithm: 'linear',
-    dist: 'random',
-    b: 100,
-    rho: 5,
-    root: 0,
-    alpha: 100,
-    beta: 1,
-    gamma: 0,
-    unitBytes: 1,
-    seed: 1,
-    persistent: false,
-    reps: 1,
-    format: 'json',
-  };
+  const opts: RunCommandOptions = { ...RUN_DEFAULTS, p: P, algorithm: 'linear' };
 
   it('in process: the bar goes to stderr, stdout is the same as without it', async () => {
     const withOut = sink();

@@ -115,7 +115,7 @@ export async function prepareCase(
   const options = caseOptions(c);
   const mine = shared !== undefined ? rankView(shared, shared.reference, me) : blockOf(me, counts[me], u);
 
-  let exec: CaseExecution;
+  let exec: GathervExecution | ScattervExecution;
   if (c.op === 'gatherv') {
     let send: Uint8Array;
     if (shared !== undefined) {
@@ -152,7 +152,7 @@ export async function prepareCase(
  * checks of the buffers against the reference. One object per rank, no closures (a simulated
  * run holds one per rank).
  */
-abstract class CaseExecution implements Execution {
+abstract class CaseExecution<A extends GathervArgs | ScattervArgs> implements Execution {
   protected planned: PersistentCollective | undefined;
 
   constructor(
@@ -161,6 +161,9 @@ abstract class CaseExecution implements Execution {
     protected readonly me: number,
     /** This rank's block as the reference has it. */
     protected readonly mine: Uint8Array,
+    protected readonly args: A,
+    /** The root's reference of the buffer the root holds every block of (gatherv: receive, scatterv: send). */
+    protected readonly full: Uint8Array | undefined,
   ) {}
 
   /** Plans the case once (persistent): run() then starts the plan. */
@@ -180,19 +183,7 @@ abstract class CaseExecution implements Execution {
   abstract check(): string | undefined;
 }
 
-class GathervExecution extends CaseExecution {
-  constructor(
-    counting: CountingCommunicator,
-    options: CollectiveOptions,
-    me: number,
-    mine: Uint8Array,
-    private readonly args: GathervArgs,
-    /** The root's reference of its receive buffer. */
-    private readonly expected: Uint8Array | undefined,
-  ) {
-    super(counting, options, me, mine);
-  }
-
+class GathervExecution extends CaseExecution<GathervArgs> {
   protected init(): Promise<PersistentCollective> {
     return gathervInit(this.counting, this.args, this.options);
   }
@@ -203,31 +194,19 @@ class GathervExecution extends CaseExecution {
 
   prepare(): void {
     const recv = this.args.recv;
-    if (recv !== undefined && this.expected !== undefined) poison(recv, this.expected);
+    if (recv !== undefined && this.full !== undefined) poison(recv, this.full);
   }
 
   check(): string | undefined {
     const recv = this.args.recv;
     return (
       firstMismatch(this.args.send, this.mine, `rank ${this.me} send buffer (changed)`) ??
-      (recv !== undefined && this.expected !== undefined ? firstMismatch(recv, this.expected, `root ${this.me} receive buffer`) : undefined)
+      (recv !== undefined && this.full !== undefined ? firstMismatch(recv, this.full, `root ${this.me} receive buffer`) : undefined)
     );
   }
 }
 
-class ScattervExecution extends CaseExecution {
-  constructor(
-    counting: CountingCommunicator,
-    options: CollectiveOptions,
-    me: number,
-    mine: Uint8Array,
-    private readonly args: ScattervArgs,
-    /** The root's reference of its send buffer. */
-    private readonly full: Uint8Array | undefined,
-  ) {
-    super(counting, options, me, mine);
-  }
-
+class ScattervExecution extends CaseExecution<ScattervArgs> {
   protected init(): Promise<PersistentCollective> {
     return scattervInit(this.counting, this.args, this.options);
   }
