@@ -215,3 +215,29 @@ describe('vcoll run on the simulator runs again with a larger heap when Node’s
     expect(r.stdout).toBe('');
   });
 });
+
+describe('vcoll bench on the simulator runs again with a larger heap when Node’s is too small', () => {
+  const smallHeap = (mib: number, args: readonly string[], env: Record<string, string> = {}): ReturnType<typeof vcoll> =>
+    spawnSync(process.execPath, [`--max-old-space-size=${mib}`, '--import', 'tsx', 'src/cli/main.ts', ...args], {
+      encoding: 'utf8',
+      timeout: 120_000,
+      env: { ...process.env, ...env },
+    });
+  const args = ['bench', '--transport', 'sim', '--p', '20000', '--ops', 'gatherv', '--algorithms', 'linear', '--dists', 'same', '--b', '1', '--reps', '1', '--warmup', '0', '--references', 'none', '--format', 'json', '--no-progress'];
+
+  it('p = 20000 under a 64 MiB heap: rerun with the heap the estimate asks for, verified', () => {
+    const r = smallHeap(64, args);
+    expect(r.stderr).toMatch(/running with a [\d.]+ [MG]iB JavaScript heap \(node --max-old-space-size=\d+/);
+    expect(r.status, r.stderr).toBe(0);
+    const results = JSON.parse(r.stdout) as { rows: { p: number; verified: boolean }[] };
+    expect(results.rows.length).toBeGreaterThan(0);
+    expect(results.rows.every((x) => x.p === 20000 && x.verified)).toBe(true);
+  });
+
+  it('VCOLL_HEAP_RERUN=off keeps Node’s limit: refused at once, naming it', () => {
+    const r = smallHeap(64, args, { VCOLL_HEAP_RERUN: 'off' });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/max-old-space-size/);
+    expect(r.stdout).toBe('');
+  });
+});

@@ -1,8 +1,8 @@
 /**
  * The hierarchical gather or gatherv (TraffRougier14, src/collectives/hierarchical/) once on the
- * simulator at large p — `vcoll run` does not offer it (it runs the gatherv/scatterv variant
- * table) — verified at the root, printing one JSON line: p, nodes, ranks per node, the
- * virtual time of the call, wall seconds and peak RSS (KiB, and per rank).
+ * simulator at large p (as `vcoll run --algorithm hierarchical --per-node N` does), verified at
+ * the root, printing one JSON line: p, nodes, ranks per node, the virtual time of the call,
+ * wall seconds and peak RSS (KiB, and per rank).
  *
  *   node --max-old-space-size=16000 --import tsx tools/hier-scale.ts --nodes 4096 --per-node 256 \
  *        [--op gather|gatherv] [--variant zero-copy|reorder|flat] [--b 8] [--placement ordered|random] \

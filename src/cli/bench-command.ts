@@ -7,7 +7,8 @@ import cliProgress from 'cli-progress';
 import Table from 'cli-table3';
 import { writeFileSync } from 'node:fs';
 import { BENCH_DEFAULTS } from '../harness/bench-defaults.js';
-import { runBench } from '../harness/harness.js';
+import { runBench, simBenchHeapBytes } from '../harness/harness.js';
+import { heapToRaise } from '../util/limits.js';
 import { evaluateGuidelines } from '../harness/guidelines.js';
 import type { BenchConfig, BenchResults, GuidelineVerdict } from '../harness/results.js';
 import { interCsv, interCsvPath, readResultsJson, resultsCsv, writeResultsJson } from '../harness/results-file.js';
@@ -213,6 +214,21 @@ function verdictSummary(r: BenchResults): string {
   }
   if (parts.length === 0) return (r.referencesDropped?.length ?? 0) > 0 ? 'no guideline verdicts (the references were left out)' : 'no guideline verdicts (no references)';
   return `${parts.join('; ')} (one-sided Wilcoxon rank-sum, α = ${r.config.alpha})`;
+}
+
+/**
+ * The heap (MiB) to run `vcoll bench --transport sim` again with (src/cli/heap-rerun.ts) when
+ * its ranks need more than Node's heap limit but fit the memory limit; else undefined.
+ */
+export function heapForBench(o: BenchCommandOptions): number | undefined {
+  let config: BenchConfig;
+  try {
+    config = benchConfigOf(o);
+  } catch {
+    return undefined; // runBenchCommand reports it
+  }
+  const bytes = simBenchHeapBytes(config);
+  return bytes === undefined ? undefined : heapToRaise(bytes);
 }
 
 export async function runBenchCommand(o: BenchCommandOptions, out: NodeJS.WritableStream = process.stdout): Promise<BenchResults> {

@@ -5,7 +5,8 @@ import { COMPILED_ALLGATHER_ALGORITHMS } from '../collectives/allgather/schedule
 import { COMPILED_V_ALGORITHMS } from '../collectives/v-schedule.js';
 import { PORTABLE_V_ALGORITHMS, V_ALGORITHMS } from '../collectives/v-variants.js';
 import { parseDistribution } from '../workloads/distributions.js';
-import { SEED000_DISTRIBUTIONS, TRANSPORTS, V_OPERATIONS } from '../run/spec.js';
+import { HIERARCHICAL_VARIANT_NAMES } from '../collectives/hierarchical/variants.js';
+import { NODE_PLACEMENTS, RUN_ALGORITHMS, SEED000_DISTRIBUTIONS, TRANSPORTS, V_OPERATIONS } from '../run/spec.js';
 import { COMPARED_ALGORITHMS, parseComparedAlgorithms, parseRootSelection } from '../trees/compare.js';
 import { BENCH_DEFAULTS } from '../harness/bench-defaults.js';
 import type { BenchCommandOptions, GuidelinesCommandOptions, ReportCommandOptions } from './bench-command.js';
@@ -95,11 +96,16 @@ export function buildProgram(): Command {
 
   program
     .command('run')
-    .description('run one gatherv or scatterv on the simulator, on worker threads or on MPI processes (mpirun), verified and timed')
+    .description('run one gatherv or scatterv (or the hierarchical gather/gatherv) on the simulator, on worker threads or on MPI processes (mpirun), verified and timed')
     .option('--transport <t>', 'sim | threads | mpi (mpirun -np p; VCOLL_MPIRUN, VCOLL_MPIRUN_ARGS choose the launcher and its options)', parseChoice('transport', TRANSPORTS), 'sim')
     .option('--p <n>', 'number of ranks', parseIntegerOption('p', 1), 8)
     .option('--op <op>', 'gatherv | scatterv', parseChoice('op', V_OPERATIONS), 'gatherv')
-    .option('--algorithm <name>', `${V_ALGORITHMS.join(' | ')} (mpi-native: the MPI library's own MPI_Gatherv/MPI_Scatterv, --transport mpi only)`, parseChoice('algorithm', V_ALGORITHMS), 'auto')
+    .option(
+      '--algorithm <name>',
+      `${RUN_ALGORITHMS.join(' | ')} (mpi-native: the MPI library's own MPI_Gatherv/MPI_Scatterv, --transport mpi only; hierarchical: TraffRougier14's two-level gather(v), --op gatherv, needs --per-node)`,
+      parseChoice('algorithm', RUN_ALGORITHMS),
+      'auto',
+    )
     .option('--dist <name>', 'block-size distribution (see `vcoll model --help`)', 'random')
     .option('--b <n>', 'average block size (elements)', parseIntegerOption('b', 1), 100)
     .option('--rho <n>', 'ρ of the spikes and skewed distributions', parseIntegerOption('rho', 1), 5)
@@ -119,8 +125,14 @@ export function buildProgram(): Command {
     .option('--model-file <json>', 'a cost model JSON file (vcoll estimate, or hand-written: linear, pairwise, hierarchical) instead of --alpha/--beta/--gamma/--ports')
     .option('--progress', 'sim: a progress line on stderr (ranks done, virtual time, messages) once the run takes over 1 s (default: when stderr is a terminal)')
     .option('--no-progress', 'never show the progress line')
+    .option('--per-node <n>', 'hierarchical: ranks per node (p must be a multiple)', parseIntegerOption('per-node', 1))
+    .option('--placement <how>', `hierarchical: ${NODE_PLACEMENTS.join(' | ')} — rank r on node ⌊r/per-node⌋, or that map shuffled (--seed) (default ordered)`, parseChoice('placement', NODE_PLACEMENTS))
+    .option('--hier-variant <name>', `hierarchical: ${HIERARCHICAL_VARIANT_NAMES.join(' | ')} (default zero-copy)`, parseChoice('hier-variant', HIERARCHICAL_VARIANT_NAMES))
     .exitOverride()
-    .action(async (opts: RunCommandOptions) => {
+    .action(async (cliOpts: RunCommandOptions, cmd: Command) => {
+      // the linear model's options given on the command line (--algorithm hierarchical refuses them)
+      const givenModelOptions = ['alpha', 'beta', 'gamma', 'ports'].filter((o) => cmd.getOptionValueSource(o) === 'cli');
+      const opts: RunCommandOptions = { ...cliOpts, givenModelOptions };
       // loaded on demand: the transports and collectives are not needed by the other commands
       const { runRun, heapForRun } = await import('./run-command.js');
       // a simulation larger than Node's heap limit but within the memory limit: run again with a larger heap
@@ -240,7 +252,17 @@ export function buildProgram(): Command {
     .option('--no-progress', 'never show a progress bar')
     .exitOverride()
     .action(async (opts: BenchCommandOptions, cmd: Command) => {
-      const { runBenchCommand } = await import('./bench-command.js');
+      const { runBenchCommand, heapForBench } = await import('./bench-command.js');
+      // a simulation larger than Node's heap limit but within the memory limit: run again with a larger heap
+      const mib = heapForBench(opts);
+      if (mib !== undefined) {
+        const { rerunWithHeap } = await import('./heap-rerun.js');
+        const status = rerunWithHeap(mib);
+        if (status !== undefined) {
+          process.exitCode = status;
+          return;
+        }
+      }
       // --references left at its default: references too large for the simulator's memory are dropped (with a note), not refused
       const r = await runBenchCommand({ ...opts, referencesDefault: cmd.getOptionValueSource('references') === 'default' });
       if (!r.rows.every((x) => x.verified) || !r.inter.every((x) => x.verified)) process.exitCode = 1;

@@ -2,15 +2,21 @@
  * `vcoll run`: one gatherv or scatterv on one transport (the virtual-time simulator or worker
  * threads), verified byte for byte on every rank, timed, with its traffic and the model's
  * prediction. JSON output is one object (the contract of RunReport in src/run/job.ts).
+ * `--algorithm hierarchical` runs the hierarchical gather or gatherv of TraffRougier14 instead
+ * (src/run/hierarchical-case.ts, hierarchical-job.ts): ranks on nodes (--per-node, --placement),
+ * a variant (--hier-variant), a two-level model.
  */
 import { writeFileSync } from 'node:fs';
 import Table from 'cli-table3';
 import { parseDistribution } from '../workloads/distributions.js';
 import { requiresNative, type VAlgorithm } from '../collectives/types.js';
+import type { HierarchicalVariantName } from '../collectives/hierarchical/index.js';
 import { CommunicationError, InvalidArgumentError, UnavailableError, VcollError } from '../errors.js';
-import { checkCaseResources, checkCaseTree, simCaseRankBytes } from '../run/case-limits.js';
+import { checkCaseResources, checkCaseTree, checkHierarchicalResources, simCaseRankBytes } from '../run/case-limits.js';
+import { hierarchicalCase, type HierarchicalRunCase } from '../run/hierarchical-case.js';
+import { runHierarchicalCase } from '../run/hierarchical-job.js';
 import { runCase, type RunReport } from '../run/job.js';
-import { rememberSpecModel, validateCase, type RunCase, type TransportName, type VOperation } from '../run/spec.js';
+import { rememberSpecModel, validateCase, type NodePlacement, type RunAlgorithm, type RunCase, type TransportName, type VOperation } from '../run/spec.js';
 import type { SimTrace } from '../transports/sim/index.js';
 import { readModelFile } from './model-file.js';
 import { checkOutputPath } from './options.js';
@@ -21,7 +27,7 @@ export interface RunCommandOptions {
   transport: TransportName;
   p: number;
   op: VOperation;
-  algorithm: VAlgorithm;
+  algorithm: RunAlgorithm;
   dist: string;
   b: number;
   rho: number;
@@ -45,6 +51,36 @@ export interface RunCommandOptions {
   modelFile?: string;
   /** Simulator only: the progress line on stderr (true: --progress, false: --no-progress; default: when stderr is a TTY). */
   progress?: boolean;
+  /** --algorithm hierarchical: ranks per node (p must be a multiple). */
+  perNode?: number;
+  /** --algorithm hierarchical: rank r on node ⌊r/perNode⌋ ('ordered', the default) or that map shuffled ('random'). */
+  placement?: NodePlacement;
+  /** --algorithm hierarchical: the variant (default the library's, 'zero-copy'). */
+  hierVariant?: HierarchicalVariantName;
+  /**
+   * The linear model's options the command line gave (e.g. ['alpha', 'ports']; main.ts reads
+   * commander's value sources): --algorithm hierarchical refuses them, its model is two-level.
+   */
+  givenModelOptions?: readonly string[];
+}
+
+/** The options only --algorithm hierarchical takes, as the command line spells them, with their values. */
+function hierarchicalOnlyOptions(opts: RunCommandOptions): [string, unknown][] {
+  return [
+    ['--per-node', opts.perNode],
+    ['--placement', opts.placement],
+    ['--hier-variant', opts.hierVariant],
+  ];
+}
+
+/** The gatherv/scatterv variant of the options (InvalidArgumentError for hierarchical-only options). */
+function vAlgorithmOf(opts: RunCommandOptions): VAlgorithm {
+  const a = opts.algorithm;
+  if (a === 'hierarchical') throw new InvalidArgumentError('--algorithm', 'hierarchical runs through hierarchicalCaseFromOptions');
+  for (const [name, value] of hierarchicalOnlyOptions(opts)) {
+    if (value !== undefined) throw new InvalidArgumentError(name, `only with --algorithm hierarchical (the run's algorithm is ${a})`);
+  }
+  return a;
 }
 
 /** Where `runRun` draws the simulator's progress line (tests: a sink, no delay). */
@@ -61,7 +97,7 @@ export function caseFromOptions(opts: RunCommandOptions): RunCase {
   if (loaded !== undefined) rememberSpecModel(loaded.spec, loaded.model);
   const c: RunCase = {
     op: opts.op,
-    algorithm: opts.algorithm,
+    algorithm: vAlgorithmOf(opts),
     dist: parseDistribution(opts.dist, '--dist'),
     b: opts.b,
     rho: opts.rho,
@@ -78,6 +114,44 @@ export function caseFromOptions(opts: RunCommandOptions): RunCase {
   return validateCase(opts.p, c, '--');
 }
 
+/**
+ * The hierarchical run the options describe (validated; errors name the option): refuses what
+ * it does not support — --persistent, --calibrate, the linear model's options.
+ */
+export function hierarchicalCaseFromOptions(opts: RunCommandOptions): HierarchicalRunCase {
+  if (opts.persistent) throw new InvalidArgumentError('--persistent', 'the hierarchical gathers have no persistent form: leave out --persistent with --algorithm hierarchical');
+  if (opts.calibrate === true) {
+    throw new InvalidArgumentError('--calibrate', 'fits a linear model; --algorithm hierarchical runs on a two-level one (TraffRougier14 §4\'s machine, or a hierarchical --model-file)');
+  }
+  for (const name of opts.givenModelOptions ?? []) {
+    throw new InvalidArgumentError(
+      `--${name}`,
+      "--algorithm hierarchical runs on a two-level model, not --alpha/--beta/--gamma/--ports: TraffRougier14 §4's machine by default (intra-node α = 0.5, β = 1/4000 per byte; inter-node α = 2, β = 1/3200; γ = 1/5000), or a hierarchical --model-file",
+    );
+  }
+  const loaded = opts.modelFile !== undefined ? readModelFile(opts.modelFile, '--model-file') : undefined;
+  return hierarchicalCase(
+    {
+      p: opts.p,
+      op: opts.op,
+      perNode: opts.perNode,
+      placement: opts.placement,
+      variant: opts.hierVariant,
+      dist: parseDistribution(opts.dist, '--dist'),
+      b: opts.b,
+      rho: opts.rho,
+      seed: opts.seed,
+      root: opts.root,
+      unitBytes: opts.unitBytes,
+      reps: opts.reps,
+      // the simulator is deterministic: no warm-up needed; threads and MPI warm up once
+      warmup: opts.warmup ?? (opts.transport === 'sim' ? 0 : 1),
+      ...(loaded !== undefined ? { modelSpec: loaded.spec, model: loaded.model } : {}),
+    },
+    '--',
+  );
+}
+
 /** Integers as they are, other numbers to 4 significant digits (calibrated models). */
 const num = (x: number): string => (Number.isInteger(x) ? String(x) : String(Number(x.toPrecision(4))));
 
@@ -85,23 +159,34 @@ function formatTime(r: RunReport): string {
   return r.timeUnit === 's' ? `${(r.time * 1e6).toFixed(1)} µs` : `${r.time} (model units)`;
 }
 
+/** The model row of the table. */
+function modelText(r: RunReport): string {
+  const tl = r.twoLevel;
+  if (tl !== undefined) {
+    const source = r.placement === 'model-file' ? 'from --model-file' : "TraffRougier14 §4's machine";
+    return `two-level, ${source}: intra α=${num(tl.intra.alpha)}, β=${num(tl.intra.beta)}; inter α=${num(tl.inter.alpha)}, β=${num(tl.inter.beta)}; γ=${num(tl.gamma)} per element`;
+  }
+  if (r.modelKind !== undefined) return `${r.modelKind} model from --model-file`;
+  return `model: α=${num(r.model.alpha)}, β=${num(r.model.beta)}, γ=${num(r.model.gamma)} per element${r.model.ports !== undefined ? `, ${r.model.ports} ports` : ''}`;
+}
+
 export function formatRunTable(r: RunReport): string {
   const t = new Table({ head: ['', { sim: 'simulator', threads: 'worker threads', mpi: 'MPI' }[r.transport]], style: { head: [], border: [] } });
+  const hierarchical = r.collective !== undefined ? ` (${r.collective === 'gather' ? 'hierarchicalGather' : 'hierarchicalGatherv'}, ${r.variant})` : '';
   const rows: [string, string][] = [
-    ['operation', `${r.op}, ${r.algorithm}${r.requestedAlgorithm === 'auto' ? ' (auto)' : ''}${r.persistent ? ', persistent' : ''}`],
+    ['operation', `${r.op}, ${r.algorithm}${hierarchical}${r.requestedAlgorithm === 'auto' ? ' (auto)' : ''}${r.persistent ? ', persistent' : ''}`],
     ['p, root', `${r.p}, ${r.root}`],
     ['blocks', `${r.dist}, b = ${r.b}, Σ = ${r.size} elements of ${r.unitBytes} B`],
     ['verified', r.verified ? 'yes' : `NO: ${r.mismatches.join('; ')}`],
     ['time', `${formatTime(r)}${r.reps > 1 ? ` (min of ${r.reps})` : ''}`],
-    [
-      'predicted',
-      r.modelKind !== undefined
-        ? `${num(r.predicted)} (${r.modelKind} model from --model-file)`
-        : `${num(r.predicted)} (model: α=${num(r.model.alpha)}, β=${num(r.model.beta)}, γ=${num(r.model.gamma)} per element${r.model.ports !== undefined ? `, ${r.model.ports} ports` : ''})`,
-    ],
+    ['predicted', `${num(r.predicted)} (${modelText(r)})`],
     ['messages, bytes', `${r.messages}, ${r.bytes}`],
     ['rounds', `${r.rounds} (construction ${r.constructionRounds} + height ${r.height})`],
   ];
+  if (r.nodes !== undefined) {
+    const per = r.perNode !== undefined ? `${r.perNode} ranks each` : `at most ${r.largestNode} ranks each`;
+    rows.splice(2, 0, ['nodes', `${r.nodes} × ${per}, placement ${r.placement}`]);
+  }
   if (r.persistent) rows.push(['planning', `${r.timeUnit === 's' ? `${((r.planTime ?? 0) * 1e6).toFixed(1)} µs` : r.planTime}, ${r.planMessages} messages, ${r.planBytes} bytes`]);
   t.push(...rows);
   return t.toString();
@@ -114,6 +199,14 @@ export function formatRunTable(r: RunReport): string {
  */
 export function heapForRun(opts: RunCommandOptions): number | undefined {
   if (opts.transport !== 'sim') return undefined;
+  if (opts.algorithm === 'hierarchical') {
+    try {
+      hierarchicalCaseFromOptions(opts);
+    } catch {
+      return undefined; // runRun reports it
+    }
+    return heapToRaise(opts.p * simCaseRankBytes({ algorithm: 'hierarchical' }));
+  }
   let c: RunCase;
   try {
     c = caseFromOptions(opts);
@@ -129,12 +222,14 @@ export function heapForRun(opts: RunCommandOptions): number | undefined {
  * On the simulator, a progress line goes to `progress.stderr` (see RunCommandOptions.progress).
  */
 export async function runRun(opts: RunCommandOptions, out: NodeJS.WritableStream = process.stdout, progress: RunProgressOutput = {}): Promise<RunReport> {
-  const c = caseFromOptions(opts);
+  // the hierarchical gather's run, or a case of the gatherv/scatterv variant table
+  const run: { hierarchical: HierarchicalRunCase } | { variant: RunCase } =
+    opts.algorithm === 'hierarchical' ? { hierarchical: hierarchicalCaseFromOptions(opts) } : { variant: caseFromOptions(opts) };
   const stderr = progress.stderr ?? process.stderr;
   const bar = opts.transport === 'sim' && (opts.progress ?? stderr.isTTY === true) ? new SimProgressBar(stderr, progress.afterMs ?? PROGRESS_AFTER_MS) : undefined;
   let report: RunReport;
   try {
-    if (requiresNative(opts.algorithm) && opts.transport !== 'mpi') {
+    if ('variant' in run && requiresNative(run.variant.algorithm) && opts.transport !== 'mpi') {
       throw new UnavailableError('mpi-transport', `--algorithm ${opts.algorithm} calls the MPI library's own collectives: it runs only with --transport mpi, not on ${opts.transport}`);
     }
     if (opts.trace !== undefined && opts.transport !== 'sim') throw new InvalidArgumentError('--trace', 'only with --transport sim');
@@ -143,13 +238,19 @@ export async function runRun(opts: RunCommandOptions, out: NodeJS.WritableStream
     if (opts.calibrate === true && opts.modelFile !== undefined) throw new InvalidArgumentError('--calibrate', 'replaces the model: give --model-file or --calibrate, not both');
     const file = opts.trace;
     if (file !== undefined) checkOutputPath('--trace', file);
-    // memory, tree size, model costs: refused before any rank starts
-    checkCaseResources(opts.transport, opts.p, c, '--');
-    report = await runCase(opts.transport, opts.p, c, {
+    const sim = {
       ...(file !== undefined ? { onTrace: (t: SimTrace) => writeFileSync(file, `${JSON.stringify(t)}\n`) } : {}),
-      ...(opts.calibrate === true ? { calibrate: {} } : {}),
       ...(bar !== undefined ? { onProgress: bar.update } : {}),
-    });
+    };
+    if ('hierarchical' in run) {
+      // memory, data, model costs: refused before any rank starts
+      checkHierarchicalResources(opts.transport, opts.p, run.hierarchical, '--');
+      report = await runHierarchicalCase(opts.transport, opts.p, run.hierarchical, sim);
+    } else {
+      // memory, tree size, model costs: refused before any rank starts
+      checkCaseResources(opts.transport, opts.p, run.variant, '--');
+      report = await runCase(opts.transport, opts.p, run.variant, { ...sim, ...(opts.calibrate === true ? { calibrate: {} } : {}) });
+    }
   } catch (err) {
     // a rank rejected its arguments (e.g. two-block with more than two block sizes) or found
     // them too large (a tree's p limit): bad input

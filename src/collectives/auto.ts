@@ -177,19 +177,25 @@ export async function autoInit<I extends VPlanInput>(
  * Plans `algorithm` with the matching one of `variants` (the registered algorithms of `op`),
  * or `auto` among them.
  */
-export async function planVariant<I extends VPlanInput>(
+export function planVariant<I extends VPlanInput>(
   input: I,
   algorithm: VAlgorithm,
   variants: readonly VariantLike<I>[],
   op: 'gatherv' | 'scatterv',
   auto?: Required<AutoOptions>,
 ): Promise<PersistentCollective> {
-  if (algorithm === 'auto') return autoInit(input, variants, auto);
-  const variant = variants.find((v) => v.name === algorithm);
-  if (variant === undefined) {
-    throw new InvalidArgumentError('algorithm', `'${algorithm}' is not available for ${op} yet`, { rank: input.comm.rank });
+  // a plain function (no async frame resolving with the variant's promise: a simulation holds
+  // one call chain per rank); errors as rejections
+  try {
+    if (algorithm === 'auto') return autoInit(input, variants, auto);
+    const variant = variants.find((v) => v.name === algorithm);
+    if (variant === undefined) {
+      throw new InvalidArgumentError('algorithm', `'${algorithm}' is not available for ${op} yet`, { rank: input.comm.rank });
+    }
+    // every rank sees the model: a variant it cannot run fails on every rank before planning
+    checkVariantRestrictions(algorithm, input.model, input.comm.size, input.comm.rank);
+    return variant.init(input);
+  } catch (e) {
+    return Promise.reject(e);
   }
-  // every rank sees the model: a variant it cannot run fails on every rank before planning
-  checkVariantRestrictions(algorithm, input.model, input.comm.size, input.comm.rank);
-  return variant.init(input);
 }

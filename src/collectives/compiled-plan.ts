@@ -8,6 +8,7 @@
 import type { Communicator } from '../comm/communicator.js';
 import type { BoundSchedule, ScheduleOptions } from '../comm/schedule.js';
 import { bindSchedule } from '../schedule/run.js';
+import { scratchBuffer } from '../comm/scratch.js';
 import type { VRankDescription } from './schedule-builder.js';
 import type { RankSchedule } from '../comm/schedule.js';
 import { boundPlan } from './node-schedule.js';
@@ -41,7 +42,7 @@ export function describeRank(input: VPlanInput): VRankDescription {
  */
 export function bindPlanSchedule(input: GathervPlanInput | ScattervPlanInput, schedule: RankSchedule, options: ScheduleOptions = {}): BoundSchedule {
   const buffers = schedule.buffers.map((b) => {
-    if (b.name === 'packed') return new Uint8Array(b.bytes);
+    if (b.name === 'packed') return scratchBuffer(input.comm, b.bytes);
     const user = b.name === 'send' ? input.send : b.name === 'recv' ? input.recv : undefined;
     if (user === undefined) {
       if (b.bytes === 0) return EMPTY;

@@ -27,6 +27,7 @@
  * counts down it (one Int32 per rank): ⌈log₂p⌉ rounds, the root sending 4(p − 1) bytes in
  * ⌈log₂p⌉ messages; each rank then derives its schedule locally (`binomialSchedule`).
  */
+import { scratchBuffer } from '../comm/scratch.js';
 import { bytesOf, type Communicator, type Status } from '../comm/communicator.js';
 import { OpRequest, toPromise, type Waiter } from '../comm/request.js';
 import type { BoundSchedule } from '../comm/schedule.js';
@@ -142,7 +143,9 @@ export async function scatterFixed(
     }
     data = all;
   } else {
-    data = new Int32Array((node.hi - node.lo + 1) * width);
+    const n = (node.hi - node.lo + 1) * width;
+    const scratch = scratchBuffer(comm, 4 * n);
+    data = new Int32Array(scratch.buffer, scratch.byteOffset, n);
     const st = await comm.recv(node.parent, tag, bytesOf(data));
     expectStatus(comm, st, data.byteLength, 'schedule message');
   }

@@ -47,25 +47,20 @@ import type { GathervPlanInput, ScattervPlanInput, VPlanInput } from './variant.
 
 /**
  * This rank's schedule in the binomial tree: the root scatters its counts down the tree.
- * Collective; ⌈log₂p⌉ rounds.
+ * Collective; ⌈log₂p⌉ rounds. Awaited in the variant's init without a frame of its own (a
+ * simulation holds one suspended chain per rank): `binomialCounts` starts the scatter,
+ * `binomialNodeSchedule` finishes.
  */
-export async function binomialPlan(
-  comm: Communicator,
-  root: number,
-  counts: readonly number[] | undefined,
-  ownCount: number,
-  copyAll: boolean,
-): Promise<NodeSchedule> {
+function binomialCounts(comm: Communicator, root: number, counts: readonly number[] | undefined, ownCount: number): Promise<ArrayLike<number>> | ArrayLike<number> {
   const p = comm.size;
+  if (p === 1) return counts ?? [ownCount];
   const me = comm.rank;
-  let rangeCounts: ArrayLike<number>;
-  if (p === 1) {
-    rangeCounts = counts ?? [ownCount];
-  } else {
-    const all = me === root ? Int32Array.from(counts as readonly number[]) : undefined;
-    rangeCounts = await scatterFixed(comm, binomialNode(p, root, me), 1, all, V_TAGS.counts);
-  }
-  const node = binomialSchedule(p, root, me, rangeCounts, copyAll);
+  const all = me === root ? Int32Array.from(counts as readonly number[]) : undefined;
+  return scatterFixed(comm, binomialNode(p, root, me), 1, all, V_TAGS.counts);
+}
+
+function binomialNodeSchedule(comm: Communicator, root: number, rangeCounts: ArrayLike<number>, ownCount: number, copyAll: boolean): NodeSchedule {
+  const node = binomialSchedule(comm.size, root, comm.rank, rangeCounts, copyAll);
   checkOwnCount(comm, ownCount, node);
   return node;
 }
@@ -117,7 +112,7 @@ export function treeVariant<I extends GathervPlanInput | ScattervPlanInput>(
       const { comm } = input;
       const tag = nextDataTag(comm, V_TAGS.dataFirst);
       const node = binomial
-        ? await binomialPlan(comm, input.root, input.counts, input.count, input.model.copyAll)
+        ? binomialNodeSchedule(comm, input.root, await binomialCounts(comm, input.root, input.counts, input.count), input.count, input.model.copyAll)
         : await rootTreePlan(input, name, op);
       const info = { algorithm, constructionRounds: (binomial ? 1 : 2) * ceilLog2(comm.size), height: node.height };
       // a message of another length than the tree says: the transport's error of a longer one,

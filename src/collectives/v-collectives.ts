@@ -34,18 +34,34 @@ export function gathervInit(comm: Communicator, args: GathervArgs, options?: Col
   return plannedInCall(comm, (scope) => planGatherv(scope, args, options, true));
 }
 
-async function planGatherv(comm: Communicator, args: GathervArgs, options: CollectiveOptions | undefined, persistent: boolean): Promise<PersistentCollective> {
-  const normalized = normalizeGatherv(comm, args, options);
-  const { algorithm } = normalized;
-  const input = persistent ? { ...normalized.input, adaptive: { ...normalized.input.adaptive, overlap: false } } : { ...normalized.input, once: true };
-  return planVariant(input, algorithm, GATHERV_VARIANTS, 'gatherv', normalized.auto);
+/**
+ * Validates and plans; a plain function returning the variant's promise (no async frame of its
+ * own: a simulation holds one suspended call chain per rank), errors as rejections.
+ */
+function planGatherv(comm: Communicator, args: GathervArgs, options: CollectiveOptions | undefined, persistent: boolean): Promise<PersistentCollective> {
+  try {
+    const normalized = normalizeGatherv(comm, args, options);
+    const { algorithm } = normalized;
+    const input = persistent ? { ...normalized.input, adaptive: { ...normalized.input.adaptive, overlap: false } } : { ...normalized.input, once: true };
+    return planVariant(input, algorithm, GATHERV_VARIANTS, 'gatherv', normalized.auto);
+  } catch (e) {
+    return Promise.reject(e);
+  }
 }
 
 /** Gathers every rank's block to the root (MPI_Gatherv semantics, collectives/types.ts). */
-export async function gatherv(comm: Communicator, args: GathervArgs, options?: CollectiveOptions): Promise<CollectiveInfo> {
-  const p = await planGatherv(beginCall(comm), args, options, false);
-  await p.start();
-  return p.info;
+export function gatherv(comm: Communicator, args: GathervArgs, options?: CollectiveOptions): Promise<CollectiveInfo> {
+  // chained, not an async function: a simulation holds one suspended call chain per rank
+  try {
+    return planGatherv(beginCall(comm), args, options, false).then(startOnce);
+  } catch (e) {
+    return Promise.reject(e);
+  }
+}
+
+/** Runs a one-shot plan once; resolves with its info. */
+function startOnce(plan: PersistentCollective): Promise<CollectiveInfo> {
+  return plan.start().then(() => plan.info);
 }
 
 /**
@@ -60,14 +76,21 @@ export function scattervInit(comm: Communicator, args: ScattervArgs, options?: C
   return plannedInCall(comm, (scope) => planScatterv(scope, args, options, true));
 }
 
-async function planScatterv(comm: Communicator, args: ScattervArgs, options: CollectiveOptions | undefined, persistent: boolean): Promise<PersistentCollective> {
-  const { input, algorithm, auto } = normalizeScatterv(comm, args, options);
-  return planVariant(persistent ? input : { ...input, once: true }, algorithm, SCATTERV_VARIANTS, 'scatterv', auto);
+/** Validates and plans (like planGatherv: no async frame, errors as rejections). */
+function planScatterv(comm: Communicator, args: ScattervArgs, options: CollectiveOptions | undefined, persistent: boolean): Promise<PersistentCollective> {
+  try {
+    const { input, algorithm, auto } = normalizeScatterv(comm, args, options);
+    return planVariant(persistent ? input : { ...input, once: true }, algorithm, SCATTERV_VARIANTS, 'scatterv', auto);
+  } catch (e) {
+    return Promise.reject(e);
+  }
 }
 
 /** Scatters the root's blocks to every rank (MPI_Scatterv semantics, collectives/types.ts). */
-export async function scatterv(comm: Communicator, args: ScattervArgs, options?: CollectiveOptions): Promise<CollectiveInfo> {
-  const planned = await planScatterv(beginCall(comm), args, options, false);
-  await planned.start();
-  return planned.info;
+export function scatterv(comm: Communicator, args: ScattervArgs, options?: CollectiveOptions): Promise<CollectiveInfo> {
+  try {
+    return planScatterv(beginCall(comm), args, options, false).then(startOnce);
+  } catch (e) {
+    return Promise.reject(e);
+  }
 }

@@ -41,7 +41,7 @@ import { blockSizes, DISTRIBUTIONS, parseDistribution, sharedBlockSizes, type Di
 import { evaluateGuidelines } from './guidelines.js';
 import { BENCH_DEFAULTS } from './bench-defaults.js';
 import { RESULTS_SCHEMA, type BenchCalibration, type BenchConfig, type BenchResults, type BenchRow, type InterRow, type ReferencesDropped, type RowKind } from './results.js';
-import { ALL_REFERENCES, planSimBenchMemory, referencesOf } from './bench-limits.js';
+import { ALL_REFERENCES, planSimBenchMemory, referencesOf, type ReferencePlan } from './bench-limits.js';
 import { runInter } from '../run/inter.js';
 import { INTER_SETTINGS, type InterSettingNumber } from '../run/inter-settings.js';
 import { sampleStats } from './stats.js';
@@ -303,6 +303,31 @@ export function checkSimBenchMemory(c: BenchConfig, referencesTooLarge: 'refuse'
     dropped.push({ p: plan.p, references: plan.references.map((r) => r.name), reason: plan.tooLarge.reason, largestP: Object.fromEntries(plan.tooLarge.largestP) });
   }
   return dropped;
+}
+
+/**
+ * The JavaScript heap a bench run on the simulator needs (bytes; the largest over its p, with
+ * the references where they fit), were V8's heap allowed the whole memory limit
+ * (VCOLL_MAX_MEMORY): what `vcoll bench` raises Node's heap to (src/cli/heap-rerun.ts).
+ * Undefined off the simulator, or when the configuration or its memory is refused anyway (the
+ * run then says why).
+ */
+export function simBenchHeapBytes(config: BenchConfig, limits: ResourceLimits = resourceLimits()): number | undefined {
+  let c: BenchConfig;
+  try {
+    c = validateBenchConfig(config);
+  } catch {
+    return undefined;
+  }
+  if (c.transport !== 'sim') return undefined;
+  const refs = referencesOf(c, (op, kind) => referenceName(op, kind, c.references === MPI_NATIVE ? MPI_NATIVE : 'vcoll'));
+  let plans: ReferencePlan[];
+  try {
+    plans = planSimBenchMemory(c, refs, { ...limits, heapBytes: limits.memoryBytes });
+  } catch {
+    return undefined;
+  }
+  return Math.max(0, ...plans.map((pl) => (pl.tooLarge === undefined && pl.references.length > 0 ? pl.memory.heapWithReferences : pl.memory.heap)));
 }
 
 export async function runBench(config: BenchConfig, options: BenchRunOptions = {}): Promise<BenchResults> {

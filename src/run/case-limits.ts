@@ -22,16 +22,30 @@ import {
   SIM_RUN_TWO_BLOCK_RANK_BYTES,
   treeSeconds,
 } from '../util/limits.js';
-import { caseModel, type RunCase, type TransportName } from './spec.js';
+import type { HierarchicalRunCase } from './hierarchical-case.js';
+import { caseModel, type RunAlgorithm, type RunCase, type TransportName } from './spec.js';
 
 /** The tree construction (src/trees/registry.ts) a V algorithm builds at the root, if any. */
 export function treeOfAlgorithm(algorithm: VAlgorithm): string | undefined {
   return variantRow(algorithm)?.tree;
 }
 
-/** Bytes of JavaScript objects per simulated rank of case `c` (src/util/limits.ts, measured). */
-export function simCaseRankBytes(c: RunCase): number {
+/**
+ * Simulator, per rank, a hierarchical gather or gatherv run of `vcoll run --algorithm
+ * hierarchical` (TraffRougier14; one node structure shared by all ranks). Peak RSS per rank of
+ * `vcoll run --transport sim --algorithm hierarchical --per-node 256` (gatherv, random, b = 100,
+ * one repetition), Node's own ~60 MiB included: 15.7 KiB at p = 2^14, 13.8 KiB at 2^15, 12.6 KiB
+ * at 2^16 (12.6–13.1 KiB there over placements, variants and 1 … 65536 ranks per node; the
+ * regular gather, --dist same b = 8: 9.5 KiB). Most of it is garbage a smaller heap collects:
+ * the run at 2^16 also completes under a 300 MiB heap.
+ */
+export const SIM_RUN_HIERARCHICAL_RANK_BYTES = 14 * 1024;
+
+/** Bytes of JavaScript objects per simulated rank of a case with `algorithm` (src/util/limits.ts, measured). */
+export function simCaseRankBytes(c: { readonly algorithm: RunAlgorithm }): number {
   switch (c.algorithm) {
+    case 'hierarchical':
+      return SIM_RUN_HIERARCHICAL_RANK_BYTES;
     case 'linear':
       return SIM_RUN_LINEAR_RANK_BYTES;
     case 'binomial':
@@ -87,6 +101,27 @@ export function checkCaseResources(transport: TransportName, p: number, c: RunCa
     if (e instanceof InvalidArgumentError) {
       throw new InvalidArgumentError(c.modelSpec !== undefined ? field('model-file') : field(e.field), e.detail);
     }
+    throw e;
+  }
+}
+
+/**
+ * The resources of a hierarchical run (`vcoll run --algorithm hierarchical`), checked before
+ * any rank starts: on the simulator the ranks' memory (SIM_RUN_HIERARCHICAL_RANK_BYTES each),
+ * the data (copies as a tree's: blocks, the root's buffer and reference, data in flight), and
+ * the model's costs. O(p).
+ */
+export function checkHierarchicalResources(transport: TransportName, p: number, hc: HierarchicalRunCase, prefix = ''): void {
+  const c = hc.rankCase;
+  if (transport === 'sim') checkSimRanks(p, `${prefix}p`, SIM_RUN_HIERARCHICAL_RANK_BYTES, `simulating ${c.collective} (hierarchical)`);
+  const sizes = sharedBlockSizes(c.dist, { p, b: c.b, rho: c.rho, seed: c.seed });
+  let total = 0;
+  for (const x of sizes) total += x;
+  checkRunData(`${prefix}b`, total, c.unitBytes, runDataCopies(p, 'hierarchical'));
+  try {
+    requireFiniteCosts(hc.model, sizes);
+  } catch (e) {
+    if (e instanceof InvalidArgumentError) throw new InvalidArgumentError(hc.placement === 'model-file' ? `${prefix}model-file` : `${prefix}b`, e.detail);
     throw e;
   }
 }

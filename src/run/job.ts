@@ -6,7 +6,6 @@
  * the root's CollectiveInfo) and the model's prediction for the tree the data phase follows.
  */
 import { sharedBlockSizes } from '../workloads/distributions.js';
-import type { VAlgorithm } from '../collectives/types.js';
 import { InvalidArgumentError } from '../errors.js';
 import { runSim, type SimProgress, type SimTrace } from '../transports/sim/index.js';
 import { runMpi, type RunMpiOptions } from '../transports/mpi/run.js';
@@ -16,7 +15,9 @@ import { checkCaseResources } from './case-limits.js';
 import { predictTime } from './predict.js';
 import { sharedCaseData } from './data.js';
 import { VIRTUAL_TIMER, runCaseOnRank, type RankCaseResult } from './rank.js';
-import { caseModel, validateCase, type RunCase, type TransportName, type VOperation } from './spec.js';
+import { caseModel, validateCase, type RunAlgorithm, type RunCase, type TransportName, type VOperation } from './spec.js';
+import type { HierarchicalVariantName } from '../collectives/hierarchical/index.js';
+import type { NodePlacementName, TwoLevelParams } from './hierarchical-case.js';
 import { calibratedCase, type ThreadsJobArgs, type ThreadsJobRankResult } from './threads-program.js';
 import { maxOf, minOf } from '../util/extremes.js';
 import { checkSimRanks } from '../util/limits.js';
@@ -38,8 +39,8 @@ export interface RunReport {
   readonly transport: TransportName;
   readonly op: VOperation;
   /** The algorithm that ran ('auto' resolved). */
-  readonly algorithm: Exclude<VAlgorithm, 'auto'>;
-  readonly requestedAlgorithm: VAlgorithm;
+  readonly algorithm: Exclude<RunAlgorithm, 'auto'>;
+  readonly requestedAlgorithm: RunAlgorithm;
   readonly p: number;
   readonly root: number;
   readonly dist: string;
@@ -71,6 +72,21 @@ export interface RunReport {
   readonly simTotalBytes?: number;
   /** The first differences found (empty when verified). */
   readonly mismatches: string[];
+  // `--algorithm hierarchical` only (src/run/hierarchical-job.ts, TraffRougier14):
+  /** The library call that ran: 'gather' (hierarchicalGather: --dist same, every block b elements) or 'gatherv' (hierarchicalGatherv). */
+  readonly collective?: 'gather' | 'gatherv';
+  /** The variant (collectives/hierarchical/variants.ts). */
+  readonly variant?: HierarchicalVariantName;
+  /** N: nodes. */
+  readonly nodes?: number;
+  /** Ranks per node (--per-node; absent when a --model-file places the ranks). */
+  readonly perNode?: number;
+  /** n_max: ranks on the largest node. */
+  readonly largestNode?: number;
+  /** How the ranks were placed on nodes. */
+  readonly placement?: NodePlacementName;
+  /** The two-level model, per element (unitBytes bytes): `model` then holds its inter-node α, β and γ. */
+  readonly twoLevel?: TwoLevelParams;
 }
 
 /** Combines the per-rank results of one case. */

@@ -14,6 +14,17 @@ import { modelFromSpec, type CostModelSpec } from '../model/model-json.js';
 export type VOperation = 'gatherv' | 'scatterv';
 export const V_OPERATIONS: readonly VOperation[] = ['gatherv', 'scatterv'];
 
+/**
+ * What `vcoll run --algorithm` takes: a gatherv/scatterv variant, or 'hierarchical', the
+ * two-level gather and gatherv of TraffRougier14 (src/run/hierarchical-case.ts; gatherv only).
+ */
+export type RunAlgorithm = VAlgorithm | 'hierarchical';
+export const RUN_ALGORITHMS: readonly RunAlgorithm[] = [...V_ALGORITHMS, 'hierarchical'];
+
+/** How `vcoll run --algorithm hierarchical` puts ranks on nodes of perNode ranks: rank r on node ⌊r/perNode⌋, or that map shuffled. */
+export type NodePlacement = 'ordered' | 'random';
+export const NODE_PLACEMENTS: readonly NodePlacement[] = ['ordered', 'random'];
+
 /** The virtual-time simulator, worker threads (the embedded default), or MPI processes started by mpirun. */
 export type TransportName = 'sim' | 'threads' | 'mpi';
 export const TRANSPORTS: readonly TransportName[] = ['sim', 'threads', 'mpi'];

@@ -9,6 +9,9 @@
  * plain memory moves outside the cost model). Once the joins are known, the data phase is a
  * compiled schedule with an exact buffer (adaptive/schedule.ts, plan.ts bufferLayout).
  */
+import type { Communicator } from '../../comm/communicator.js';
+import { scratchBuffer } from '../../comm/scratch.js';
+
 export class RangeBuffer {
   private buf: Uint8Array;
   private start: number;
@@ -17,19 +20,21 @@ export class RangeBuffer {
   private own: number;
 
   private constructor(
+    /** Whose scratch memory it takes (comm/scratch.ts). */
+    private readonly comm: Pick<Communicator, 'clock'>,
     capacity: number,
     ownOffset: number,
     private readonly ownBytes: number,
   ) {
-    this.buf = new Uint8Array(capacity);
+    this.buf = scratchBuffer(comm, capacity);
     this.own = ownOffset;
     this.start = ownOffset;
     this.end = ownOffset + ownBytes;
   }
 
   /** A buffer that grows as ranges are added (final extent unknown). */
-  static growable(ownBytes: number): RangeBuffer {
-    return new RangeBuffer(ownBytes, 0, ownBytes);
+  static growable(comm: Pick<Communicator, 'clock'>, ownBytes: number): RangeBuffer {
+    return new RangeBuffer(comm, ownBytes, 0, ownBytes);
   }
 
   /** Back to holding only the own block's slot (for the next execution). */
@@ -66,7 +71,7 @@ export class RangeBuffer {
   private grow(n: number): void {
     const len = this.end - this.start;
     const cap = Math.max(2 * (len + n), 2 * this.buf.length);
-    const next = new Uint8Array(cap);
+    const next = scratchBuffer(this.comm, cap);
     const at = Math.floor((cap - len) / 2); // ≥ n free bytes on both sides
     next.set(this.contents(), at);
     const delta = at - this.start;

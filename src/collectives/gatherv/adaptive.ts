@@ -101,7 +101,7 @@ class GatherExecutor {
       if (input.count > 0) await comm.send(e.peer, this.tag, input.send);
       return;
     }
-    const buf = (this.buffer ??= RangeBuffer.growable(input.count * u));
+    const buf = (this.buffer ??= RangeBuffer.growable(input.comm, input.count * u));
     buf.reset();
     let copied = false;
     const copyOwn = (): void => {

@@ -14,7 +14,7 @@
  * the root undetectable by rank; here every rank checks its own count against the root's
  * entry and throws InvalidArgumentError('count').) A persistent plan pays this once.
  *
- * Plan: collectives/tree-exec.ts (binomialPlan). Data phase: the generic tree executor
+ * Plan: collectives/tree-exec.ts (binomialCounts, binomialNodeSchedule). Data phase: the generic tree executor
  * (gatherv/tree.ts) on this tree. Cost: evaluate(obliviousTreeFor(p, root), counts,
  * model).time on the simulator, at worst ⌈log₂p⌉(α + β·Σ_{i≠r} m_i) (Traff18 §1).
  */

@@ -9,6 +9,7 @@
  * message with `recvAlloc` (MPI_Mprobe + MPI_Mrecv: a buffer of the message's size), so every
  * edge is one message of exactly the subtree's data, α + βD, whatever D.
  */
+import { scratchBuffer } from '../../comm/scratch.js';
 import type { Communicator } from '../../comm/communicator.js';
 import { expectBytes } from '../bytes.js';
 
@@ -43,7 +44,7 @@ function data(p: Pieces): Uint8Array | readonly Uint8Array[] {
 
 /** Receives `bytes` bytes from `source` (the receiver knows the size). `field` names what a short message means. */
 export async function recvKnown(comm: Communicator, source: number, tag: number, bytes: number, field: string): Promise<Pieces> {
-  const buf = new Uint8Array(bytes);
+  const buf = scratchBuffer(comm, bytes);
   const st = await comm.recv(source, tag, buf);
   expectBytes(comm, field, st, bytes);
   return piecesOf(buf);

@@ -19,6 +19,7 @@
  *
  * Cost: as two-level.ts; compiling is O(p) at the root (placements), O(children) elsewhere.
  */
+import { scratchBuffer } from '../../comm/scratch.js';
 import type { Communicator } from '../../comm/communicator.js';
 import type { ByteRange, RankSchedule, ScheduleOp, ScheduleStep, Span } from '../../comm/schedule.js';
 import { InvalidArgumentError } from '../../errors.js';
@@ -195,6 +196,6 @@ export async function runHierarchicalGather(
     }
     return new Error(`hierarchical gather: receive of ${got} bytes where ${expected} were expected`);
   };
-  const buffers = schedule.buffers.map((b) => (b.name === 'send' ? send : b.name === 'recv' && recv !== undefined ? recv : new Uint8Array(b.bytes)));
+  const buffers = schedule.buffers.map((b) => (b.name === 'send' ? send : b.name === 'recv' && recv !== undefined ? recv : scratchBuffer(comm, b.bytes)));
   await bindSchedule(comm, schedule, buffers, { recvError, once: true }).run();
 }

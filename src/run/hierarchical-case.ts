@@ -1,0 +1,182 @@
+/**
+ * One run of the hierarchical gather or gatherv (TraffRougier14, src/collectives/hierarchical/)
+ * as `vcoll run --algorithm hierarchical` describes it, validated once here with typed errors:
+ * where the ranks live (p / perNode nodes, ranks placed in order or shuffled; or the nodeOf of a
+ * hierarchical model file), the variant, the blocks, and the two-level cost model the
+ * simulator charges and the prediction uses.
+ *
+ * - The collective: the regular gather (hierarchicalGather, every block b elements) for
+ *   `--dist same`, the gatherv (hierarchicalGatherv) for every other distribution. There is no
+ *   hierarchical scatterv: TraffRougier14 treats gather only.
+ * - The default model is TraffRougier14 §4's machine (tools/hier-bench.ts, one-ported, µs):
+ *   intra-node α = 0.5, β = 1/4000 per byte; inter-node α = 2, β = 1/3200 per byte; γ = 1/5000
+ *   per byte — per element: β and γ times unitBytes. A hierarchical `--model-file` replaces it
+ *   (and its nodeOf replaces --per-node/--placement).
+ */
+import prand from 'pure-rand';
+import { HIERARCHICAL_VARIANT_NAMES, type HierarchicalVariantName } from '../collectives/hierarchical/index.js';
+import { InvalidArgumentError } from '../errors.js';
+import { hierarchicalModel, type CostModel } from '../model/cost-model.js';
+import { modelFromSpec, type CostModelSpec } from '../model/model-json.js';
+import type { DistributionName } from '../workloads/distributions.js';
+import type { HierarchicalRankCase } from './hierarchical-rank.js';
+import { integerIn, NODE_PLACEMENTS, type NodePlacement, type VOperation } from './spec.js';
+
+/** What the report says: a placement, or the nodeOf of a hierarchical --model-file. */
+export type NodePlacementName = NodePlacement | 'model-file';
+
+/** The library's default variant (HierarchicalOptions.variant). */
+export const DEFAULT_HIERARCHICAL_VARIANT: HierarchicalVariantName = 'zero-copy';
+
+/** α per message, β per element, γ per element of a two-level machine. */
+export interface TwoLevelParams {
+  readonly intra: { readonly alpha: number; readonly beta: number };
+  readonly inter: { readonly alpha: number; readonly beta: number };
+  readonly gamma: number;
+}
+
+/** TraffRougier14 §4's machine per byte, µs (tools/hier-bench.ts: QDR InfiniBand, shared memory, memcpy). */
+export const TRAFF_ROUGIER14_MACHINE: TwoLevelParams = {
+  intra: { alpha: 0.5, beta: 1 / 4000 },
+  inter: { alpha: 2, beta: 1 / 3200 },
+  gamma: 1 / 5000,
+};
+
+/** What `vcoll run --algorithm hierarchical` was given (fields named by `prefix` in errors). */
+export interface HierarchicalRunInput {
+  readonly p: number;
+  readonly op: VOperation;
+  /** Ranks per node; required unless `modelSpec` places the ranks. */
+  readonly perNode?: number;
+  /** Default 'ordered'. */
+  readonly placement?: NodePlacement;
+  /** Default DEFAULT_HIERARCHICAL_VARIANT. */
+  readonly variant?: HierarchicalVariantName;
+  readonly dist: DistributionName;
+  readonly b: number;
+  readonly rho: number;
+  readonly seed: number;
+  readonly root: number;
+  readonly unitBytes: number;
+  readonly reps: number;
+  readonly warmup: number;
+  /** A model given as data (--model-file): must be hierarchical, one-ported, for p ranks. */
+  readonly modelSpec?: CostModelSpec;
+  /** That spec's model when the caller has built it already (loadModelJson). */
+  readonly model?: CostModel;
+}
+
+/** One hierarchical run, ready to go. */
+export interface HierarchicalRunCase {
+  /** What every rank needs (plain data: it travels to worker threads and MPI processes). */
+  readonly rankCase: HierarchicalRankCase;
+  /** The node of every rank (comm.nodeOf of the run). */
+  readonly nodeOf: Int32Array;
+  readonly perNode: number | undefined;
+  readonly placement: NodePlacementName;
+  /** The hierarchical model the simulator charges and the prediction evaluates (one-ported). */
+  readonly model: CostModel;
+  /** Its parameters, per element. */
+  readonly twoLevel: TwoLevelParams;
+}
+
+/** TraffRougier14 §4's machine per element of `unitBytes` bytes. */
+export function defaultTwoLevel(unitBytes: number): TwoLevelParams {
+  const m = TRAFF_ROUGIER14_MACHINE;
+  return {
+    intra: { alpha: m.intra.alpha, beta: m.intra.beta * unitBytes },
+    inter: { alpha: m.inter.alpha, beta: m.inter.beta * unitBytes },
+    gamma: m.gamma * unitBytes,
+  };
+}
+
+/** The node of every rank: p / perNode nodes of perNode ranks, in rank order or shuffled (seeded xoroshiro128+). */
+export function nodeMap(p: number, perNode: number, placement: NodePlacement, seed: number): Int32Array {
+  const nodeOf = new Int32Array(p);
+  for (let r = 0; r < p; r++) nodeOf[r] = Math.floor(r / perNode);
+  if (placement === 'random') {
+    const rng = prand.xoroshiro128plus(seed);
+    for (let i = p - 1; i > 0; i--) {
+      const j = prand.unsafeUniformIntDistribution(0, i, rng);
+      const t = nodeOf[i];
+      nodeOf[i] = nodeOf[j];
+      nodeOf[j] = t;
+    }
+  }
+  return nodeOf;
+}
+
+/** The ranks' node map and model from --per-node/--placement (the default machine) or from the model file. */
+function placementAndModel(input: HierarchicalRunInput, prefix: string): Pick<HierarchicalRunCase, 'nodeOf' | 'perNode' | 'placement' | 'model' | 'twoLevel'> {
+  const { p } = input;
+  const spec = input.modelSpec;
+  if (spec !== undefined) {
+    if (spec.kind !== 'hierarchical') {
+      throw new InvalidArgumentError(`${prefix}model-file`, `is a ${spec.kind} model: --algorithm hierarchical needs a hierarchical one (its nodeOf places the ranks on nodes)`);
+    }
+    if (input.perNode !== undefined) throw new InvalidArgumentError(`${prefix}per-node`, "the --model-file's nodeOf places the ranks: give --per-node or a hierarchical --model-file, not both");
+    if (input.placement !== undefined) throw new InvalidArgumentError(`${prefix}placement`, "the --model-file's nodeOf places the ranks: give --placement or a hierarchical --model-file, not both");
+    if (spec.nodeOf.length !== p) throw new InvalidArgumentError(`${prefix}model-file`, `defines ${spec.nodeOf.length} ranks, the run has ${p}`);
+    if (spec.ports !== undefined && spec.ports !== 1) {
+      throw new InvalidArgumentError(`${prefix}model-file`, `has ${spec.ports} ports: the hierarchical gathers run one-ported (TraffRougier14 §2)`);
+    }
+    const model = input.model ?? modelFromSpec(spec);
+    return {
+      nodeOf: Int32Array.from(spec.nodeOf),
+      perNode: undefined,
+      placement: 'model-file',
+      model,
+      twoLevel: { intra: { ...spec.intra }, inter: { ...spec.inter }, gamma: spec.gamma },
+    };
+  }
+  if (input.perNode === undefined) {
+    throw new InvalidArgumentError(`${prefix}per-node`, 'is required with --algorithm hierarchical (ranks per node), unless a hierarchical --model-file places the ranks');
+  }
+  const perNode = integerIn(`${prefix}per-node`, input.perNode, 1);
+  if (p % perNode !== 0) {
+    throw new InvalidArgumentError(
+      `${prefix}per-node`,
+      `${prefix}p ${p} is not a multiple of ${perNode} (${p} = ${Math.floor(p / perNode)} × ${perNode} + ${p % perNode}): every node holds ${perNode} ranks`,
+    );
+  }
+  const placement = input.placement ?? 'ordered';
+  if (!NODE_PLACEMENTS.includes(placement)) {
+    throw new InvalidArgumentError(`${prefix}placement`, `must be one of ${NODE_PLACEMENTS.join(', ')}, got "${String(placement)}"`);
+  }
+  const nodeOf = nodeMap(p, perNode, placement, input.seed);
+  const twoLevel = defaultTwoLevel(input.unitBytes);
+  return { nodeOf, perNode, placement, model: hierarchicalModel({ nodeOf, ...twoLevel }), twoLevel };
+}
+
+/** Validates `input` and builds the run (O(p): the node map and the model). */
+export function hierarchicalCase(input: HierarchicalRunInput, prefix = ''): HierarchicalRunCase {
+  const p = integerIn(`${prefix}p`, input.p, 1);
+  if (input.op !== 'gatherv') {
+    throw new InvalidArgumentError(`${prefix}op`, `--algorithm hierarchical is a gather (TraffRougier14): there is no hierarchical ${String(input.op)}; use --op gatherv`);
+  }
+  const variant = input.variant ?? DEFAULT_HIERARCHICAL_VARIANT;
+  if (!HIERARCHICAL_VARIANT_NAMES.includes(variant)) {
+    throw new InvalidArgumentError(`${prefix}hier-variant`, `must be one of ${HIERARCHICAL_VARIANT_NAMES.join(', ')}, got "${String(variant)}"`);
+  }
+  integerIn(`${prefix}b`, input.b, 1);
+  integerIn(`${prefix}rho`, input.rho, 1);
+  integerIn(`${prefix}seed`, input.seed, -(2 ** 31), 2 ** 31 - 1);
+  integerIn(`${prefix}root`, input.root, 0, p - 1);
+  integerIn(`${prefix}unit-bytes`, input.unitBytes, 1, 1 << 20);
+  integerIn(`${prefix}reps`, input.reps, 1);
+  integerIn(`${prefix}warmup`, input.warmup, 0);
+  const placed = placementAndModel({ ...input, p }, prefix);
+  const rankCase: HierarchicalRankCase = {
+    collective: input.dist === 'same' ? 'gather' : 'gatherv',
+    variant,
+    dist: input.dist,
+    b: input.b,
+    rho: input.rho,
+    seed: input.seed,
+    root: input.root,
+    unitBytes: input.unitBytes,
+    reps: input.reps,
+    warmup: input.warmup,
+  };
+  return { rankCase, ...placed };
+}

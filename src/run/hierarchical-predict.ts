@@ -1,0 +1,144 @@
+/**
+ * The simulator's time of one two-level gather or gatherv (TraffRougier14 Fig. 1 and Fig. 6:
+ * src/collectives/hierarchical/two-level.ts and schedule.ts), computed from the node structure,
+ * the block sizes and the cost model without running it: the `predicted` of `vcoll run
+ * --algorithm hierarchical`, exact on the simulator for the 'zero-copy' and 'reorder' variants.
+ *
+ * The two levels form one gather tree over the p ranks: on every node the ordered binomial tree
+ * (collectives/basic/tree.ts) over its members in local order, rooted at the root on the root's
+ * node and at the lowest rank elsewhere; over the nodes the same tree rooted at the root's node,
+ * a node's leader sending for it (TraffRougier14 §2). Every rank but the root sends one message
+ * to its parent once it has received from all its children: its own block and theirs, plus
+ * for gatherv the 8-byte size check (collectives/hierarchical/size-check.ts).
+ *
+ * Under the simulator's rules (src/transports/sim/sim.ts: one port, half duplex; a transfer
+ * starts when both ports are free; waiting transfers start in the order they were matched; a
+ * message is matched when its sender posts it, at the time its own receives ended; the
+ * processor's copy holds no port) a rank takes its children's messages in the order they
+ * become ready:
+ *   C(v) = fold over the children c by increasing C(c) of t ← max(t, C(c)) + comm(c, v, S(c)/u)
+ * (children ready at the same time give the same t in any order). The root copies its own
+ * block from time 0, overlapping the receives, and 'reorder' then copies every other block
+ * from the node-ordered buffer into place (TraffRougier14 §4):
+ *   time = max(C(root), copy(root, m_root/u)) + Σ_{i≠root} copy(root, m_i/u).
+ *
+ * Cost: O(p) time and memory (the children of a rank are sorted: O(log N + log n) each).
+ */
+import type { CostModel } from '../model/cost-model.js';
+import type { NodeStructure } from '../collectives/hierarchical/index.js';
+
+export interface TwoLevelInput {
+  readonly structure: NodeStructure;
+  /** Every rank's block in bytes. */
+  readonly blockBytes: ArrayLike<number>;
+  readonly root: number;
+  /** Bytes per model unit (element). */
+  readonly unitBytes: number;
+  /** Bytes every message carries beyond its blocks: 8 for gatherv (the size check), 0 for gather. */
+  readonly trailerBytes: number;
+  /** 'reorder': the root copies every other block once after the last receive. */
+  readonly reorder: boolean;
+  /**
+   * Every rank that receives copies its own block too, from time 0, overlapping its receives:
+   * the flat binomial gather of collectives/basic/gather.ts (its ranges gathered in one buffer)
+   * as a one-node structure. Default false (the two-level gather's ranks send their block in place).
+   */
+  readonly interiorCopies?: boolean;
+}
+
+/**
+ * Calls `edge(child, parent)` for every edge of the ordered binomial tree over [0, n) rooted
+ * at `root` (the recursive halving of collectives/basic/tree.ts), a parent before its children.
+ */
+function binomialEdges(n: number, root: number, edge: (child: number, parent: number) => void): void {
+  const stack: number[] = [0, n - 1, root];
+  while (stack.length > 0) {
+    const holder = stack.pop() as number;
+    let hi = stack.pop() as number;
+    let lo = stack.pop() as number;
+    while (lo < hi) {
+      const mid = lo + ((hi - lo) >> 1);
+      const holderLeft = holder <= mid;
+      const oLo = holderLeft ? mid + 1 : lo;
+      const oHi = holderLeft ? hi : mid;
+      const sub = holderLeft ? mid + 1 : mid;
+      edge(sub, holder);
+      stack.push(oLo, oHi, sub);
+      if (holderLeft) hi = mid;
+      else lo = mid + 1;
+    }
+  }
+}
+
+/** Every rank on one node (O(p)): the flat binomial gather's tree is that structure's node tree. */
+export function oneNodeStructure(p: number): NodeStructure {
+  const order = new Int32Array(p);
+  for (let r = 0; r < p; r++) order[r] = r;
+  return { size: p, nodes: 1, nodeIndex: new Int32Array(p), localIndex: order, members: [order], largestNode: p, order, nodeStart: Int32Array.of(0, p), leaders: Int32Array.of(0) };
+}
+
+/** The parent of every rank in the two-level tree (−1 at the root) and an order listing every parent before its children. */
+export function twoLevelTree(s: NodeStructure, root: number): { parent: Int32Array; topDown: Int32Array } {
+  const p = s.size;
+  const parent = new Int32Array(p).fill(-1);
+  const topDown = new Int32Array(p);
+  let k = 0;
+  topDown[k++] = root;
+  const rootNode = s.nodeIndex[root];
+  const leaderOf = (b: number): number => (b === rootNode ? root : s.leaders[b]);
+  binomialEdges(s.nodes, rootNode, (child, par) => {
+    const c = leaderOf(child);
+    parent[c] = leaderOf(par);
+    topDown[k++] = c;
+  });
+  for (let b = 0; b < s.nodes; b++) {
+    const members = s.members[b];
+    binomialEdges(members.length, b === rootNode ? s.localIndex[root] : 0, (child, par) => {
+      const c = members[child];
+      parent[c] = members[par];
+      topDown[k++] = c;
+    });
+  }
+  return { parent, topDown };
+}
+
+/** The predicted time (model units) of the two-level gather(v) on the simulator (see the module comment). */
+export function predictTwoLevel(input: TwoLevelInput, model: Pick<CostModel, 'comm' | 'copy'>): number {
+  const { structure: s, blockBytes, root, unitBytes: u, trailerBytes } = input;
+  const p = s.size;
+  const { parent, topDown } = twoLevelTree(s, root);
+  // children of every rank, compressed: kids[first[v] … first[v + 1] − 1]
+  const first = new Int32Array(p + 1);
+  for (let v = 0; v < p; v++) if (parent[v] >= 0) first[parent[v] + 1]++;
+  for (let v = 0; v < p; v++) first[v + 1] += first[v];
+  const fill = first.slice(0, p);
+  const kids = new Int32Array(Math.max(0, p - 1));
+  for (let v = 0; v < p; v++) if (parent[v] >= 0) kids[fill[parent[v]]++] = v;
+
+  const bytes = new Float64Array(p); // S(v): the blocks of v's subtree
+  const ready = new Float64Array(p); // C(v): when v's receives have ended
+  for (let i = p - 1; i >= 0; i--) {
+    const v = topDown[i];
+    let sum = blockBytes[v];
+    const from = first[v];
+    const to = first[v + 1];
+    const order = Array.from(kids.subarray(from, to)).sort((a, b) => ready[a] - ready[b]);
+    let t = 0;
+    let instant = 0; // 0-byte messages take no port and no time (they complete when posted)
+    for (const c of order) {
+      sum += bytes[c];
+      const msg = bytes[c] + trailerBytes;
+      if (msg > 0) t = Math.max(t, ready[c]) + model.comm(c, v, msg / u);
+      else instant = Math.max(instant, ready[c]);
+    }
+    bytes[v] = sum;
+    ready[v] = Math.max(t, instant);
+    if (input.interiorCopies === true && to > from && v !== root && blockBytes[v] > 0) ready[v] = Math.max(ready[v], model.copy(v, blockBytes[v] / u));
+  }
+  const own = blockBytes[root];
+  let time = Math.max(ready[root], own > 0 ? model.copy(root, own / u) : 0);
+  if (input.reorder) {
+    for (let v = 0; v < p; v++) if (v !== root && blockBytes[v] > 0) time += model.copy(root, blockBytes[v] / u);
+  }
+  return time;
+}
