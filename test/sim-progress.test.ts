@@ -30,6 +30,7 @@ function expectMonotone(calls: readonly SimProgress[]): void {
     expect(calls[i].messages).toBeGreaterThanOrEqual(calls[i - 1].messages);
     expect(calls[i].bytes).toBeGreaterThanOrEqual(calls[i - 1].bytes);
     expect(calls[i].ranksDone).toBeGreaterThanOrEqual(calls[i - 1].ranksDone);
+    expect(calls[i].ranksStarted).toBeGreaterThanOrEqual(calls[i - 1].ranksStarted);
     expect(calls[i].wallMs).toBeGreaterThanOrEqual(calls[i - 1].wallMs);
   }
 }
@@ -100,7 +101,7 @@ describe('SimOptions.progress', () => {
   });
 });
 
-const progress = (over: Partial<SimProgress>): SimProgress => ({ time: 0, messages: 0, bytes: 0, ranksDone: 0, ranks: 1_048_576, wallMs: 0, ...over });
+const progress = (over: Partial<SimProgress>): SimProgress => ({ time: 0, messages: 0, bytes: 0, ranksDone: 0, ranksStarted: 1_048_576, ranks: 1_048_576, wallMs: 0, ...over });
 
 function fakeStream(isTTY: boolean, columns?: number): ProgressStream & { text: () => string } {
   const chunks: string[] = [];
@@ -125,7 +126,9 @@ describe('the progress line', () => {
     expect(formatSimTime(12.3456)).toBe('12.35');
     expect(formatSimTime(26_283_557)).toBe('2.63e7');
     // 100% only when every rank is done
-    expect(simProgressLine(progress({ ranks: 1000, ranksDone: 999 }))).toContain('(99%)');
+    expect(simProgressLine(progress({ ranks: 1000, ranksStarted: 1000, ranksDone: 999 }))).toContain('(99%)');
+    // the start-up: ranks started, no virtual time yet
+    expect(simProgressLine(progress({ ranksStarted: 262_144, wallMs: 3_140 }))).toBe('[sim] p=1048576  starting ranks 262,144/1,048,576 (25%)  3.1 s');
   });
 
   it('draws nothing before afterMs, redraws with \\r, ends with one newline', () => {
@@ -204,3 +207,23 @@ describe('vcoll run --progress', () => {
     expect(off.stderr).toBe('');
   });
 });
+
+describe('progress during the start-up (every program runs up to its first wait before virtual time moves)', () => {
+  it('reports ranks started as they start, then ranks done; the run is unchanged', async () => {
+    const p = 8192;
+    const c = { ...CASE_DEFAULTS, algorithm: 'binomial' } as const satisfies RunCase;
+    const calls: SimProgress[] = [];
+    const program = (comm: Parameters<typeof runCaseOnRank>[0]): ReturnType<typeof runCaseOnRank> => runCaseOnRank(comm, c, VIRTUAL_TIMER);
+    const observed = await runSim(p, program, { model: linearModel(c.model), progress: (x) => calls.push({ ...x }), progressEveryMs: 0 });
+    const plain = await runSim(p, program, { model: linearModel(c.model) });
+    expect(observed.time).toBe(plain.time);
+    expect(observed.finish).toEqual(plain.finish);
+    const starting = calls.filter((x) => x.ranksStarted < p);
+    // one report per 1024 programs started, before any of them is done or any time has passed
+    expect(starting.length).toBeGreaterThanOrEqual(p / 1024 - 1);
+    for (const x of starting) expect(x).toMatchObject({ ranksDone: 0, time: 0, messages: 0 });
+    expectMonotone(calls);
+    expect(calls[calls.length - 1]).toMatchObject({ ranksStarted: p, ranksDone: p });
+  });
+});
+

@@ -26,10 +26,18 @@ export function formatSimTime(t: number): string {
   return String(Number(t.toPrecision(4)));
 }
 
-/** The line: `[sim] p=1048576  ranks done 412,331/1,048,576 (39%)  t=1.23e7  msgs 412,330  12.4 s`; `compact` without the prefix. */
+/**
+ * The line: `[sim] p=1048576  ranks done 412,331/1,048,576 (39%)  t=1.23e7  msgs 412,330  12.4 s`,
+ * during the start-up `[sim] p=1048576  starting ranks 262,144/1,048,576 (25%)  3.1 s`;
+ * `compact` without the prefix.
+ */
 export function simProgressLine(p: SimProgress, compact = false): string {
-  const pct = p.ranks > 0 ? Math.floor((100 * p.ranksDone) / p.ranks) : 100;
-  const body = `ranks done ${int(p.ranksDone)}/${int(p.ranks)} (${pct}%)  t=${formatSimTime(p.time)}  msgs ${int(p.messages)}  ${(p.wallMs / 1000).toFixed(1)} s`;
+  const percent = (n: number): number => (p.ranks > 0 ? Math.floor((100 * n) / p.ranks) : 100);
+  const wall = `${(p.wallMs / 1000).toFixed(1)} s`;
+  const body =
+    p.ranksStarted < p.ranks
+      ? `starting ranks ${int(p.ranksStarted)}/${int(p.ranks)} (${percent(p.ranksStarted)}%)  ${wall}`
+      : `ranks done ${int(p.ranksDone)}/${int(p.ranks)} (${percent(p.ranksDone)}%)  t=${formatSimTime(p.time)}  msgs ${int(p.messages)}  ${wall}`;
   return compact ? body : `[sim] p=${p.ranks}  ${body}`;
 }
 

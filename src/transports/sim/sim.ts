@@ -85,6 +85,8 @@ const R_DIRTY = 3;
 const TURN_EVERY_MS = 4;
 /** Default wall time (ms) between calls of SimOptions.progress. */
 const PROGRESS_EVERY_MS = 250;
+/** With a progress callback, programs started between reads of the wall clock during the start-up. */
+const STARTED_STRIDE = 1024;
 /** With a progress callback, virtual times between reads of the wall clock in the run loop. */
 const PROGRESS_STRIDE = 64;
 
@@ -157,6 +159,8 @@ export class Simulation {
   private needDrain = true;
   private aborted: string | undefined;
   private finished = 0;
+  /** Programs started (SimProgress.ranksStarted). */
+  private started = 0;
   /** Operations posted and not yet completed or rejected. */
   private live = 0;
   private readonly done: Uint8Array;
@@ -414,6 +418,8 @@ export class Simulation {
    */
   private async runRank<T>(r: number, start: (rank: number) => Promise<T>, results: T[]): Promise<void> {
     await RESOLVED;
+    // the start-up (every program up to its first wait) is one stretch without the run loop: report from here
+    if (++this.started % STARTED_STRIDE === 0 && this.progressFn !== undefined) this.checkStartProgress();
     try {
       results[r] = await start(r);
       this.done[r] = 1;
@@ -530,6 +536,12 @@ export class Simulation {
     if (t - this.progressAt >= this.progressEvery) this.reportProgress(t, this.now);
   }
 
+  /** The start-up's progress check, every STARTED_STRIDE programs started. */
+  private checkStartProgress(): void {
+    const t = performance.now();
+    if (t - this.progressAt >= this.progressEvery) this.reportProgress(t, this.now);
+  }
+
   /** Calls SimOptions.progress (an observer: nothing of the simulation changes). */
   private reportProgress(t: number, time: number): void {
     this.progressAt = t;
@@ -538,6 +550,7 @@ export class Simulation {
       messages: this.messages,
       bytes: this.bytes,
       ranksDone: this.finished,
+      ranksStarted: this.started,
       ranks: this.p,
       wallMs: t - this.progressStart,
     });

@@ -39,6 +39,12 @@ export interface SimProgress {
   bytes: number;
   /** Ranks whose program has returned. */
   ranksDone: number;
+  /**
+   * Ranks whose program has started (all of them, once the run is past its start-up: every
+   * program starts at virtual time 0, in rank order, before virtual time moves; at millions of
+   * ranks that takes seconds, reported as it goes).
+   */
+  ranksStarted: number;
   /** p. */
   ranks: number;
   /** Wall time since the run started (ms). */
