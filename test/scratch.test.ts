@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { REPORT_STEP, SLAB_PIECE_MAX, scratchBuffer, scratchMade } from '../src/comm/scratch.js';
+import { releaseScratch, REPORT_STEP, SLAB_PIECE_MAX, scratchBuffer, scratchMade } from '../src/comm/scratch.js';
 import type { VirtualClock } from '../src/comm/endpoint.js';
 
 const clock = { now: () => 0, sync: () => Promise.resolve() } as unknown as VirtualClock;
@@ -45,5 +45,23 @@ describe('scratch buffers (comm/scratch.ts)', () => {
     const after = scratchMade();
     expect(after.own - before.own).toBe(n);
     expect(after.nudges - before.nudges).toBe(1);
+  });
+
+  it('a released power-of-two buffer is handed out again for that size, zeroed; others and real transports keep none', () => {
+    const a = scratchBuffer(sim, 4096);
+    a.fill(7);
+    releaseScratch(sim, a);
+    const before = scratchMade();
+    const b = scratchBuffer(sim, 4096);
+    expect(b).toBe(a);
+    expect(b.every((x) => x === 0)).toBe(true);
+    expect(scratchMade().reused - before.reused).toBe(1);
+    // not a power of two, or a real transport's: not kept
+    const c = scratchBuffer(sim, 3000);
+    releaseScratch(sim, c);
+    expect(scratchBuffer(sim, 3000)).not.toBe(c);
+    const d = scratchBuffer(real, 4096);
+    releaseScratch(real, d);
+    expect(scratchBuffer(real, 4096)).not.toBe(d);
   });
 });

@@ -14,7 +14,10 @@
  * slab is freed once none of its pieces is referenced. So that garbage of such memory cannot
  * pile up unseen (e.g. many runs in one process), every REPORT_STEP bytes of it made, one
  * short-lived ordinary ArrayBuffer of REPORT_NUDGE bytes (never touched: no pages written)
- * makes V8 collect once. On the real transports (each rank its own process or thread, a buffer
+ * makes V8 collect once. A buffer whose owner is done with it (an adaptive range buffer that
+ * grew out of it) may be given back (releaseScratch): buffers of a power-of-two size are then
+ * kept, up to RELEASED_MAX bytes in all, and handed out again for that size (zeroed first). On
+ * the real transports (each rank its own process or thread, a buffer
  * possibly handed to native code or another thread) scratch buffers are plain Uint8Arrays.
  * Typed arrays of up to 64 bytes live on V8's heap: always plain.
  */
@@ -30,14 +33,26 @@ const REPORT_NUDGE = 65 * 2 ** 20;
 /** V8 keeps typed arrays of at most this many bytes on its heap (no ArrayBuffer memory at all). */
 const ON_HEAP_MAX = 64;
 
+/** Bytes of released buffers kept for reuse at most. */
+export const RELEASED_MAX = 256 * 2 ** 20;
+/** Released simulator buffers by size (powers of two only). */
+const released = new Map<number, Uint8Array[]>();
+let releasedBytes = 0;
+
 let slab: Uint8Array = new Uint8Array(0);
 let used = 0;
 let unreported = 0;
-const made = { slabs: 0, own: 0, nudges: 0 };
+const made = { slabs: 0, own: 0, nudges: 0, reused: 0 };
 
 /** A zeroed buffer of `bytes` for scratch use by a collective on `comm` (see the module comment). */
 export function scratchBuffer(comm: Pick<Communicator, 'clock'>, bytes: number): Uint8Array {
   if (comm.clock === undefined || bytes <= ON_HEAP_MAX) return new Uint8Array(bytes);
+  const again = released.get(bytes)?.pop();
+  if (again !== undefined) {
+    releasedBytes -= bytes;
+    made.reused++;
+    return again.fill(0);
+  }
   if (bytes > SLAB_PIECE_MAX) {
     made.own++;
     return new Uint8Array(sharedMemory(bytes));
@@ -62,7 +77,24 @@ function sharedMemory(bytes: number): SharedArrayBuffer {
   return new SharedArrayBuffer(bytes);
 }
 
-/** What scratchBuffer made so far on the simulator: slabs, buffers of their own, nudges of V8 (for tests). */
-export function scratchMade(): { readonly slabs: number; readonly own: number; readonly nudges: number } {
+/**
+ * Gives back a buffer of scratchBuffer(comm, …) that nothing will read or write any more; on the
+ * simulator, one of a power-of-two size is kept for the next scratchBuffer of that size.
+ */
+export function releaseScratch(comm: Pick<Communicator, 'clock'>, buffer: Uint8Array): void {
+  const n = buffer.length;
+  if (comm.clock === undefined || n <= ON_HEAP_MAX || (n & (n - 1)) !== 0 || releasedBytes + n > RELEASED_MAX) return;
+  if (!(buffer.buffer instanceof SharedArrayBuffer)) return;
+  let list = released.get(n);
+  if (list === undefined) {
+    list = [];
+    released.set(n, list);
+  }
+  list.push(buffer);
+  releasedBytes += n;
+}
+
+/** What scratchBuffer made so far on the simulator: slabs, buffers of their own, nudges of V8, buffers reused (for tests). */
+export function scratchMade(): { readonly slabs: number; readonly own: number; readonly nudges: number; readonly reused: number } {
   return { ...made };
 }

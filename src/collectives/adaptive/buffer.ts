@@ -10,7 +10,7 @@
  * compiled schedule with an exact buffer (adaptive/schedule.ts, plan.ts bufferLayout).
  */
 import type { Communicator } from '../../comm/communicator.js';
-import { scratchBuffer } from '../../comm/scratch.js';
+import { releaseScratch, scratchBuffer } from '../../comm/scratch.js';
 
 export class RangeBuffer {
   private buf: Uint8Array;
@@ -70,7 +70,9 @@ export class RangeBuffer {
 
   private grow(n: number): void {
     const len = this.end - this.start;
-    const cap = Math.max(2 * (len + n), 2 * this.buf.length);
+    // a power of two: the buffer it grows out of is given back for reuse (comm/scratch.ts)
+    let cap = 1;
+    while (cap < 2 * (len + n) || cap < 2 * this.buf.length) cap *= 2;
     const next = scratchBuffer(this.comm, cap);
     const at = Math.floor((cap - len) / 2); // ≥ n free bytes on both sides
     next.set(this.contents(), at);
@@ -78,6 +80,7 @@ export class RangeBuffer {
     this.own += delta;
     this.start += delta;
     this.end += delta;
+    releaseScratch(this.comm, this.buf);
     this.buf = next;
   }
 }
