@@ -171,13 +171,13 @@ describe("Kang19's settings at scale", () => {
     expect(s.kB).toBe(1000);
   });
 
-  it('a run whose intercommunicator cannot be created in memory is refused at once, naming --ranks (quadratic estimate)', () => {
+  it('a run that cannot fit in memory is refused at once, naming --ranks (fixed + per-rank + receive-buffer estimate)', () => {
     const saved = process.env.VCOLL_MAX_MEMORY;
     process.env.VCOLL_MAX_MEMORY = '8G';
     try {
       expect(() => checkInterRanks(64)).not.toThrow();
       expect(() => checkInterRanks(2 ** 16, '--ranks')).toThrow(TooLargeError);
-      expect(() => checkInterRanks(2 ** 16, '--ranks')).toThrow(/--ranks.*intercommunicator of 65536/);
+      expect(() => checkInterRanks(2 ** 16, '--ranks')).toThrow(/--ranks.*intergroup settings on 65536 simulated ranks/);
     } finally {
       if (saved === undefined) delete process.env.VCOLL_MAX_MEMORY;
       else process.env.VCOLL_MAX_MEMORY = saved;

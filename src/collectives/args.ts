@@ -127,6 +127,13 @@ function perRank(me: number, p: number, field: string, v: unknown, missing: stri
 }
 
 /**
+ * Per-rank entries of the block layouts built (blockLayout and allgather/shared-layout.ts): a
+ * work count for tests — O(P) for a run of P simulated ranks whose layouts are shared, P² when
+ * every rank copies its own.
+ */
+export const LAYOUT_ENTRIES_BUILT = { count: 0 };
+
+/**
  * Counts and displacements checked against a buffer of `bufBytes` bytes (`bufField` names
  * it): counts[i] and displs[i] integers in [0, MAX_ELEMENTS], every non-empty block inside the
  * buffer, no two non-empty blocks overlapping; displs default to the prefix sums. Shared by
@@ -144,6 +151,7 @@ export function blockLayout(
   missingCounts = 'the root must pass counts (one per rank)',
 ): { counts: number[]; displs: number[] } {
   const c = perRank(me, p, 'counts', countsArg, missingCounts);
+  LAYOUT_ENTRIES_BUILT.count += p;
   const counts = new Array<number>(p);
   let total = 0;
   for (let i = 0; i < p; i++) {

@@ -1,13 +1,17 @@
 /**
  * Communicator management's own little collectives, written on an Endpoint (never on
  * `collectives/`, which is built on top of communicators): a Bruck allgather of fixed-size
- * records and a binomial broadcast of a byte string, both inside one communicator's context
- * on tags reserved for management. Also the per-endpoint context-id counter and the lock that
- * serializes context agreements of one endpoint.
+ * records, a dissemination max-allreduce of fixed-size records and a binomial broadcast of a
+ * byte string, all inside one communicator's context on tags reserved for management. Also the
+ * per-endpoint context-id counter and the lock that serializes context agreements of one
+ * endpoint.
  *
  * Costs in the α+βm model, p members, w bytes per record: the allgather takes ⌈log₂p⌉ rounds,
- * α⌈log₂p⌉ + β(p−1)w (Bruck et al., IEEE TPDS 8(11), 1997); the broadcast of m bytes takes
- * ⌈log₂p⌉(α + βm) (binomial tree).
+ * α⌈log₂p⌉ + β(p−1)w (Bruck et al., IEEE TPDS 8(11), 1997) — Θ(p·w) bytes held per member, so
+ * Θ(p²·w) for a simulation whose p members share one process; the max-allreduce takes
+ * ⌈log₂p⌉(α + βw) and holds 2w bytes per member (dissemination, Hensgen, Finkel and Manber,
+ * IJPP 17(1), 1988: max is idempotent, so the overlapping rounds of p ≠ 2^k are harmless); the
+ * broadcast of m bytes takes ⌈log₂p⌉(α + βm) (binomial tree).
  *
  * Context agreement (MPI's context ids): every endpoint keeps the next context id it has never
  * used (the world communicator uses 0, so counters start at 1). A communicator with context id c
@@ -125,6 +129,28 @@ export async function allgatherRecords(m: Members, tag: number, mine: Float64Arr
   const out = new Float64Array(p * w);
   for (let i = 0; i < p; i++) out.set(rot.subarray(i * w, (i + 1) * w), ((r + i) % p) * w);
   return out;
+}
+
+/**
+ * Dissemination max-allreduce: every member contributes `mine` (the same length everywhere);
+ * resolves with the element-wise maximum over all members, the same on every member. In round
+ * d = 1, 2, 4, … < p a member sends what it has to r + d and takes the maximum with what r − d
+ * sent; after ⌈log₂p⌉ rounds every member has covered all p (overlaps are harmless for max).
+ * O(w) memory per member whatever p (allgatherRecords holds p·w).
+ */
+export async function allreduceMaxRecords(m: Members, tag: number, mine: Float64Array): Promise<Float64Array> {
+  const p = m.size;
+  const r = m.rank;
+  const acc = Float64Array.from(mine);
+  const got = new Float64Array(mine.length);
+  const accBytes = new Uint8Array(acc.buffer);
+  const gotBytes = new Uint8Array(got.buffer);
+  for (let d = 1; d < p; d *= 2) {
+    // acc is not touched until both the send and the receive of the round have completed
+    await Promise.all([send(m, (r + d) % p, tag, accBytes), recv(m, (r - d + p) % p, tag, gotBytes)]);
+    for (let i = 0; i < acc.length; i++) if (got[i] > acc[i]) acc[i] = got[i];
+  }
+  return acc;
 }
 
 /**

@@ -56,6 +56,41 @@ export function badMaxBytes(maxBytes: number, rank: number): InvalidArgumentErro
   return new InvalidArgumentError('maxBytes', `must be a number >= 0 (Infinity: no limit), got ${String(maxBytes)}`, { rank });
 }
 
+/**
+ * Tables of world ranks (a group's rank i → world rank) are read-only Int32Arrays once a
+ * communicator holds them, so that the ranks of one process — a simulation's P ranks — can
+ * share one table instead of holding P numbers each (P² in all). A group of consecutive world
+ * ranks is a view of one identity table (worldRange): O(1) per rank to make, and a world
+ * rank's index in it is found by subtraction (indexInWorldRange), with no per-rank map.
+ */
+let identity = new Int32Array(0);
+/** The buffers of every identity table made (views of older ones stay valid when it grows). */
+const identityBuffers = new WeakSet<ArrayBufferLike>();
+
+/** World ranks first … first + length − 1 as a shared read-only view (no copy per caller). */
+export function worldRange(first: number, length: number): Int32Array {
+  const end = first + length;
+  if (end > identity.length) {
+    identity = Int32Array.from({ length: Math.max(end, 2 * identity.length) }, (_, i) => i);
+    identityBuffers.add(identity.buffer);
+  }
+  return identity.subarray(first, end);
+}
+
+/** `world`'s index in `ranks` when `ranks` is a view of worldRange's table (-1: not in it); undefined for any other table. */
+export function indexInWorldRange(ranks: Int32Array, world: number): number | undefined {
+  if (!identityBuffers.has(ranks.buffer)) return undefined;
+  const i = ranks.length === 0 ? -1 : world - ranks[0];
+  return i >= 0 && i < ranks.length ? i : -1;
+}
+
+/** world rank → index, for a table that is no world range (built once per holder, O(n)). */
+export function indexOfWorldRanks(ranks: Int32Array): Map<number, number> {
+  const m = new Map<number, number>();
+  for (let i = 0; i < ranks.length; i++) m.set(ranks[i], i);
+  return m;
+}
+
 /** A communicator over an endpoint: a group of world ranks and a context id. */
 export class GroupCommunicator extends BaseCommunicator implements Members {
   readonly rank: number;
@@ -75,14 +110,16 @@ export class GroupCommunicator extends BaseCommunicator implements Members {
   readonly bindValidatedSchedule?: (schedule: RankSchedule, buffers: readonly Uint8Array[], options: ScheduleOptions) => BoundSchedule | undefined;
 
   /**
-   * `group`: the world rank of every rank (null: the world itself); `rank`: this process's
-   * rank in it. Use `createWorldCommunicator` or `split` rather than this constructor.
+   * `group`: the world rank of every rank (null: the world itself; an Int32Array is kept as it
+   * is, not copied, and must never be written: it may be shared); `rank`: this process's rank
+   * in it. Use `createWorldCommunicator` or `split` rather than this constructor.
    */
   constructor(endpoint: Endpoint, ctx: number, group: ArrayLike<number> | null, rank: number) {
     super();
     this.endpoint = endpoint;
     this.ctx = ctx;
-    this.group = group === null ? null : Int32Array.from(group);
+    // an Int32Array is taken as it is, read-only (see worldRange): a simulation's ranks share one
+    this.group = group === null ? null : group instanceof Int32Array ? group : Int32Array.from(group);
     this.size = group === null ? endpoint.worldSize : group.length;
     this.rank = rank;
     if (endpoint.clock !== undefined) this.clock = endpoint.clock;
@@ -112,11 +149,18 @@ export class GroupCommunicator extends BaseCommunicator implements Members {
   /** The rank of world rank `world` here, or -1 if it is not a member. */
   rankOfWorld(world: number): number {
     if (this.group === null) return world >= 0 && world < this.size ? world : -1;
-    if (this.localOf === undefined) {
-      this.localOf = new Map();
-      for (let i = 0; i < this.group.length; i++) this.localOf.set(this.group[i], i);
-    }
+    const inRange = indexInWorldRange(this.group, world);
+    if (inRange !== undefined) return inRange;
+    if (this.localOf === undefined) this.localOf = indexOfWorldRanks(this.group);
     return this.localOf.get(world) ?? -1;
+  }
+
+  /**
+   * The world ranks of ranks `first` … `first + length − 1` of this communicator, as a view of
+   * the table this communicator holds (no copy; read-only, see worldRange). No validation.
+   */
+  worldRanksOfRange(first: number, length: number): Int32Array {
+    return this.group === null ? worldRange(first, length) : this.group.subarray(first, first + length);
   }
 
   /** World ranks of the members, in rank order. */

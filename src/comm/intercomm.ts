@@ -8,8 +8,9 @@
  *   group's world ranks over the `peer` communicator (α + 8(n+1)β), and each leader broadcasts
  *   the other group's list and the agreed context within its group (binomial,
  *   ⌈log₂n⌉(α + 8(n'+1)β)).
- * - `splitIntercomm`: both groups out of one communicator by color 0/1 in one allgather
- *   (⌈log₂p⌉α + 24(p−1)β): no leader traffic, since every rank sees every color.
+ * - `splitIntercomm`: both groups out of one communicator by color 0/1 in one max-allreduce
+ *   (⌈log₂p⌉(α + 48β)) when each color's ranks are consecutive, plus an allgather of the
+ *   colors (⌈log₂p⌉α + 8(p−1)β) when they are not: no leader traffic.
  * - `merge` (MPI_Intercomm_merge): the union as an intra-communicator, the group passing
  *   `high` = false first; same cost shape as createIntercomm with constant-size messages.
  *
@@ -19,14 +20,14 @@
  */
 
 import { InvalidArgumentError } from '../errors.js';
-import { allgatherRecords, bcastBytes, endpointCtx, MANAGEMENT_TAG, withContext } from './agree.js';
+import { allgatherRecords, allreduceMaxRecords, bcastBytes, endpointCtx, MANAGEMENT_TAG, withContext } from './agree.js';
 import { ANY_SOURCE, PointToPointBase, type Communicator, type Received, type Status } from './communicator.js';
 import type { Endpoint, VirtualClock } from './endpoint.js';
 import type { NativeInterCollectives } from './native.js';
 import { handled, mapRequest, OpRequest, type Request, waitAll } from './request.js';
 import { type MessageData, toBytes } from './segments.js';
 import { boundOf, type BoundSchedule, type RankSchedule, type ScheduleOptions } from './schedule.js';
-import { badMaxBytes, badRank, badTag, GroupCommunicator } from './group.js';
+import { badMaxBytes, badRank, badTag, GroupCommunicator, indexInWorldRange, indexOfWorldRanks } from './group.js';
 
 const TAG_INTER_GATHER = MANAGEMENT_TAG + 3;
 const TAG_INTER_BCAST = MANAGEMENT_TAG + 4;
@@ -156,10 +157,9 @@ class GroupInterCommunicator extends PointToPointBase implements InterCommunicat
   }
 
   private remoteRankOfWorld(world: number): number {
-    if (this.remoteOf === undefined) {
-      this.remoteOf = new Map();
-      for (let i = 0; i < this.remote.length; i++) this.remoteOf.set(this.remote[i], i);
-    }
+    const inRange = indexInWorldRange(this.remote, world);
+    if (inRange !== undefined) return inRange;
+    if (this.remoteOf === undefined) this.remoteOf = indexOfWorldRanks(this.remote);
     return this.remoteOf.get(world) ?? -1;
   }
 
@@ -364,31 +364,83 @@ export async function createIntercomm(
 }
 
 /**
+ * The record every rank contributes to splitIntercomm's max-allreduce: [the highest rank that
+ * passed a bad color, the context counter, for color 0 the last and (negated) the first rank
+ * that passed it, the same for color 1]. −∞: nobody.
+ */
+const SPLIT_BAD = 0;
+const SPLIT_CTX = 1;
+const SPLIT_LAST = [2, 4] as const;
+const SPLIT_FIRST_NEGATED = [3, 5] as const;
+
+function splitRecord(rank: number, color: unknown, counter: number): Float64Array {
+  const r = Float64Array.of(-Infinity, counter, -Infinity, -Infinity, -Infinity, -Infinity);
+  if (color === 0 || color === 1) {
+    r[SPLIT_LAST[color]] = rank;
+    r[SPLIT_FIRST_NEGATED[color]] = -rank;
+  } else {
+    r[SPLIT_BAD] = rank;
+  }
+  return r;
+}
+
+/** The ranks [first, first + size) of each color when every color's ranks are consecutive, else undefined. */
+function colorRanges(all: Float64Array): readonly { first: number; size: number }[] | undefined {
+  const ranges = ([0, 1] as const).map((c) => {
+    const first = -all[SPLIT_FIRST_NEGATED[c]];
+    return { first, size: all[SPLIT_LAST[c]] - first + 1 };
+  });
+  // Every rank has color 0 or 1: if the spans [first, last] of the two colors are disjoint,
+  // each color's ranks are exactly its span.
+  const [a, b] = ranges;
+  return a.first + a.size <= b.first || b.first + b.size <= a.first ? ranges : undefined;
+}
+
+/**
  * An intercommunicator from one communicator: ranks passing color 0 form one group, color 1
  * the other (each in `comm`'s rank order). Collective over `comm`; both groups must be
  * non-empty, and a bad color anywhere rejects on every rank.
+ *
+ * One max-allreduce of a 48-byte record (comm/agree.ts, ⌈log₂p⌉(α + 48β)) gives every rank the
+ * context, any bad color, and the first and last rank of each color. When each color's ranks
+ * are consecutive (a group given by a range, as Kang19's groups A and B of §5 are) that is
+ * the whole membership: both groups are views of one shared table of world ranks, O(1) per
+ * rank, so that a simulation's P ranks hold O(P) in all, not P². Otherwise (colors
+ * interleaved) every rank gathers every color (Bruck allgather of 8-byte records, ⌈log₂p⌉α +
+ * 8(p−1)β) and keeps its own lists. Every rank takes the same path, from the same maxima.
  */
 export function splitIntercomm(comm: Communicator, color: 0 | 1): Promise<InterCommunicator> {
   const c = groupOf(comm, 'comm');
   return withContext(c.endpoint, async (counter) => {
-    const ok = color === 0 || color === 1;
-    const all = await allgatherRecords(c, TAG_INTER_GATHER, Float64Array.of(ok ? color : 0, counter.next, ok ? 0 : 1));
-    const mine: number[] = [];
-    const theirs: number[] = [];
-    let ctx = 0;
-    for (let i = 0; i < c.size; i++) {
-      if (all[i * 3 + 2] !== 0) {
-        throw new InvalidArgumentError('color', `rank ${i} passed a color other than 0 or 1`, { rank: c.rank });
-      }
-      (all[i * 3] === color ? mine : theirs).push(c.worldRankOf(i));
-      ctx = Math.max(ctx, all[i * 3 + 1]);
+    const all = await allreduceMaxRecords(c, TAG_INTER_GATHER, splitRecord(c.rank, color, counter.next));
+    if (all[SPLIT_BAD] >= 0) {
+      throw new InvalidArgumentError('color', `rank ${all[SPLIT_BAD]} passed a color other than 0 or 1`, { rank: c.rank });
     }
-    if (theirs.length === 0) {
+    if (all[SPLIT_LAST[1 - color]] < 0) {
       throw new InvalidArgumentError('color', `every rank passed ${color}; both groups must be non-empty`, { rank: c.rank });
     }
     // The two local intra-communicators are disjoint and may share ctx; the intercomm takes ctx + 1.
+    const ctx = all[SPLIT_CTX];
     counter.claim(ctx + 1);
-    const localComm = new GroupCommunicator(c.endpoint, ctx, mine, mine.indexOf(c.worldRankOf(c.rank)));
-    return new GroupInterCommunicator(localComm, ctx + 1, Int32Array.from(theirs));
+    const ranges = colorRanges(all);
+    let mine: Int32Array;
+    let theirs: Int32Array;
+    let rank: number;
+    if (ranges !== undefined) {
+      mine = c.worldRanksOfRange(ranges[color].first, ranges[color].size);
+      theirs = c.worldRanksOfRange(ranges[1 - color].first, ranges[1 - color].size);
+      rank = c.rank - ranges[color].first;
+    } else {
+      // the same tag as the allreduce: every rank's allreduce messages precede its gather's
+      const colors = await allgatherRecords(c, TAG_INTER_GATHER, Float64Array.of(color));
+      const own: number[] = [];
+      const other: number[] = [];
+      for (let i = 0; i < c.size; i++) (colors[i] === color ? own : other).push(c.worldRankOf(i));
+      mine = Int32Array.from(own);
+      theirs = Int32Array.from(other);
+      rank = own.indexOf(c.worldRankOf(c.rank));
+    }
+    const localComm = new GroupCommunicator(c.endpoint, ctx, mine, rank);
+    return new GroupInterCommunicator(localComm, ctx + 1, theirs);
   });
 }

@@ -8,11 +8,13 @@
  * before every run and every byte is checked after it. Also the worker-threads rank program
  * (default export).
  */
+import { Buffer } from 'node:buffer';
 import { barrier } from '../collectives/basic/barrier.js';
 import { interAllgather, interAllgatherv } from '../collectives/inter/index.js';
 import type { InterAllgatherAlgorithm } from '../collectives/inter/types.js';
 import type { Communicator } from '../comm/communicator.js';
 import { splitIntercomm } from '../comm/intercomm.js';
+import { sizeFacts } from '../collectives/allgather/shared-layout.js';
 
 export interface InterRankArgs {
   /** Run in this order in every round. */
@@ -36,24 +38,52 @@ export interface InterRankResult {
 
 const byteOf = (group: number, rank: number, i: number): number => (group * 101 + rank * 31 + i * 7 + 1) & 255;
 
-function check(recv: Uint8Array, theirs: readonly number[], group: number): boolean {
-  let at = 0;
-  for (let r = 0; r < theirs.length; r++) {
-    for (let i = 0; i < theirs[r]; i++) if (recv[at + i] !== byteOf(group, r, i)) return false;
-    at += theirs[r];
+/** The bytes every rank of a group must hold after a run: the remote blocks back to back, per (frozen) size list and group. */
+const EXPECTED = new WeakMap<readonly number[], Map<number, Uint8Array>>();
+
+/**
+ * The remote blocks of `group` as every rank of the other group must receive them. Built once
+ * per frozen size list and shared by the ranks of this process: on the simulator all P ranks
+ * check against one copy (a memcmp each), not P² calls of byteOf.
+ */
+function expectedRecv(theirs: readonly number[], group: number): Uint8Array {
+  let byGroup = EXPECTED.get(theirs);
+  if (byGroup === undefined) {
+    byGroup = new Map();
+    EXPECTED.set(theirs, byGroup);
   }
-  return true;
+  let want = byGroup.get(group);
+  if (want === undefined) {
+    want = new Uint8Array(sizeFacts(theirs).total);
+    for (let r = 0, at = 0; r < theirs.length; r++) {
+      const bytes = theirs[r]; // one read per block (element reads of a frozen array are slower in V8)
+      for (let i = 0; i < bytes; i++) want[at + i] = byteOf(group, r, i);
+      at += bytes;
+    }
+    byGroup.set(group, want);
+  }
+  return want;
+}
+
+function check(recv: Uint8Array, theirs: readonly number[], group: number): boolean {
+  const want = expectedRecv(theirs, group);
+  return recv.length === want.length && Buffer.compare(recv, want) === 0;
+}
+
+function frozen(xs: readonly number[]): readonly number[] {
+  return Object.isFrozen(xs) ? xs : Object.freeze([...xs]);
 }
 
 export async function interRank(comm: Communicator, args: InterRankArgs): Promise<InterRankResult> {
   const p = args.sizes[0].length;
   const color = comm.rank < p ? 0 : 1;
   const inter = await splitIntercomm(comm, color);
-  const mine = args.sizes[color];
-  const theirs = args.sizes[1 - color];
+  // frozen, so that the collectives share what they derive from them among the ranks of one
+  // process (collectives/allgather/shared-layout.ts); on the simulator they already are (inter.ts)
+  const [mine, theirs] = [args.sizes[color], args.sizes[1 - color]].map(frozen);
   const send = new Uint8Array(mine[inter.rank]);
   for (let i = 0; i < send.length; i++) send[i] = byteOf(color, inter.rank, i);
-  const recv = new Uint8Array(theirs.reduce((a, b) => a + b, 0));
+  const recv = new Uint8Array(sizeFacts(theirs).total); // (shared per frozen array: O(1) per rank)
   const clock = comm.clock;
   const now = (): number => (clock !== undefined ? clock.now() : performance.now() / 1000);
   const warmup = args.warmup ?? 0;

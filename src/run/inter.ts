@@ -8,11 +8,12 @@
  * message, β = t_w per byte. Scale: the simulator moves real bytes, and p·q·8 MiB does not fit in
  * memory; every block is simulated with ⌈bytes/scale⌉ real bytes and β·scale per real byte, so
  * the transfer terms keep their logical size (α terms are unchanged). `scale` is the smallest
- * power of two that keeps the run's buffers under `maxBytes` (reported).
+ * power of two that keeps the run's buffers under `maxBytes` (reported); a block keeps at least
+ * one real byte, so the receive buffers never go below 2pq bytes (interSimBytes).
  */
 import { InvalidArgumentError } from '../errors.js';
 import { linearModel } from '../model/cost-model.js';
-import { checkMemory, checkSimRanks, SIM_RUN_TREE_RANK_BYTES } from '../util/limits.js';
+import { checkMemory, checkSimRanks, formatBytes, SIM_RUN_TREE_RANK_BYTES } from '../util/limits.js';
 import { runSim } from '../transports/sim/index.js';
 import { runThreads } from '../transports/threads/index.js';
 import { interRank, type InterRankArgs, type InterRankResult } from './inter-rank.js';
@@ -67,21 +68,56 @@ export interface InterReport {
   readonly reps: number;
 }
 
+/** Bytes of all receive buffers together above which the blocks are scaled down (runInter's default maxBytes). */
+export const INTER_MAX_BYTES = 128 * 2 ** 20;
+
 /**
- * Bytes per pair of ranks that creating the intercommunicator takes on the simulator: every
- * rank's splitIntercomm (comm/intercomm.ts) gathers a 24-byte record of every rank (comm/agree.ts
- * allgatherRecords, all ranks at once), and each keeps both groups' world ranks. Measured with
- * /usr/bin/time: 0.55 GB at 4096 ranks, 1.9 GB at 8192 (about 29 B per pair).
+ * What a simulated run of the settings takes besides its per-rank and data parts: Node, the
+ * code, the engine, and most of the final stages that are quadratic by design — the
+ * (pipelined) ring over a group (Kang19 ref [16]) holds O(n) operations per rank — which the
+ * settings only reach while the scaled blocks are large, at P ≤ 4096 (measured ≤ 1.2 GB;
+ * setting 3 at P = 4096, 3.0 GB, exceeds the estimate, far below any limit).
  */
-export const INTER_SPLIT_PAIR_BYTES = 28;
+export const INTER_SIM_FIXED_BYTES = 2 ** 30;
+
+/**
+ * Per simulated rank: its endpoint, world communicator, the intercommunicator (both groups'
+ * world ranks are views of one shared table: comm/group.ts worldRange), the collectives'
+ * schedules and requests (their layouts shared: collectives/allgather/shared-layout.ts), and
+ * the collector's slack. Fitted to maxRSS (/usr/bin/time, size 64 KiB, settings 1–8, P = 2^11
+ * … 2^15: 0.6 → 3.8 GB for the heaviest, settings 7 and 8; docs/cli.md, `vcoll inter`).
+ */
+export const INTER_SIM_RANK_BYTES = 48 * 1024;
+
+/**
+ * Copies of the receive data alive at once: every rank's receive buffer, the final stage's
+ * Bruck buffer of the blocks in flight (Kang19 §4: the intragroup allgatherv), the root
+ * gathering's broadcast pieces.
+ */
+export const INTER_SIM_DATA_COPIES = 3;
+
+/**
+ * The bytes of a simulated run of the settings on `ranks` = p + q ranks: fixed, per rank, and
+ * the real receive data. The blocks are scaled to keep the receive buffers under
+ * INTER_MAX_BYTES, but a block is at least one real byte and every rank receives every remote
+ * block: 2pq ≤ ranks²/2 bytes more — the one part that stays quadratic, by design (1 byte per
+ * pair: 2 GiB at p + q = 2^16).
+ */
+export function interSimBytes(ranks: number, maxBytes = INTER_MAX_BYTES): number {
+  return INTER_SIM_FIXED_BYTES + ranks * INTER_SIM_RANK_BYTES + INTER_SIM_DATA_COPIES * (maxBytes + (ranks * ranks) / 2);
+}
 
 /**
  * Refuses (TooLargeError naming `field`) a simulated run of the settings on `ranks` ranks
- * whose ranks, or whose intercommunicator's creation (quadratic in the ranks), would not fit.
+ * whose ranks (the JavaScript heap) or whose whole run (interSimBytes) would not fit.
  */
 export function checkInterRanks(ranks: number, field = 'ranks'): void {
   checkSimRanks(ranks, field, SIM_RUN_TREE_RANK_BYTES, 'simulating the intergroup settings');
-  checkMemory(field, INTER_SPLIT_PAIR_BYTES * ranks * ranks, `creating the intercommunicator of ${ranks} simulated ranks (every rank gathers a record of every rank)`);
+  checkMemory(
+    field,
+    interSimBytes(ranks),
+    `simulating the intergroup settings on ${ranks} simulated ranks (${formatBytes(INTER_SIM_FIXED_BYTES)} + ${formatBytes(INTER_SIM_RANK_BYTES)} per rank + ${INTER_SIM_DATA_COPIES} × the receive buffers, ≥ 1 byte per pair of ranks)`,
+  );
 }
 
 const INTER_PROGRAM = new URL(import.meta.url.endsWith('.ts') ? './inter-rank.ts' : './inter-rank.js', import.meta.url);
@@ -121,7 +157,7 @@ export async function runInter(o: InterRunOptions): Promise<InterReport> {
   // the simulated ranks' memory, before the settings' block lists are drawn
   if ((o.transport ?? 'sim') === 'sim' && typeof o.ranks === 'number') checkInterRanks(o.ranks);
   const s = interSetting(o.setting, o.ranks, o.size);
-  const maxBytes = o.maxBytes ?? 128 * 2 ** 20;
+  const maxBytes = o.maxBytes ?? INTER_MAX_BYTES;
   const logical = s.p * sum(s.sizesB) + s.q * sum(s.sizesA);
   let scale = 1;
   if ((o.transport ?? 'sim') === 'threads') {
@@ -129,7 +165,8 @@ export async function runInter(o: InterRunOptions): Promise<InterReport> {
       throw new InvalidArgumentError('size', `on threads the blocks are real: ${logical} bytes of receive buffers exceed ${maxBytes}; use fewer ranks or a smaller size`);
     }
   } else while (logical / scale > maxBytes) scale *= 2;
-  const real = [s.sizesA, s.sizesB].map((xs) => xs.map((x) => Math.ceil(x / scale)));
+  // frozen: every simulated rank shares them, and the layouts derived from them (interRank)
+  const real = [s.sizesA, s.sizesB].map((xs) => Object.freeze(xs.map((x) => Math.ceil(x / scale))));
   const beta = o.beta * scale;
   const transport = o.transport ?? 'sim';
   const warmup = rounds('warmup', o.warmup, transport === 'sim' ? 0 : 2, 0);

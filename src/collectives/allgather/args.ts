@@ -9,11 +9,14 @@
  * rank whose counts or, for allgather, whose m differs from the others') is caught by the
  * algorithms' handshake (handshake.ts): a rank whose right neighbour's fingerprint of the sizes
  * differs throws, so the run fails instead of hanging or misplacing data.
+ *
+ * The layouts are shared read-only between calls that pass the same frozen counts (and
+ * regular layouts between calls of the same p and m): shared-layout.ts.
  */
 import type { Communicator } from '../../comm/communicator.js';
 import { InvalidArgumentError } from '../../errors.js';
-import { blockLayout } from '../args.js';
 import { checkBytes } from '../bytes.js';
+import { regularLayout, sharedBlockLayout } from './shared-layout.js';
 import type { AllgatherArgs, AllgatherOptions, AllgathervArgs, AllgathervInput, AllgathervOptions } from './types.js';
 import { ALLGATHER_ALGORITHMS, ALLGATHERV_ALGORITHMS, type AllgatherAlgorithm, type AllgathervAlgorithm } from './variants.js';
 
@@ -60,8 +63,7 @@ export function allgatherInput(comm: Communicator, args: AllgatherArgs): Allgath
   const { me, p, send, recv } = buffersOf(comm, args);
   const m = send.length;
   if (recv.length !== p * m) fail(me, 'recv', `holds ${recv.length} bytes, p·m = ${p}·${m} = ${p * m} needed`);
-  const bytes = new Array<number>(p).fill(m);
-  const offsets = Array.from({ length: p }, (_, i) => i * m);
+  const { bytes, offsets } = regularLayout(p, m);
   return { comm, send, recv, bytes, offsets, sizesField: 'send' };
 }
 
@@ -92,11 +94,9 @@ export function normalizeAllgatherv(
   }
   const unit = unitArg;
   const algorithm = algorithmOf(me, options, ALLGATHERV_ALGORITHMS);
-  const { counts, displs } = blockLayout(me, p, args.counts, args.displs, unit, recv.length, 'recv', 'must be an array with one entry per rank');
+  const { counts, bytes, offsets } = sharedBlockLayout(me, p, args.counts, args.displs, unit, recv.length, 'recv', 'must be an array with one entry per rank');
   if (send.length !== counts[me] * unit) {
     fail(me, 'send', `holds ${send.length} bytes, counts[${me}]·unitBytes = ${counts[me]}·${unit} = ${counts[me] * unit} expected`);
   }
-  const bytes = counts.map((n) => n * unit);
-  const offsets = displs.map((x) => x * unit);
   return { input: { comm, send, recv, bytes, offsets }, algorithm };
 }

@@ -39,16 +39,68 @@ import {
   TMP,
   type AllgatherRankDescription,
 } from './schedule-parts.js';
+import { packedPrefix } from './shared-layout.js';
 import { ALLGATHER_TAGS, type AllgathervInput, type AllgathervVariant } from './types.js';
 
-/** Where relative block j ≥ 1 (rank + j mod p) lies in tmp: [at[j], at[j + 1]); at[p] is tmp's size. */
-function packedAt(d: AllgatherRankDescription): number[] {
+/**
+ * Where relative block j ≥ 1 (rank + j mod p) lies in tmp: [at(j), at(j + 1)); at(p) is tmp's
+ * size. O(1) per call from the prefix sums of a layout shared by the ranks (`prefix`: the
+ * bytes before relative block j are a cyclic run of blocks), else from a table of p + 1 built
+ * here (O(p) per rank).
+ */
+function packedAt(d: AllgatherRankDescription, prefix: readonly number[] | undefined): (j: number) => number {
   const { rank, p, bytes } = d;
+  if (prefix !== undefined) {
+    const total = prefix[p];
+    const from = (rank + 1) % p;
+    return (j) => {
+      if (j <= 1) return 0;
+      const end = from + j - 1;
+      return end <= p ? prefix[end] - prefix[from] : total - prefix[from] + prefix[end - p];
+    };
+  }
   const at = new Array<number>(p + 1);
   at[0] = 0;
   at[1] = 0;
   for (let j = 1; j < p; j++) at[j + 1] = at[j] + bytes[(rank + j) % p];
-  return at;
+  return (j) => at[j];
+}
+
+/**
+ * The rotation: the packed blocks of tmp to their places in recv, one copy per run of blocks
+ * contiguous in recv (walking the blocks in tmp's order, O(p)). With a packed layout's prefix
+ * sums the runs are known: blocks rank+1 … p−1 (at the start of tmp), then 0 … rank−1 — the
+ * same copies, in O(1).
+ */
+function rotation(d: AllgatherRankDescription, at: (j: number) => number, prefix: readonly number[] | undefined): ScheduleOp[] {
+  const { rank, p, bytes, offsets } = d;
+  const ops: ScheduleOp[] = [];
+  if (prefix !== undefined) {
+    const tail = prefix[p] - prefix[rank + 1];
+    if (tail > 0) ops.push(copy(span(RECV, prefix[rank + 1], tail), span(TMP, 0, tail)));
+    if (prefix[rank] > 0) ops.push(copy(span(RECV, 0, prefix[rank]), span(TMP, tail, prefix[rank])));
+    return ops;
+  }
+  let runTmp = 0;
+  let runRecv = -1;
+  let runLen = 0;
+  const flush = (): void => {
+    if (runLen > 0) ops.push(copy(span(RECV, runRecv, runLen), span(TMP, runTmp, runLen)));
+  };
+  for (let j = 1; j < p; j++) {
+    const i = (rank + j) % p;
+    if (bytes[i] === 0) continue;
+    if (runLen > 0 && offsets[i] === runRecv + runLen) {
+      runLen += bytes[i];
+      continue;
+    }
+    flush();
+    runTmp = at(j);
+    runRecv = offsets[i];
+    runLen = bytes[i];
+  }
+  flush();
+  return ops;
 }
 
 /**
@@ -61,40 +113,20 @@ function packedAt(d: AllgatherRankDescription): number[] {
  * runs without the handshake (no fingerprint, on `tag`).
  */
 export function bruckSchedule(d: AllgatherRankDescription, tag: number, withFirst = false): RankSchedule {
-  const { rank, p, bytes, offsets } = d;
-  const at = packedAt(d);
+  const { rank, p, bytes } = d;
+  const prefix = packedPrefix(bytes, d.offsets);
+  const at = packedAt(d, prefix);
   const steps: ScheduleStep[] = [];
   const mine = span(SEND, 0, bytes[rank]);
-  if (withFirst && p > 1) addStep(steps, [recv((rank + 1) % p, tag, span(TMP, 0, at[2])), send((rank - 1 + p) % p, tag, mine), ...ownCopy(d)]);
+  if (withFirst && p > 1) addStep(steps, [recv((rank + 1) % p, tag, span(TMP, 0, at(2))), send((rank - 1 + p) % p, tag, mine), ...ownCopy(d)]);
   else addStep(steps, ownCopy(d));
   for (let dist = 2; dist < p; dist *= 2) {
     const n = Math.min(dist, p - dist);
-    const into = span(TMP, at[dist], at[dist + n] - at[dist]);
-    addStep(steps, [recv((rank + dist) % p, tag, into), send((rank - dist + p) % p, tag, [...mine, ...span(TMP, 0, at[n])])]);
+    const into = span(TMP, at(dist), at(dist + n) - at(dist));
+    addStep(steps, [recv((rank + dist) % p, tag, into), send((rank - dist + p) % p, tag, [...mine, ...span(TMP, 0, at(n))])]);
   }
-  // the rotation: runs of blocks that are contiguous in recv, one copy each
-  const rotation: ScheduleOp[] = [];
-  let runTmp = 0;
-  let runRecv = -1;
-  let runLen = 0;
-  const flush = (): void => {
-    if (runLen > 0) rotation.push(copy(span(RECV, runRecv, runLen), span(TMP, runTmp, runLen)));
-  };
-  for (let j = 1; j < p; j++) {
-    const i = (rank + j) % p;
-    if (bytes[i] === 0) continue;
-    if (runLen > 0 && offsets[i] === runRecv + runLen) {
-      runLen += bytes[i];
-      continue;
-    }
-    flush();
-    runTmp = at[j];
-    runRecv = offsets[i];
-    runLen = bytes[i];
-  }
-  flush();
-  addStep(steps, rotation);
-  return { rank, buffers: scheduleBuffers(d, at[p]), steps };
+  addStep(steps, rotation(d, at, prefix));
+  return { rank, buffers: scheduleBuffers(d, at(p)), steps };
 }
 
 export async function bruckAllgatherv(input: AllgathervInput, tag: number): Promise<void> {

@@ -28,8 +28,33 @@ import { ALLGATHER_TAGS, type AllgathervInput } from './types.js';
 /** Bytes of the fingerprint. */
 export const FINGERPRINT_BYTES = 8;
 
-/** A 2×32-bit FNV-1a-style fingerprint of an algorithm's name and the block sizes (8 bytes). */
+/**
+ * Fingerprints of frozen size arrays, by algorithm name: the ranks of one process (a
+ * simulation's) pass the same frozen arrays (shared-layout.ts), and hashing them on every rank
+ * would cost O(p) per rank, O(p²) in all.
+ */
+const FINGERPRINTS = new WeakMap<readonly number[], Map<string, Uint8Array>>();
+
+/**
+ * A 2×32-bit FNV-1a-style fingerprint of an algorithm's name and the block sizes (8 bytes, a
+ * new array on every call; computed once per frozen `bytes` and name).
+ */
 export function fingerprint(algorithm: string, bytes: readonly number[]): Uint8Array {
+  if (!Object.isFrozen(bytes)) return computeFingerprint(algorithm, bytes);
+  let byName = FINGERPRINTS.get(bytes);
+  if (byName === undefined) {
+    byName = new Map();
+    FINGERPRINTS.set(bytes, byName);
+  }
+  let fp = byName.get(algorithm);
+  if (fp === undefined) {
+    fp = computeFingerprint(algorithm, bytes);
+    byName.set(algorithm, fp);
+  }
+  return fp.slice();
+}
+
+function computeFingerprint(algorithm: string, bytes: readonly number[]): Uint8Array {
   let h1 = 0x811c9dc5;
   let h2 = 0x01000193 ^ bytes.length;
   for (let i = 0; i < algorithm.length; i++) h1 = Math.imul(h1 ^ algorithm.charCodeAt(i), 0x01000193) >>> 0;

@@ -18,6 +18,7 @@ import type { Communicator } from '../../comm/communicator.js';
 import { VcollError } from '../../errors.js';
 import { beginCall } from '../call-scope.js';
 import { normalizeAllgather, normalizeAllgatherv } from './args.js';
+import { sizeFacts } from './shared-layout.js';
 import type { AllgatherArgs, AllgatherOptions, AllgathervArgs, AllgathervInput, AllgathervOptions, AllgathervVariant } from './types.js';
 import {
   ALLGATHER_VARIANTS,
@@ -64,10 +65,9 @@ export const AUTO_MEDIUM_BYTES = 512 * 1024;
 /** allgatherv: the pipelined ring when the ring would waste more than total/this bytes' time. */
 export const AUTO_PIPELINE_WASTE = 16;
 
+/** All blocks' bytes (O(1) per rank for the shared, frozen layouts: shared-layout.ts). */
 function total(input: AllgathervInput): number {
-  let n = 0;
-  for (const b of input.bytes) n += b;
-  return n;
+  return sizeFacts(input.bytes).total;
 }
 
 /** What `auto` runs for allgather. */
@@ -90,12 +90,7 @@ export function chooseAllgatherv(input: AllgathervInput): Exclude<AllgathervAlgo
   const t = total(input);
   if (t < AUTO_SHORT_BYTES) return 'bruck';
   const p = input.bytes.length;
-  let max = 0;
-  let min = Infinity;
-  for (const b of input.bytes) {
-    max = Math.max(max, b);
-    min = Math.min(min, b);
-  }
+  const { max, min } = sizeFacts(input.bytes);
   return (p - 1) * max - (t - min) > t / AUTO_PIPELINE_WASTE ? 'pipelined-ring' : 'ring';
 }
 

@@ -23,14 +23,15 @@ import {
   addStep,
   bindAllgather,
   bindBuffers,
-  blocksSpan,
   blockSpan,
   describeAllgather,
   ownCopy,
   recv,
+  runsSpan,
   scheduleBuffers,
   send,
   type AllgatherRankDescription,
+  type RankRun,
 } from './schedule-parts.js';
 import { ALLGATHER_TAGS, type AllgathervInput, type AllgathervVariant } from './types.js';
 
@@ -41,12 +42,12 @@ export function pof2Below(p: number): number {
   return q;
 }
 
-/** Ranks g … g+n−1 of the first q and their extra partners (i+q < p). */
-function group(g: number, n: number, q: number, p: number): number[] {
-  const out: number[] = [];
-  for (let i = g; i < g + n; i++) out.push(i);
-  for (let i = g; i < g + n && i + q < p; i++) out.push(i + q);
-  return out;
+/** Ranks g … g+n−1 of the first q, then their extra partners (i+q < p): two runs of consecutive ranks. */
+function group(g: number, n: number, q: number, p: number): RankRun[] {
+  return [
+    [g, g + n],
+    [g + q, Math.max(g, Math.min(g + n, p - q)) + q],
+  ];
 }
 
 /**
@@ -69,10 +70,12 @@ export function recursiveDoublingSchedule(d: AllgatherRankDescription, tag: numb
   if (rank >= q) {
     // an extra rank: hand the block to rank − q, get everything back from it
     const partner = rank - q;
-    const others: number[] = [];
-    for (let i = 0; i < p; i++) if (i !== rank) others.push(i);
+    const others: RankRun[] = [
+      [0, rank],
+      [rank + 1, p],
+    ];
     addStep(steps, [send(partner, tag, blockSpan(d, rank, true)), ...own()]);
-    addStep(steps, [recv(partner, tag, blocksSpan(d, others, false))]);
+    addStep(steps, [recv(partner, tag, runsSpan(d, others, false))]);
     return { rank, buffers: scheduleBuffers(d), steps };
   }
   if (rank + q < p) addStep(steps, [recv(rank + q, tag, blockSpan(d, rank + q, false))]);
@@ -80,13 +83,15 @@ export function recursiveDoublingSchedule(d: AllgatherRankDescription, tag: numb
     const partner = rank ^ mask;
     const mine = group(rank & ~(mask - 1), mask, q, p);
     const theirs = group(partner & ~(mask - 1), mask, q, p);
-    addStep(steps, [recv(partner, tag, blocksSpan(d, theirs, false)), send(partner, tag, blocksSpan(d, mine, true)), ...own()]);
+    addStep(steps, [recv(partner, tag, runsSpan(d, theirs, false)), send(partner, tag, runsSpan(d, mine, true)), ...own()]);
   }
   addStep(steps, own());
   if (rank + q < p) {
-    const all: number[] = [];
-    for (let i = 0; i < p; i++) if (i !== rank + q) all.push(i);
-    addStep(steps, [send(rank + q, tag, blocksSpan(d, all, true))]);
+    const all: RankRun[] = [
+      [0, rank + q],
+      [rank + q + 1, p],
+    ];
+    addStep(steps, [send(rank + q, tag, runsSpan(d, all, true))]);
   }
   return { rank, buffers: scheduleBuffers(d), steps };
 }

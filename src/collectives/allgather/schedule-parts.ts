@@ -20,6 +20,7 @@ import { bindSchedule } from '../../schedule/run.js';
 import { copy, recv, send, span } from '../schedule-builder.js';
 import { checkReceived } from './blocks.js';
 import type { FirstStep } from './handshake.js';
+import { layoutEnd, packedPrefix } from './shared-layout.js';
 import type { AllgathervInput } from './types.js';
 
 /** Buffer indices (schedule.buffers order). */
@@ -44,9 +45,7 @@ export function describeAllgather(input: AllgathervInput): AllgatherRankDescript
 
 /** Bytes of the 'recv' buffer: the end of the last non-empty block (0 when all are empty). */
 export function recvCapacity(d: AllgatherRankDescription): number {
-  let end = 0;
-  for (let i = 0; i < d.p; i++) if (d.bytes[i] > 0 && d.offsets[i] + d.bytes[i] > end) end = d.offsets[i] + d.bytes[i];
-  return end;
+  return layoutEnd(d.bytes, d.offsets);
 }
 
 /** The buffers 'send' and 'recv' of a rank's schedule (and 'tmp' of `tmpBytes` when given). */
@@ -64,23 +63,46 @@ export function blockSpan(d: AllgatherRankDescription, i: number, sending: boole
   return sending && i === d.rank ? span(SEND, 0, d.bytes[i]) : span(RECV, d.offsets[i], d.bytes[i]);
 }
 
+/** Appends range `r` to `out`, extending the last range when `r` continues it in the same buffer. */
+function pushMerged(out: ByteRange[], r: ByteRange): void {
+  const last = out.length > 0 ? out[out.length - 1] : undefined;
+  if (last !== undefined && last.buffer === r.buffer && last.offset + last.length === r.offset) {
+    out[out.length - 1] = { buffer: r.buffer, offset: last.offset, length: last.length + r.length };
+  } else {
+    out.push(r);
+  }
+}
+
+/** A run of consecutive ranks: [first, end). */
+export type RankRun = readonly [first: number, end: number];
+
 /**
- * One message of the blocks `ranks`, in that order (empty ones left out; a block that
- * continues the previous one in the same buffer extends its range). Merged, a message of
- * blocks adjacent in recv is O(1) ranges: a rank's schedule (recursive doubling's rounds,
- * the scatter-allgather broadcast's) no longer holds one range per block, O(p) per rank and
- * O(p²) for a simulation's ranks. The bytes, and so the times, are the same.
+ * One message of the blocks of `runs` (each a run of consecutive ranks), in that order: empty
+ * blocks left out, a block that continues the previous one in the same buffer extends its
+ * range. Merged, a message of blocks adjacent in recv is O(1) ranges: a rank's schedule
+ * (recursive doubling's rounds) holds no range per block, O(p) per rank and O(p²) for a
+ * simulation's ranks. For a packed layout shared by the ranks (shared-layout.ts packedPrefix)
+ * a run's blocks are back to back in recv, so each run costs O(1) — one range, cut around the
+ * own block when it goes out of 'send' — instead of a walk over its blocks; the ranges, and so
+ * the times, are the same.
  */
-export function blocksSpan(d: AllgatherRankDescription, ranks: readonly number[], sending: boolean): Span {
+export function runsSpan(d: AllgatherRankDescription, runs: readonly RankRun[], sending: boolean): Span {
   const out: ByteRange[] = [];
-  for (const i of ranks) {
-    for (const r of blockSpan(d, i, sending)) {
-      const last = out.length > 0 ? out[out.length - 1] : undefined;
-      if (last !== undefined && last.buffer === r.buffer && last.offset + last.length === r.offset) {
-        out[out.length - 1] = { buffer: r.buffer, offset: last.offset, length: last.length + r.length };
-      } else {
-        out.push(r);
-      }
+  const prefix = packedPrefix(d.bytes, d.offsets);
+  const recvRun = (first: number, end: number): void => {
+    if (prefix === undefined) {
+      for (let i = first; i < end; i++) for (const r of span(RECV, d.offsets[i], d.bytes[i])) pushMerged(out, r);
+    } else {
+      for (const r of span(RECV, prefix[first], prefix[end] - prefix[first])) pushMerged(out, r);
+    }
+  };
+  for (const [first, end] of runs) {
+    if (sending && first <= d.rank && d.rank < end) {
+      recvRun(first, d.rank);
+      for (const r of span(SEND, 0, d.bytes[d.rank])) pushMerged(out, r);
+      recvRun(d.rank + 1, end);
+    } else {
+      recvRun(first, end);
     }
   }
   return out;

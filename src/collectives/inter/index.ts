@@ -8,7 +8,7 @@
  */
 import type { InterCommunicator } from '../../comm/intercomm.js';
 import { InvalidArgumentError } from '../../errors.js';
-import { blockLayout } from '../args.js';
+import { sharedBlockLayout } from '../allgather/shared-layout.js';
 import { beginInterCall } from '../call-scope.js';
 import { checkBytes } from '../bytes.js';
 import type { InterAllgatherArgs, InterAllgathervArgs, InterOptions } from './types.js';
@@ -60,9 +60,7 @@ export async function interAllgatherv(inter: InterCommunicator, args: InterAllga
   const unit = args.unitBytes ?? 1;
   if (!Number.isInteger(unit) || unit < 1) throw new InvalidArgumentError('unitBytes', `must be a positive integer, got ${String(unit)}`, { rank });
   if (send.length % unit !== 0) throw new InvalidArgumentError('send', `holds ${send.length} bytes, not a multiple of unitBytes = ${unit}`, { rank });
-  const { counts, displs } = blockLayout(rank, inter.remoteSize, args.counts, args.displs, unit, recv.length, 'recv', 'must be an array of counts, one per remote rank');
-  // (unitBytes 1: the element arrays are the byte arrays; no second pair per rank)
-  const bytes = unit === 1 ? counts : counts.map((c) => c * unit);
-  const offsets = unit === 1 ? displs : displs.map((d) => d * unit);
+  // (shared read-only by the calls passing the same frozen counts: allgather/shared-layout.ts)
+  const { counts, displs, bytes, offsets } = sharedBlockLayout(rank, inter.remoteSize, args.counts, args.displs, unit, recv.length, 'recv', 'must be an array of counts, one per remote rank');
   return algorithm.allgatherv({ inter, send, recv, counts, displs, unitBytes: unit, bytes, offsets });
 }

@@ -29,6 +29,7 @@ import { gatherv } from '../v-collectives.js';
 import type { InterCommunicator } from '../../comm/intercomm.js';
 import { InvalidArgumentError } from '../../errors.js';
 import { fingerprint } from '../allgather/handshake.js';
+import { isPackedLayout, sizeFacts } from '../allgather/shared-layout.js';
 import { exchangeError } from './segmented.js';
 import type { RankSchedule, Span } from '../../comm/schedule.js';
 import { bindInterSchedule } from '../../schedule/run.js';
@@ -100,15 +101,9 @@ export async function rootGathering(
     await gatherv(local, { root: 0, send, recv: gathered, counts }, { algorithm: 'linear' });
   }
   // (2) The remote data arrives contiguously: in recv itself when its layout is contiguous.
-  let remoteTotal = 0;
-  let contiguous = true;
-  if ('bytes' in remote) {
-    for (let i = 0; i < remote.bytes.length; remoteTotal += remote.bytes[i], i++) {
-      if (remote.bytes[i] > 0 && remote.offsets[i] !== remoteTotal) contiguous = false;
-    }
-  } else {
-    remoteTotal = remote.block * remote.count;
-  }
+  // (O(1) per rank for the frozen layouts a simulation's ranks share: allgather/shared-layout.ts)
+  const remoteTotal = 'bytes' in remote ? sizeFacts(remote.bytes).total : remote.block * remote.count;
+  const contiguous = 'bytes' in remote ? isPackedLayout(remote.bytes, remote.offsets) : true;
   const incoming = contiguous ? recv.subarray(0, remoteTotal) : new Uint8Array(remoteTotal);
   const algorithm = remoteTotal >= BCAST_LONG_BYTES ? 'scatter-allgather' : 'binomial';
   if (rank === 0 && gathered !== undefined) {

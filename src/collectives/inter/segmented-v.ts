@@ -26,7 +26,8 @@ import type { Request } from '../../comm/communicator.js';
 import type { InterCommunicator } from '../../comm/intercomm.js';
 import { InvalidArgumentError } from '../../errors.js';
 import { AGREEMENT_TERMS, agreementTerms, allAgree } from './agreement.js';
-import { prefixSums, vRecvPlan, vSendPieces, type Piece } from './plan.js';
+import { isPackedLayout, sharedPrefixSums } from '../allgather/shared-layout.js';
+import { vRecvPlan, vSendPieces, type Piece } from './plan.js';
 import { exchangeError, finalStageAlgorithm } from './segmented.js';
 import type { RankSchedule } from '../../comm/schedule.js';
 import { bindInterSchedule } from '../../schedule/run.js';
@@ -69,10 +70,9 @@ export async function segmentedAllgatherv(
   await exscan(local, { send: Float64Array.of(send.length), recv: pre, op: 'sum' });
   const prefix = rank === 0 ? 0 : pre[0];
   // (2) The exchange, both directions at once.
-  const remotePrefix = prefixSums(remoteBytes);
+  const remotePrefix = sharedPrefixSums(remoteBytes);
   const remoteTotal = remotePrefix[nr];
-  let contiguous = true;
-  for (let j = 0; j < nr; j++) if (remoteBytes[j] > 0 && remoteOffsets[j] !== remotePrefix[j]) contiguous = false;
+  const contiguous = isPackedLayout(remoteBytes, remoteOffsets);
   const incoming = contiguous ? recv.subarray(0, remoteTotal) : new Uint8Array(remoteTotal);
   const sendPieces = vSendPieces(total, nr, prefix, send.length);
   const plan = vRecvPlan(remoteBytes, remotePrefix, n, rank);

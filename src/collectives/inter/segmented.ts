@@ -26,6 +26,7 @@
  * every exchange round and every ring step takes two transfers.
  */
 import { allgatherv, AUTO_SHORT_BYTES, type AllgathervAlgorithm } from '../allgather/index.js';
+import { sizeFacts } from '../allgather/shared-layout.js';
 import type { InterCommunicator } from '../../comm/intercomm.js';
 import { InvalidArgumentError } from '../../errors.js';
 import { segmentedRankPlan } from './plan.js';
@@ -76,14 +77,8 @@ export async function segmentedAllgather(inter: InterCommunicator, send: Uint8Ar
  * p = 14, 14 000-byte blocks, α = β = 1).
  */
 export function finalStageAlgorithm(counts: readonly number[]): AllgathervAlgorithm {
-  let total = 0;
-  let max = 0;
-  let min = Infinity;
-  for (const c of counts) {
-    total += c;
-    max = Math.max(max, c);
-    min = Math.min(min, c);
-  }
+  // O(1) per rank for the shared (frozen) counts of plan.ts
+  const { total, max, min } = sizeFacts(counts);
   return max > min + 1 && total >= AUTO_SHORT_BYTES ? 'pipelined-ring' : 'auto';
 }
 
