@@ -36,10 +36,10 @@ export function treeOfAlgorithm(algorithm: VAlgorithm): string | undefined {
  * `vcoll run --transport sim --algorithm hierarchical --per-node 256` (gatherv, random, b = 100,
  * one repetition), Node's own ~60 MiB included: 15.7 KiB at p = 2^14, 13.8 KiB at 2^15, 12.6 KiB
  * at 2^16 (12.6–13.1 KiB there over placements, variants and 1 … 65536 ranks per node; the
- * regular gather, --dist same b = 8: 9.5 KiB). Most of it is garbage a smaller heap collects:
- * the run at 2^16 also completes under a 300 MiB heap.
+ * regular gather, --dist same b = 8: 9.5 KiB), 8.95 KiB at 2^20 (4096 nodes × 256). Most of it is
+ * garbage a smaller heap collects: the run at 2^16 also completes under a 300 MiB heap.
  */
-export const SIM_RUN_HIERARCHICAL_RANK_BYTES = 14 * 1024;
+export const SIM_RUN_HIERARCHICAL_RANK_BYTES = 11 * 1024;
 
 /** Bytes of JavaScript objects per simulated rank of a case with `algorithm` (src/util/limits.ts, measured). */
 export function simCaseRankBytes(c: { readonly algorithm: RunAlgorithm }): number {
