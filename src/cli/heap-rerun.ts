@@ -28,3 +28,16 @@ export function rerunWithHeap(mib: number): number | undefined {
   }
   return child.status ?? 1;
 }
+
+/**
+ * When `mib` is given (the command's ranks need a larger heap than Node's), runs the command
+ * again with it and sets process.exitCode to the child's status: true when that happened and the
+ * caller must stop; false when the caller goes on in this process.
+ */
+export function ranAgainWithHeap(mib: number | undefined): boolean {
+  if (mib === undefined) return false;
+  const status = rerunWithHeap(mib);
+  if (status === undefined) return false;
+  process.exitCode = status;
+  return true;
+}

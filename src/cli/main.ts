@@ -13,6 +13,7 @@ import type { BenchCommandOptions, GuidelinesCommandOptions, ReportCommandOption
 import type { DemoCommandOptions } from './demo-command.js';
 import type { EstimateCommandOptions } from './estimate-command.js';
 import { exitOnError } from './exit.js';
+import { ranAgainWithHeap } from './heap-rerun.js';
 import { runModel, type ModelCommandOptions } from './model-command.js';
 import { parseChoice, parseIntegerListOption, parseIntegerOption, parseNumberOption, parseSizesOption } from './options.js';
 import type { InterCommandOptions } from './inter-command.js';
@@ -136,15 +137,7 @@ export function buildProgram(): Command {
       // loaded on demand: the transports and collectives are not needed by the other commands
       const { runRun, heapForRun } = await import('./run-command.js');
       // a simulation larger than Node's heap limit but within the memory limit: run again with a larger heap
-      const mib = heapForRun(opts);
-      if (mib !== undefined) {
-        const { rerunWithHeap } = await import('./heap-rerun.js');
-        const status = rerunWithHeap(mib);
-        if (status !== undefined) {
-          process.exitCode = status;
-          return;
-        }
-      }
+      if (ranAgainWithHeap(heapForRun(opts))) return;
       const report = await runRun(opts);
       if (!report.verified) process.exitCode = 1;
     });
@@ -254,15 +247,7 @@ export function buildProgram(): Command {
     .action(async (opts: BenchCommandOptions, cmd: Command) => {
       const { runBenchCommand, heapForBench } = await import('./bench-command.js');
       // a simulation larger than Node's heap limit but within the memory limit: run again with a larger heap
-      const mib = heapForBench(opts);
-      if (mib !== undefined) {
-        const { rerunWithHeap } = await import('./heap-rerun.js');
-        const status = rerunWithHeap(mib);
-        if (status !== undefined) {
-          process.exitCode = status;
-          return;
-        }
-      }
+      if (ranAgainWithHeap(heapForBench(opts))) return;
       // --references left at its default: references too large for the simulator's memory are dropped (with a note), not refused
       const r = await runBenchCommand({ ...opts, referencesDefault: cmd.getOptionValueSource('references') === 'default' });
       if (!r.rows.every((x) => x.verified) || !r.inter.every((x) => x.verified)) process.exitCode = 1;

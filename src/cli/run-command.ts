@@ -16,7 +16,7 @@ import { checkCaseResources, checkCaseTree, checkHierarchicalResources, simCaseR
 import { hierarchicalCase, type HierarchicalRunCase } from '../run/hierarchical-case.js';
 import { runHierarchicalCase } from '../run/hierarchical-job.js';
 import { runCase, type RunReport } from '../run/job.js';
-import { rememberSpecModel, validateCase, type NodePlacement, type RunAlgorithm, type RunCase, type TransportName, type VOperation } from '../run/spec.js';
+import { rememberSpecModel, validateCase, type CaseBlocks, type NodePlacement, type RunAlgorithm, type RunCase, type TransportName, type VOperation } from '../run/spec.js';
 import type { SimTrace } from '../transports/sim/index.js';
 import { readModelFile } from './model-file.js';
 import { checkOutputPath } from './options.js';
@@ -91,6 +91,21 @@ export interface RunProgressOutput {
   readonly afterMs?: number;
 }
 
+/** The blocks and repetitions the options ask for (both kinds of run). */
+function caseBlocksOfOptions(opts: RunCommandOptions): CaseBlocks {
+  return {
+    dist: parseDistribution(opts.dist, '--dist'),
+    b: opts.b,
+    rho: opts.rho,
+    seed: opts.seed,
+    root: opts.root,
+    unitBytes: opts.unitBytes,
+    reps: opts.reps,
+    // the simulator is deterministic: no warm-up needed; threads and MPI warm up once
+    warmup: opts.warmup ?? (opts.transport === 'sim' ? 0 : 1),
+  };
+}
+
 /** The case the options describe (validated; errors name the option). */
 export function caseFromOptions(opts: RunCommandOptions): RunCase {
   const loaded = opts.modelFile !== undefined ? readModelFile(opts.modelFile, '--model-file') : undefined;
@@ -98,17 +113,9 @@ export function caseFromOptions(opts: RunCommandOptions): RunCase {
   const c: RunCase = {
     op: opts.op,
     algorithm: vAlgorithmOf(opts),
-    dist: parseDistribution(opts.dist, '--dist'),
-    b: opts.b,
-    rho: opts.rho,
-    seed: opts.seed,
-    root: opts.root,
-    unitBytes: opts.unitBytes,
+    ...caseBlocksOfOptions(opts),
     model: { alpha: opts.alpha, beta: opts.beta, gamma: opts.gamma, ...(opts.ports !== undefined && opts.ports !== 1 ? { ports: opts.ports } : {}) },
     persistent: opts.persistent,
-    reps: opts.reps,
-    // the simulator is deterministic: no warm-up needed; threads and MPI warm up once
-    warmup: opts.warmup ?? (opts.transport === 'sim' ? 0 : 1),
     ...(loaded !== undefined ? { modelSpec: loaded.spec } : {}),
   };
   return validateCase(opts.p, c, '--');
@@ -137,15 +144,7 @@ export function hierarchicalCaseFromOptions(opts: RunCommandOptions): Hierarchic
       perNode: opts.perNode,
       placement: opts.placement,
       variant: opts.hierVariant,
-      dist: parseDistribution(opts.dist, '--dist'),
-      b: opts.b,
-      rho: opts.rho,
-      seed: opts.seed,
-      root: opts.root,
-      unitBytes: opts.unitBytes,
-      reps: opts.reps,
-      // the simulator is deterministic: no warm-up needed; threads and MPI warm up once
-      warmup: opts.warmup ?? (opts.transport === 'sim' ? 0 : 1),
+      ...caseBlocksOfOptions(opts),
       ...(loaded !== undefined ? { modelSpec: loaded.spec, model: loaded.model } : {}),
     },
     '--',

@@ -35,12 +35,13 @@ export function gathervInit(comm: Communicator, args: GathervArgs, options?: Col
 }
 
 /**
- * Validates and plans; a plain function returning the variant's promise (no async frame of its
- * own: a simulation holds one suspended call chain per rank), errors as rejections.
+ * Validates and plans in the call's scope (beginCall: `comm` itself when it is one already); a
+ * plain function returning the variant's promise (no async frame of its own: a simulation holds
+ * one suspended call chain per rank), errors as rejections.
  */
 function planGatherv(comm: Communicator, args: GathervArgs, options: CollectiveOptions | undefined, persistent: boolean): Promise<PersistentCollective> {
   try {
-    const normalized = normalizeGatherv(comm, args, options);
+    const normalized = normalizeGatherv(beginCall(comm), args, options);
     const { algorithm } = normalized;
     const input = persistent ? { ...normalized.input, adaptive: { ...normalized.input.adaptive, overlap: false } } : { ...normalized.input, once: true };
     return planVariant(input, algorithm, GATHERV_VARIANTS, 'gatherv', normalized.auto);
@@ -52,11 +53,7 @@ function planGatherv(comm: Communicator, args: GathervArgs, options: CollectiveO
 /** Gathers every rank's block to the root (MPI_Gatherv semantics, collectives/types.ts). */
 export function gatherv(comm: Communicator, args: GathervArgs, options?: CollectiveOptions): Promise<CollectiveInfo> {
   // chained, not an async function: a simulation holds one suspended call chain per rank
-  try {
-    return planGatherv(beginCall(comm), args, options, false).then(startOnce);
-  } catch (e) {
-    return Promise.reject(e);
-  }
+  return planGatherv(comm, args, options, false).then(startOnce);
 }
 
 /** Runs a one-shot plan once; resolves with its info. */
@@ -79,7 +76,7 @@ export function scattervInit(comm: Communicator, args: ScattervArgs, options?: C
 /** Validates and plans (like planGatherv: no async frame, errors as rejections). */
 function planScatterv(comm: Communicator, args: ScattervArgs, options: CollectiveOptions | undefined, persistent: boolean): Promise<PersistentCollective> {
   try {
-    const { input, algorithm, auto } = normalizeScatterv(comm, args, options);
+    const { input, algorithm, auto } = normalizeScatterv(beginCall(comm), args, options);
     return planVariant(persistent ? input : { ...input, once: true }, algorithm, SCATTERV_VARIANTS, 'scatterv', auto);
   } catch (e) {
     return Promise.reject(e);
@@ -88,9 +85,5 @@ function planScatterv(comm: Communicator, args: ScattervArgs, options: Collectiv
 
 /** Scatters the root's blocks to every rank (MPI_Scatterv semantics, collectives/types.ts). */
 export function scatterv(comm: Communicator, args: ScattervArgs, options?: CollectiveOptions): Promise<CollectiveInfo> {
-  try {
-    return planScatterv(beginCall(comm), args, options, false).then(startOnce);
-  } catch (e) {
-    return Promise.reject(e);
-  }
+  return planScatterv(comm, args, options, false).then(startOnce);
 }

@@ -18,9 +18,8 @@ import { HIERARCHICAL_VARIANT_NAMES, type HierarchicalVariantName } from '../col
 import { InvalidArgumentError } from '../errors.js';
 import { hierarchicalModel, type CostModel } from '../model/cost-model.js';
 import { modelFromSpec, type CostModelSpec } from '../model/model-json.js';
-import type { DistributionName } from '../workloads/distributions.js';
 import type { HierarchicalRankCase } from './hierarchical-rank.js';
-import { integerIn, NODE_PLACEMENTS, type NodePlacement, type VOperation } from './spec.js';
+import { caseBlocksOf, integerIn, NODE_PLACEMENTS, type CaseBlocks, type NodePlacement, type VOperation } from './spec.js';
 
 /** What the report says: a placement, or the nodeOf of a hierarchical --model-file. */
 export type NodePlacementName = NodePlacement | 'model-file';
@@ -43,7 +42,7 @@ export const TRAFF_ROUGIER14_MACHINE: TwoLevelParams = {
 };
 
 /** What `vcoll run --algorithm hierarchical` was given (fields named by `prefix` in errors). */
-export interface HierarchicalRunInput {
+export interface HierarchicalRunInput extends CaseBlocks {
   readonly p: number;
   readonly op: VOperation;
   /** Ranks per node; required unless `modelSpec` places the ranks. */
@@ -52,14 +51,6 @@ export interface HierarchicalRunInput {
   readonly placement?: NodePlacement;
   /** Default DEFAULT_HIERARCHICAL_VARIANT. */
   readonly variant?: HierarchicalVariantName;
-  readonly dist: DistributionName;
-  readonly b: number;
-  readonly rho: number;
-  readonly seed: number;
-  readonly root: number;
-  readonly unitBytes: number;
-  readonly reps: number;
-  readonly warmup: number;
   /** A model given as data (--model-file): must be hierarchical, one-ported, for p ranks. */
   readonly modelSpec?: CostModelSpec;
   /** That spec's model when the caller has built it already (loadModelJson). */
@@ -169,14 +160,7 @@ export function hierarchicalCase(input: HierarchicalRunInput, prefix = ''): Hier
   const rankCase: HierarchicalRankCase = {
     collective: input.dist === 'same' ? 'gather' : 'gatherv',
     variant,
-    dist: input.dist,
-    b: input.b,
-    rho: input.rho,
-    seed: input.seed,
-    root: input.root,
-    unitBytes: input.unitBytes,
-    reps: input.reps,
-    warmup: input.warmup,
+    ...caseBlocksOf(input),
   };
   return { rankCase, ...placed };
 }

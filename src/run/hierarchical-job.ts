@@ -20,7 +20,6 @@ import { runMpi, type RunMpiOptions } from '../transports/mpi/run.js';
 import { runSim } from '../transports/sim/index.js';
 import { runThreads } from '../transports/threads/index.js';
 import { ceilLog2 } from '../util/ceil-log.js';
-import { maxOf, minOf } from '../util/extremes.js';
 import { sharedBlockSizes } from '../workloads/distributions.js';
 import { checkHierarchicalResources } from './case-limits.js';
 import { sharedCaseData } from './data.js';
@@ -28,7 +27,7 @@ import type { HierarchicalRunCase } from './hierarchical-case.js';
 import { oneNodeStructure, predictTwoLevel } from './hierarchical-predict.js';
 import type { HierarchicalJobArgs } from './hierarchical-program.js';
 import { runHierarchicalOnRank, type HierarchicalRankResult, type HierarchicalShared } from './hierarchical-rank.js';
-import type { RunReport, SimRunOptions } from './job.js';
+import { foldRanks, type RunReport, type SimRunOptions } from './job.js';
 import { predictTime } from './predict.js';
 import { VIRTUAL_TIMER } from './rank.js';
 import type { TransportName } from './spec.js';
@@ -74,19 +73,17 @@ export function summarizeHierarchical(
   const c = hc.rankCase;
   const info = ranks[c.root].info;
   const counts = sharedBlockSizes(c.dist, { p, b: c.b, rho: c.rho, seed: c.seed });
-  const repTimes = ranks[c.root].times.map((_, j) => maxOf(ranks, (r) => r.times[j]));
-  const mismatches = ranks.flatMap((r) => (r.mismatch === undefined ? [] : [r.mismatch])).slice(0, 8);
-  const sum = (f: (r: HierarchicalRankResult) => number): number => ranks.reduce((a, r) => a + f(r), 0);
+  const { verified, time, repTimes, messages, bytes, mismatches } = foldRanks(ranks, c.root);
   const rounds = info?.rounds ?? 0;
   // the flat gatherv ('binomial') scatters the counts first: ⌈log₂p⌉ rounds before the data
   const constructionRounds = c.variant === 'flat' && c.collective === 'gatherv' ? ceilLog2(p) : 0;
   const { twoLevel } = hc;
   return {
-    verified: mismatches.length === 0,
-    time: minOf(repTimes, (t) => t),
+    verified,
+    time,
     timeUnit: unit,
-    messages: sum((r) => r.messages),
-    bytes: sum((r) => r.bytes),
+    messages,
+    bytes,
     rounds,
     constructionRounds,
     height: rounds - constructionRounds,

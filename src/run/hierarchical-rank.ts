@@ -10,24 +10,17 @@
 import { hierarchicalGather, hierarchicalGatherv, type HierarchicalInfo, type HierarchicalOptions, type HierarchicalVariantName } from '../collectives/hierarchical/index.js';
 import type { Communicator } from '../comm/communicator.js';
 import { InvalidArgumentError } from '../errors.js';
-import { sharedBlockSizes, type DistributionName } from '../workloads/distributions.js';
+import { sharedBlockSizes } from '../workloads/distributions.js';
 import { CountingCommunicator } from './counting.js';
 import { blockOf, firstMismatch, fullBuffer, poison, rankView, type SharedCaseData } from './data.js';
 import type { RankTimer } from './rank.js';
+import type { CaseBlocks } from './spec.js';
 
 /** What every rank of a hierarchical run needs: plain data (structured-clone safe). */
-export interface HierarchicalRankCase {
+export interface HierarchicalRankCase extends CaseBlocks {
   /** 'gather': hierarchicalGather (every block b elements); 'gatherv': hierarchicalGatherv. */
   readonly collective: 'gather' | 'gatherv';
   readonly variant: HierarchicalVariantName;
-  readonly dist: DistributionName;
-  readonly b: number;
-  readonly rho: number;
-  readonly seed: number;
-  readonly root: number;
-  readonly unitBytes: number;
-  readonly reps: number;
-  readonly warmup: number;
 }
 
 /** What one rank reports. */

@@ -89,21 +89,43 @@ export interface RunReport {
   readonly twoLevel?: TwoLevelParams;
 }
 
+/** What every rank reports of a case's executions (RankCaseResult, and the hierarchical run's). */
+export interface RankOutcome {
+  readonly mismatch: string | undefined;
+  readonly times: readonly number[];
+  readonly messages: number;
+  readonly bytes: number;
+}
+
+/**
+ * The ranks' results folded: each repetition's time is the slowest rank's (repTimes), the
+ * reported time the fastest repetition; traffic summed; the first 8 mismatches.
+ */
+export function foldRanks(ranks: readonly RankOutcome[], root: number): { verified: boolean; time: number; repTimes: number[]; messages: number; bytes: number; mismatches: string[] } {
+  const repTimes = ranks[root].times.map((_, j) => maxOf(ranks, (r) => r.times[j]));
+  const mismatches = ranks.flatMap((r) => (r.mismatch === undefined ? [] : [r.mismatch])).slice(0, 8);
+  let messages = 0;
+  let bytes = 0;
+  for (const r of ranks) {
+    messages += r.messages;
+    bytes += r.bytes;
+  }
+  return { verified: mismatches.length === 0, time: minOf(repTimes, (t) => t), repTimes, messages, bytes, mismatches };
+}
+
 /** Combines the per-rank results of one case. */
 export function summarize(transport: TransportName, p: number, c: RunCase, ranks: readonly RankCaseResult[], unit: 'model' | 's'): RunReport {
-  const rootResult = ranks[c.root];
-  const info = rootResult.info;
-  const repTimes = rootResult.times.map((_, j) => maxOf(ranks, (r) => r.times[j]));
+  const info = ranks[c.root].info;
+  const { verified, time, repTimes, messages, bytes, mismatches } = foldRanks(ranks, c.root);
   const sizes = sharedBlockSizes(c.dist, { p, b: c.b, rho: c.rho, seed: c.seed });
   const model = caseModel(c);
-  const mismatches = ranks.flatMap((r) => (r.mismatch === undefined ? [] : [r.mismatch])).slice(0, 8);
   const sum = (f: (r: RankCaseResult) => number): number => ranks.reduce((a, r) => a + f(r), 0);
   return {
-    verified: mismatches.length === 0,
-    time: minOf(repTimes, (t) => t),
+    verified,
+    time,
     timeUnit: unit,
-    messages: sum((r) => r.messages),
-    bytes: sum((r) => r.bytes),
+    messages,
+    bytes,
     rounds: info.constructionRounds + info.height,
     constructionRounds: info.constructionRounds,
     height: info.height,

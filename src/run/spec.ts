@@ -84,6 +84,14 @@ export interface RunCase {
   readonly warmup: number;
 }
 
+/** The blocks of a case and how often it runs: what every `vcoll run` case has, whatever the algorithm. */
+export type CaseBlocks = Pick<RunCase, 'dist' | 'b' | 'rho' | 'seed' | 'root' | 'unitBytes' | 'reps' | 'warmup'>;
+
+/** Just the CaseBlocks fields of `x` (a plain object: it travels to worker threads and MPI processes). */
+export function caseBlocksOf(x: CaseBlocks): CaseBlocks {
+  return { dist: x.dist, b: x.b, rho: x.rho, seed: x.seed, root: x.root, unitBytes: x.unitBytes, reps: x.reps, warmup: x.warmup };
+}
+
 export const CASE_DEFAULTS = {
   op: 'gatherv',
   algorithm: 'auto',
