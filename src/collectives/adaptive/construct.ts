@@ -32,26 +32,33 @@ import {
   contextFingerprint,
   countCheck,
   decideJoin,
-  decodeRecord,
-  encodeRecord,
+  writeRecord,
   leafRecord,
   RECORD_BYTES,
   type JoinContext,
   type RangeRecord,
 } from './decide.js';
-import { hypercubeRounds, partnerOf, rangeOf } from './hypercube.js';
-import type { ScheduleBuffer, Span } from '../../comm/schedule.js';
+import { hypercubeRounds } from './hypercube.js';
+import type { ScheduleBuffer, ScheduleOptions, Span } from '../../comm/schedule.js';
 import { scheduleOfShape } from '../../schedule/shapes.js';
 import { bindSchedule } from '../../schedule/run.js';
+import { scratchBuffer } from '../../comm/scratch.js';
 
-/** A construction round's exchange: this rank's record out, the partner's in (RECORD_BYTES each). */
-const EXCHANGE_BUFFERS: readonly ScheduleBuffer[] = [
-  { name: 'in', bytes: RECORD_BYTES },
-  { name: 'out', bytes: RECORD_BYTES },
-];
+/**
+ * A rank's construction buffer: the exchange's record in [0, 48) and out [48, 96), the
+ * notification [96, 128). One buffer for both kinds of round (a simulation holds one per rank).
+ */
+const BUFFER_BYTES = 2 * RECORD_BYTES + 32;
+const CONSTRUCTION_BUFFERS: readonly ScheduleBuffer[] = [{ name: 'construction', bytes: BUFFER_BYTES }];
 const RECORD_SPAN_IN: Span = [{ buffer: 0, offset: 0, length: RECORD_BYTES }];
-const RECORD_SPAN_OUT: Span = [{ buffer: 1, offset: 0, length: RECORD_BYTES }];
+const RECORD_SPAN_OUT: Span = [{ buffer: 0, offset: RECORD_BYTES, length: RECORD_BYTES }];
+const NOTIFY_AT = 2 * RECORD_BYTES;
+/** Words of a record or notification while it is encoded or decoded (synchronously, then copied). */
+const WORDS = new Float64Array(RECORD_BYTES / 8);
+const WORD_BYTES = new Uint8Array(WORDS.buffer);
 import type { AdaptiveTags } from './tags.js';
+
+const noop = (): void => {};
 
 /** One join as the gather root taking part in it sees it. */
 export interface RoleEvent {
@@ -102,121 +109,233 @@ export interface ConstructionInput {
 export const NOTIFY_BYTES = 32;
 
 /** A gather root's notification from its range's fixed root: one receive of NOTIFY_BYTES. */
-const NOTIFY_BUFFERS: readonly ScheduleBuffer[] = [{ name: 'notification', bytes: NOTIFY_BYTES }];
-const NOTIFY_SPAN: Span = [{ buffer: 0, offset: 0, length: NOTIFY_BYTES }];
+const NOTIFY_SPAN: Span = [{ buffer: 0, offset: NOTIFY_AT, length: NOTIFY_BYTES }];
 
 function encodeEvent(e: RoleEvent): Uint8Array {
   const f = new Float64Array([(e.kind === 'recv' ? 0 : 1) + 2 * e.check, e.round, e.peer, e.size]);
   return new Uint8Array(f.buffer);
 }
 
+const NO_PENDING: readonly Request<void>[] = [];
 
 /**
  * Runs this rank's part of the construction. Every rank of `comm` must call it with the same
  * root, context and tags.
  */
-export async function constructAdaptive(input: ConstructionInput): Promise<AdaptiveRole> {
-  const { comm, root, count, ctx, tags } = input;
-  const v = comm.rank;
-  const p = comm.size;
-  const D = hypercubeRounds(p);
-  const children: RoleEvent[] = [];
-  let parent: RoleEvent | undefined;
-  const emit = (e: RoleEvent): void => {
-    if (e.kind === 'recv') children.push(e);
-    else parent = e;
-    input.onEvent?.(e);
-  };
-  // Defined while this rank is the fixed root of its range; it is a gather root until it has a parent.
-  let record: RangeRecord | undefined = leafRecord(v, count, ctx);
-  let check = countCheck(v, count); // of the range whose fixed root this rank is
-  const pending: Request<void>[] = [];
-  const recBuf = new Float64Array(6);
-  // one receive buffer each for the rounds' records and notifications (a round's message is
-  // decoded before the next round's receive is posted)
-  let recordIn: Uint8Array | undefined;
-  let notifyIn: Uint8Array | undefined;
-  const fingerprint = contextFingerprint(ctx);
-  for (let d = 0; d < D && (record !== undefined || parent === undefined); d++) {
-    const own = rangeOf(v, d, p);
-    const other = partnerOf(own, d, p);
-    if (other === undefined) continue; // the incomplete last range passes through this round
-    const ownIsLeft = own.index % 2 === 0;
-    const left = ownIsLeft ? own : other;
-    const right = ownIsLeft ? other : own;
-    if (record !== undefined) {
-      // Fixed root (v = own.hi): exchange records with the partner range's fixed root.
-      // the round's exchange is one step of a schedule: one native run (MPI: in C), receive first
-      const into = (recordIn ??= new Uint8Array(RECORD_BYTES));
-      const mismatch = (): InvalidArgumentError =>
-        new InvalidArgumentError(
-          'model',
-          `ranks ${v} and ${other.hi} run the adaptive construction with different roots, cost models or adaptive options (every rank must pass the same)`,
-          { rank: v },
-        );
-      const peer = other.hi;
-      const exchange = scheduleOfShape(`adaptive exchange ${v} ${peer} ${tags.exchange}`, () => ({
-        rank: v,
-        buffers: EXCHANGE_BUFFERS,
-        steps: [
-          {
-            window: 2,
-            ops: [
-              { kind: 'recv', peer, tag: tags.exchange, data: RECORD_SPAN_IN },
-              { kind: 'send', peer, tag: tags.exchange, data: RECORD_SPAN_OUT },
-            ],
-          },
-        ],
-      }));
-      const out = encodeRecord(record, fingerprint, recBuf, check);
-      // a message of another length: the partner runs something else (a longer one: the transport's truncation)
-      await bindSchedule(comm, exchange, [into, out], { once: true, recvError: (_peer, _tag, _expected, got, cause) => (got === undefined ? (cause as Error) : mismatch()) }).run();
-      const got = decodeRecord(into);
-      if (got.fingerprint !== fingerprint) throw mismatch();
-      const theirs = got.record;
-      const dec = decideJoin(ownIsLeft ? record : theirs, ownIsLeft ? theirs : record, left.lo, left.hi, right.hi, ctx);
-      const ownReceives = dec.rightReceives !== ownIsLeft;
-      const ev: RoleEvent = ownReceives
-        ? { kind: 'recv', round: d, peer: theirs.gatherRoot, size: theirs.total, lo: other.lo, hi: other.hi, check: got.check }
-        : { kind: 'send', round: d, peer: theirs.gatherRoot, size: record.total, lo: own.lo, hi: own.hi, check: 0 };
-      if (record.gatherRoot === v) {
-        emit(ev);
-      } else {
-        pending.push(handled(comm.isend(record.gatherRoot, tags.notify, encodeEvent(ev))));
+export function constructAdaptive(input: ConstructionInput): Promise<AdaptiveRole> {
+  return new Construction(input).run();
+}
+
+/**
+ * One rank's construction as a state machine: a round waits on one message (the exchange, or
+ * the notification) and continues in a callback. A simulation holds one of these per rank
+ * while all of them wait at once, so it keeps its state in a few fields (no suspended async
+ * frame, no closure or buffer per round).
+ */
+class Construction {
+  private readonly comm: Communicator;
+  private readonly v: number;
+  private readonly p: number;
+  private readonly rounds: number;
+  private d = 0;
+  /** Defined while this rank is the fixed root of its range; it is a gather root until it has a parent. */
+  private record: RangeRecord | undefined;
+  /** Count checksum of the range whose fixed root this rank is. */
+  private check: number;
+  private readonly children: RoleEvent[] = [];
+  private parent: RoleEvent | undefined;
+  private pending: Request<void>[] | null = null;
+  private readonly fingerprint: number;
+  /** This round's ranges: own [ownLo..ownHi], the partner's [otherLo..otherHi]. */
+  private ownLo = 0;
+  private ownHi = 0;
+  private otherLo = 0;
+  private otherHi = 0;
+  private ownIsLeft = false;
+  /** The construction buffer (made at the first round), and what binds it. */
+  private buffers: Uint8Array[] | undefined;
+  private exchangeOptions: ScheduleOptions | undefined;
+  private notifyOptions: ScheduleOptions | undefined;
+  private resolve: (role: AdaptiveRole) => void = noop;
+  private reject: (e: unknown) => void = noop;
+  private readonly exchanged = (): void => this.continueWith(this.afterExchange);
+  private readonly notified = (): void => this.continueWith(this.afterNotification);
+  private readonly failed = (e: unknown): void => this.reject(e);
+
+  constructor(private readonly input: ConstructionInput) {
+    const comm = input.comm;
+    this.comm = comm;
+    this.v = comm.rank;
+    this.p = comm.size;
+    this.rounds = hypercubeRounds(this.p);
+    this.record = leafRecord(this.v, input.count, input.ctx);
+    this.check = countCheck(this.v, input.count);
+    this.fingerprint = contextFingerprint(input.ctx);
+  }
+
+  run(): Promise<AdaptiveRole> {
+    return new Promise<AdaptiveRole>((resolve, reject) => {
+      this.resolve = resolve;
+      this.reject = reject;
+      this.advance();
+    });
+  }
+
+  private emit(e: RoleEvent): void {
+    if (e.kind === 'recv') this.children.push(e);
+    else this.parent = e;
+    this.input.onEvent?.(e);
+  }
+
+  private continueWith(step: (this: Construction) => void): void {
+    try {
+      step.call(this);
+      this.d++;
+    } catch (e) {
+      this.reject(e);
+      return;
+    }
+    this.advance();
+  }
+
+  /** Starts the next round that involves this rank, or finishes. */
+  private advance(): void {
+    try {
+      const { v, p } = this;
+      for (; this.d < this.rounds && (this.record !== undefined || this.parent === undefined); this.d++) {
+        const w = 2 ** this.d;
+        const index = Math.floor(v / w);
+        const otherLo = (index ^ 1) * w;
+        if (otherLo >= p) continue; // the incomplete last range passes through this round
+        this.ownLo = index * w;
+        this.ownHi = Math.min(this.ownLo + w - 1, p - 1);
+        this.otherLo = otherLo;
+        this.otherHi = Math.min(otherLo + w - 1, p - 1);
+        this.ownIsLeft = index % 2 === 0;
+        if (this.record !== undefined) this.exchange(this.record);
+        else this.awaitNotification();
+        return;
       }
-      record = ownIsLeft ? undefined : dec.joined;
-      check = addChecks(check, got.check);
-    } else {
-      // Gather root only: the range's fixed root tells it the outcome.
-      const into = (notifyIn ??= new Uint8Array(NOTIFY_BYTES));
-      const from = own.hi;
-      const notify = scheduleOfShape(`adaptive notify ${v} ${from} ${tags.notify}`, () => ({
-        rank: v,
-        buffers: NOTIFY_BUFFERS,
-        steps: [{ window: 1, ops: [{ kind: 'recv', peer: from, tag: tags.notify, data: NOTIFY_SPAN }] }],
-      }));
-      await bindSchedule(comm, notify, [into], {
-        once: true,
-        recvError: (peer, _tag, expected, got, cause) =>
-          got === undefined ? (cause as Error) : new CommunicationError(`rank ${v}: adaptive construction notification of ${got} bytes from rank ${peer}, ${expected} expected`, { rank: v }),
-      }).run();
-      const f = new Float64Array(into.buffer, 0, 4);
-      const kind = f[0] % 2;
-      if (f[1] !== d) throw new CommunicationError(`rank ${v}: adaptive construction notification for round ${f[1]} in round ${d}`, { rank: v });
-      const ev: RoleEvent =
-        kind === 0
-          ? { kind: 'recv', round: d, peer: f[2], size: f[3], lo: other.lo, hi: other.hi, check: (f[0] - kind) / 2 }
-          : { kind: 'send', round: d, peer: f[2], size: f[3], lo: own.lo, hi: own.hi, check: 0 };
-      emit(ev);
+      this.finish();
+    } catch (e) {
+      this.reject(e);
     }
   }
-  await comm.waitAll(pending);
-  if (v !== root && parent === undefined) {
-    throw new CommunicationError(`rank ${v}: the adaptive construction gave it no parent`, { rank: v });
+
+  private constructionBuffers(): Uint8Array[] {
+    return (this.buffers ??= [scratchBuffer(this.comm, BUFFER_BYTES)]);
   }
-  // p = 1: the lone root still copies its block into the result (as adaptiveRounds and evaluate charge)
-  const final = v === p - 1 && record !== undefined && p === 1 ? { ...record, time: ctx.model.copy(v, count) } : record;
-  return { rank: v, p, root, count, children, parent, final: v === p - 1 ? final : undefined };
+
+  /** The words received at [at, at + bytes) of the construction buffer (in WORDS, valid until the next call). */
+  private words(at: number, bytes: number): Float64Array {
+    const b = (this.buffers as Uint8Array[])[0];
+    for (let i = 0; i < bytes; i++) WORD_BYTES[i] = b[at + i];
+    return WORDS;
+  }
+
+  private mismatch(): InvalidArgumentError {
+    return new InvalidArgumentError(
+      'model',
+      `ranks ${this.v} and ${this.otherHi} run the adaptive construction with different roots, cost models or adaptive options (every rank must pass the same)`,
+      { rank: this.v },
+    );
+  }
+
+  /**
+   * Fixed root (v = own hi): exchange records with the partner range's fixed root. The
+   * round's exchange is one step of a schedule: one native run (MPI: in C), receive first.
+   */
+  private exchange(record: RangeRecord): void {
+    const { v } = this;
+    const peer = this.otherHi;
+    const tag = this.input.tags.exchange;
+    // a message of another length: the partner runs something else (a longer one: the transport's truncation)
+    this.exchangeOptions ??= { once: true, recvError: (_peer, _tag, _expected, got, cause) => (got === undefined ? (cause as Error) : this.mismatch()) };
+    const schedule = scheduleOfShape(`adaptive exchange ${v} ${peer} ${tag}`, () => ({
+      rank: v,
+      buffers: CONSTRUCTION_BUFFERS,
+      steps: [
+        {
+          window: 2,
+          ops: [
+            { kind: 'recv', peer, tag, data: RECORD_SPAN_IN },
+            { kind: 'send', peer, tag, data: RECORD_SPAN_OUT },
+          ],
+        },
+      ],
+    }));
+    const buffers = this.constructionBuffers();
+    writeRecord(record, this.fingerprint, this.check, WORDS);
+    buffers[0].set(WORD_BYTES, RECORD_BYTES);
+    bindSchedule(this.comm, schedule, buffers, this.exchangeOptions).run().then(this.exchanged, this.failed);
+  }
+
+  private afterExchange(): void {
+    const { v, ownIsLeft, d } = this;
+    const record = this.record as RangeRecord;
+    const f = this.words(0, RECORD_BYTES);
+    if (f[5] !== this.fingerprint) throw this.mismatch();
+    const bit = f[3] % 2;
+    const theirCheck = (f[3] - bit) / 2;
+    const theirs: RangeRecord = { gatherRoot: f[0], total: f[1], time: f[2], received: bit === 1, rootBlock: f[4] };
+    const leftLo = ownIsLeft ? this.ownLo : this.otherLo;
+    const leftHi = ownIsLeft ? this.ownHi : this.otherHi;
+    const rightHi = ownIsLeft ? this.otherHi : this.ownHi;
+    const dec = decideJoin(ownIsLeft ? record : theirs, ownIsLeft ? theirs : record, leftLo, leftHi, rightHi, this.input.ctx);
+    const ownReceives = dec.rightReceives !== ownIsLeft;
+    const ev: RoleEvent = ownReceives
+      ? { kind: 'recv', round: d, peer: theirs.gatherRoot, size: theirs.total, lo: this.otherLo, hi: this.otherHi, check: theirCheck }
+      : { kind: 'send', round: d, peer: theirs.gatherRoot, size: record.total, lo: this.ownLo, hi: this.ownHi, check: 0 };
+    if (record.gatherRoot === v) {
+      this.emit(ev);
+    } else {
+      (this.pending ??= []).push(handled(this.comm.isend(record.gatherRoot, this.input.tags.notify, encodeEvent(ev))));
+    }
+    this.record = ownIsLeft ? undefined : dec.joined;
+    this.check = addChecks(this.check, theirCheck);
+  }
+
+  /** Gather root only: the range's fixed root tells it the outcome. */
+  private awaitNotification(): void {
+    const { v } = this;
+    const from = this.ownHi;
+    const tag = this.input.tags.notify;
+    this.notifyOptions ??= {
+      once: true,
+      recvError: (peer, _tag, expected, got, cause) =>
+        got === undefined ? (cause as Error) : new CommunicationError(`rank ${v}: adaptive construction notification of ${got} bytes from rank ${peer}, ${expected} expected`, { rank: v }),
+    };
+    const schedule = scheduleOfShape(`adaptive notify ${v} ${from} ${tag}`, () => ({
+      rank: v,
+      buffers: CONSTRUCTION_BUFFERS,
+      steps: [{ window: 1, ops: [{ kind: 'recv', peer: from, tag, data: NOTIFY_SPAN }] }],
+    }));
+    bindSchedule(this.comm, schedule, this.constructionBuffers(), this.notifyOptions).run().then(this.notified, this.failed);
+  }
+
+  private afterNotification(): void {
+    const { v, d } = this;
+    const f = this.words(NOTIFY_AT, NOTIFY_BYTES);
+    const kind = f[0] % 2;
+    if (f[1] !== d) throw new CommunicationError(`rank ${v}: adaptive construction notification for round ${f[1]} in round ${d}`, { rank: v });
+    const ev: RoleEvent =
+      kind === 0
+        ? { kind: 'recv', round: d, peer: f[2], size: f[3], lo: this.otherLo, hi: this.otherHi, check: (f[0] - kind) / 2 }
+        : { kind: 'send', round: d, peer: f[2], size: f[3], lo: this.ownLo, hi: this.ownHi, check: 0 };
+    this.emit(ev);
+  }
+
+  private finish(): void {
+    this.comm.waitAll(this.pending ?? NO_PENDING).then(() => {
+      const { v, p, input, record } = this;
+      if (v !== input.root && this.parent === undefined) {
+        throw new CommunicationError(`rank ${v}: the adaptive construction gave it no parent`, { rank: v });
+      }
+      // p = 1: the lone root still copies its block into the result (as adaptiveRounds and evaluate charge)
+      const final = v === p - 1 && record !== undefined && p === 1 ? { ...record, time: input.ctx.model.copy(v, input.count) } : record;
+      this.resolve({ rank: v, p, root: input.root, count: input.count, children: this.children, parent: this.parent, final: v === p - 1 ? final : undefined });
+    }).catch(this.failed);
+  }
 }
 
 /**

@@ -59,29 +59,24 @@ export function leafRecord(v: number, count: number, ctx: JoinContext): RangeRec
 
 /** Completion time at `recv`'s gather root of receiving `send`'s range (as adaptiveRounds' join). */
 export function joinTime(recv: RangeRecord, send: RangeRecord, ctx: JoinContext): number {
+  // The receiving gather root's port runs its operations one after the other from recv.time,
+  // each starting when the port is free and its input ready; the join ends at the latest end.
+  // Written out (no closure): every fixed root calls this twice per round.
   const r = recv.gatherRoot;
   const s = send.gatherRoot;
-  let port = recv.time;
-  let end = recv.time;
-  const run = (ready: number, dur: number): void => {
-    const e = Math.max(port, ready) + dur;
-    port = e;
-    if (e > end) end = e;
-  };
   const dur = ctx.model.comm(s, r, send.total);
   if (!recv.received && !ctx.copyAll) {
     const copy = ctx.model.copy(r, recv.rootBlock);
     if (s > r) {
-      run(0, copy);
-      run(send.time, dur);
-    } else {
-      run(send.time, dur);
-      run(0, copy);
+      const copied = Math.max(recv.time, 0) + copy; // the copy overlaps the wait for the sender
+      const received = Math.max(copied, send.time) + dur;
+      return Math.max(recv.time, copied, received);
     }
-  } else {
-    run(send.time, dur);
+    const received = Math.max(recv.time, send.time) + dur; // the copy after the receive
+    const copied = Math.max(received, 0) + copy;
+    return Math.max(recv.time, received, copied);
   }
-  return end;
+  return Math.max(recv.time, Math.max(recv.time, send.time) + dur);
 }
 
 /**
@@ -157,13 +152,18 @@ export const RECORD_BYTES = 48;
  * of the `received` bit as received + 2·check, exact below 2^53: the message keeps its size.
  */
 export function encodeRecord(r: RangeRecord, fingerprint: number, into: Float64Array = new Float64Array(6), check = 0): Uint8Array {
+  writeRecord(r, fingerprint, check, into);
+  return new Uint8Array(into.buffer, into.byteOffset, RECORD_BYTES);
+}
+
+/** encodeRecord's six words written into `into` (nothing allocated). */
+export function writeRecord(r: RangeRecord, fingerprint: number, check: number, into: Float64Array): void {
   into[0] = r.gatherRoot;
   into[1] = r.total;
   into[2] = r.time;
   into[3] = (r.received ? 1 : 0) + 2 * check;
   into[4] = r.rootBlock;
   into[5] = fingerprint;
-  return new Uint8Array(into.buffer, into.byteOffset, RECORD_BYTES);
 }
 
 export function decodeRecord(bytes: Uint8Array): { record: RangeRecord; fingerprint: number; check: number } {

@@ -35,7 +35,8 @@ import type { GathervPlanInput, GathervVariant } from '../variant.js';
 import { EventQueue, RangeBuffer } from '../adaptive/buffer.js';
 import { constructAdaptive, type AdaptiveRole, type RoleEvent } from '../adaptive/construct.js';
 import { adaptiveContext, adaptiveInfo, rootRangeCheck } from '../adaptive/plan.js';
-import { nextPlanTags } from '../adaptive/tags.js';
+import { nextPlanTags, type AdaptiveTags } from '../adaptive/tags.js';
+import type { JoinContext } from '../adaptive/decide.js';
 
 interface EventSource {
   next(): Promise<RoleEvent | undefined>;
@@ -43,23 +44,101 @@ interface EventSource {
 
 const noop = (): void => {};
 
-/** One rank's data phase while the joins are still arriving (the first start, overlapped with the construction). */
-class GatherExecutor {
+/**
+ * One rank's plan: the construction, the data phase of the first start while the joins are
+ * still arriving, then the compiled schedule. A non-root rank's first start is a state
+ * machine driven by callbacks (no suspended async frame: a simulation holds one such rank
+ * per process, all waiting at once).
+ */
+class AdaptiveGather {
   private readonly comm: Communicator;
   private readonly rank: number;
   private readonly u: number;
+  private readonly tag: number;
+  private readonly ctx: JoinContext;
+  private readonly copyAll: boolean;
+  private readonly check: ((e: RoleEvent) => void) | undefined;
+  private readonly queue = new EventQueue<RoleEvent>();
+  private built: Promise<AdaptiveRole> | undefined;
+  private role: AdaptiveRole | undefined;
+  private bound: BoundSchedule | undefined;
   private buffer: RangeBuffer | undefined;
   /** The root's placement of each join's range (made when first needed). */
   private placements: Placement[] | null = null;
+  /** The first start of a non-root rank: its current join, whether its own block is in place, and its promise's settling. */
+  private event: RoleEvent | undefined;
+  private copied = false;
+  private done: () => void = noop;
+  private fail: (e: unknown) => void = noop;
 
   constructor(
     private readonly input: GathervPlanInput,
-    private readonly tag: number,
-    private readonly copyAll: boolean,
+    private readonly tags: AdaptiveTags,
+    ctx: JoinContext,
   ) {
     this.comm = input.comm;
     this.rank = input.comm.rank;
     this.u = input.unitBytes;
+    this.tag = tags.data;
+    this.copyAll = ctx.copyAll;
+    this.check = this.rank === input.root ? rootRangeCheck(this.rank, input.counts as readonly number[]) : undefined;
+    this.ctx = ctx;
+  }
+
+  /** Once the role is known, the data phase is a compiled schedule (adaptive/schedule.ts). */
+  private compile(role: AdaptiveRole): BoundSchedule {
+    return bindPlanSchedule(this.input, adaptiveGatherSchedule({ ...describeRank(this.input), copyAll: this.copyAll }, role, this.tag));
+  }
+
+  /** Without overlap: the construction, then the compiled data phase. */
+  planned(): Promise<PersistentCollective> {
+    const { comm, input } = this;
+    return constructAdaptive({ comm, root: input.root, count: input.count, ctx: this.ctx, tags: this.tags, onEvent: this.check }).then((role) =>
+      schedulePlan(comm, adaptiveInfo(comm.size), this.compile(role)),
+    );
+  }
+
+  /** With overlap (§3): the construction starts now; the first start receives each join as it is learnt. */
+  overlapped(): PersistentCollective {
+    const { comm, input, queue } = this;
+    const check = this.check;
+    const built = constructAdaptive({
+      comm,
+      root: input.root,
+      count: input.count,
+      ctx: this.ctx,
+      tags: this.tags,
+      onEvent:
+        check === undefined
+          ? (e) => queue.push(e)
+          : (e) => {
+              check(e);
+              queue.push(e);
+            },
+    }).then(
+      (role) => {
+        queue.close();
+        return role;
+      },
+      (e: unknown) => {
+        queue.fail(e);
+        throw e;
+      },
+    );
+    built.catch(noop);
+    this.built = built;
+    // compiled at the second start: a one-shot call (one start) never pays for it
+    return persistentPlan(comm, adaptiveInfo(comm.size), () => this.start());
+  }
+
+  private start(): PromiseLike<void> {
+    if (this.role !== undefined) return (this.bound ??= this.compile(this.role)).run();
+    const first = this.rank === this.input.root ? this.runRoot(this.queue) : this.runOther();
+    return first.then(() =>
+      (this.built as Promise<AdaptiveRole>).then((role) => {
+        this.role = role;
+      }),
+    );
   }
 
   private placement(k: number, e: RoleEvent): Placement {
@@ -70,10 +149,6 @@ class GatherExecutor {
       placements[k] = pl;
     }
     return pl;
-  }
-
-  run(source: EventSource): Promise<void> {
-    return this.rank === this.input.root ? this.runRoot(source) : this.runOther(source);
   }
 
   private async runRoot(source: EventSource): Promise<void> {
@@ -93,86 +168,93 @@ class GatherExecutor {
     if (!copied) copyOwn();
   }
 
-  private async runOther(source: EventSource): Promise<void> {
-    const { comm, input, u } = this;
-    let e = await source.next();
-    if (e === undefined) throw new VcollError('INTERNAL', `rank ${this.rank}: no join in the adaptive tree`, { rank: this.rank });
-    if (e.kind === 'send' && !this.copyAll) {
-      if (input.count > 0) await comm.send(e.peer, this.tag, input.send);
+  // A non-root rank's first start: its joins in order (receives into the range buffer), then its
+  // range to its parent; a leaf sends straight from its block.
+  private runOther(): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.done = resolve;
+      this.fail = reject;
+      this.queue.next().then(this.firstEvent, this.failed);
+    });
+  }
+
+  private readonly failed = (e: unknown): void => this.fail(e);
+  private readonly finished = (): void => this.done();
+
+  private readonly firstEvent = (e: RoleEvent | undefined): void => {
+    try {
+      const { comm, input, u } = this;
+      if (e === undefined) throw new VcollError('INTERNAL', `rank ${this.rank}: no join in the adaptive tree`, { rank: this.rank });
+      if (e.kind === 'send' && !this.copyAll) {
+        if (input.count > 0) comm.send(e.peer, this.tag, input.send).then(this.finished, this.failed);
+        else this.done();
+        return;
+      }
+      const buf = (this.buffer ??= RangeBuffer.growable(comm, input.count * u));
+      buf.reset();
+      this.copied = false;
+      if (this.copyAll || e.lo > this.rank) this.copyOwn(buf);
+      this.event = e;
+      this.receive();
+    } catch (err) {
+      this.fail(err);
+    }
+  };
+
+  private copyOwn(buf: RangeBuffer): void {
+    this.copied = true;
+    this.comm.copy(buf.ownView(), this.input.send);
+  }
+
+  /** The current join: a receive into the range buffer, or (a 'send') the whole range to the parent. */
+  private receive(): void {
+    const e = this.event as RoleEvent;
+    const buf = this.buffer as RangeBuffer;
+    if (e.kind === 'recv') {
+      const n = e.size * this.u;
+      const view = e.lo < this.rank ? buf.prepend(n) : buf.append(n);
+      if (n > 0) this.comm.recv(e.peer, this.tag, view).then(this.received, this.failed);
+      else this.received();
       return;
     }
-    const buf = (this.buffer ??= RangeBuffer.growable(input.comm, input.count * u));
-    buf.reset();
-    let copied = false;
-    const copyOwn = (): void => {
-      copied = true;
-      comm.copy(buf.ownView(), input.send);
-    };
-    if (this.copyAll || e.lo > this.rank) copyOwn();
-    while (e.kind === 'recv') {
-      const n = e.size * u;
-      const view = e.lo < this.rank ? buf.prepend(n) : buf.append(n);
-      if (n > 0) await comm.recv(e.peer, this.tag, view);
-      if (!copied) copyOwn();
-      const next: RoleEvent | undefined = await source.next();
-      if (next === undefined) throw new VcollError('INTERNAL', `rank ${this.rank}: the adaptive construction ended without a parent`, { rank: this.rank });
-      e = next;
-    }
-    if (!copied) copyOwn();
+    if (!this.copied) this.copyOwn(buf);
     const out = buf.contents();
-    if (out.length !== e.size * u) {
-      throw new VcollError('INTERNAL', `rank ${this.rank}: range ${e.lo}..${e.hi} holds ${out.length} bytes, the construction says ${e.size * u}`, { rank: this.rank });
+    if (out.length !== e.size * this.u) {
+      throw new VcollError('INTERNAL', `rank ${this.rank}: range ${e.lo}..${e.hi} holds ${out.length} bytes, the construction says ${e.size * this.u}`, { rank: this.rank });
     }
-    if (out.length > 0) await comm.send(e.peer, this.tag, out);
+    if (out.length > 0) this.comm.send(e.peer, this.tag, out).then(this.finished, this.failed);
+    else this.done();
   }
+
+  private readonly received = (): void => {
+    try {
+      if (!this.copied) this.copyOwn(this.buffer as RangeBuffer);
+      this.queue.next().then(this.nextEvent, this.failed);
+    } catch (err) {
+      this.fail(err);
+    }
+  };
+
+  private readonly nextEvent = (e: RoleEvent | undefined): void => {
+    try {
+      if (e === undefined) throw new VcollError('INTERNAL', `rank ${this.rank}: the adaptive construction ended without a parent`, { rank: this.rank });
+      this.event = e;
+      this.receive();
+    } catch (err) {
+      this.fail(err);
+    }
+  };
 }
 
-async function initAdaptiveGatherv(input: GathervPlanInput): Promise<PersistentCollective> {
-  const { comm, root } = input;
-  const ctx = adaptiveContext(comm, root, input.model, input.adaptive);
-  const tags = nextPlanTags(comm);
-  const exec = new GatherExecutor(input, tags.data, ctx.copyAll);
-  const check = comm.rank === root ? rootRangeCheck(comm.rank, input.counts as readonly number[]) : undefined;
-  const info = adaptiveInfo(comm.size);
-
-  // once the role is known, the data phase is a compiled schedule (adaptive/schedule.ts)
-  const compile = (role: AdaptiveRole): BoundSchedule => bindPlanSchedule(input, adaptiveGatherSchedule({ ...describeRank(input), copyAll: ctx.copyAll }, role, tags.data));
-  if (!input.adaptive.overlap) {
-    const role = await constructAdaptive({ comm, root, count: input.count, ctx, tags, onEvent: check });
-    return schedulePlan(comm, info, compile(role));
+function initAdaptiveGatherv(input: GathervPlanInput): Promise<PersistentCollective> {
+  try {
+    const { comm, root } = input;
+    const ctx = adaptiveContext(comm, root, input.model, input.adaptive);
+    const plan = new AdaptiveGather(input, nextPlanTags(comm), ctx);
+    return input.adaptive.overlap ? Promise.resolve(plan.overlapped()) : plan.planned();
+  } catch (e) {
+    return Promise.reject(e);
   }
-
-  const queue = new EventQueue<RoleEvent>();
-  const built = constructAdaptive({
-    comm,
-    root,
-    count: input.count,
-    ctx,
-    tags,
-    onEvent: (e) => {
-      check?.(e);
-      queue.push(e);
-    },
-  }).then(
-    (role) => {
-      queue.close();
-      return role;
-    },
-    (e: unknown) => {
-      queue.fail(e);
-      throw e;
-    },
-  );
-  built.catch(noop);
-  // compiled at the second start: a one-shot call (one start) never pays for it
-  let role: AdaptiveRole | undefined;
-  let bound: BoundSchedule | undefined;
-  return persistentPlan(comm, info, () => {
-    if (role !== undefined) return (bound ??= compile(role)).run();
-    return exec.run(queue).then(async () => {
-      role = await built;
-    });
-  });
 }
 
 export const ADAPTIVE_GATHERV: GathervVariant = {
