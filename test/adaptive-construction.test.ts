@@ -12,6 +12,7 @@ import { hypercubeRounds } from '../src/collectives/adaptive/hypercube.js';
 import { adaptiveContext, roleTree } from '../src/collectives/adaptive/plan.js';
 import { adaptiveTagKind, nextPlanTags } from '../src/collectives/adaptive/tags.js';
 import { InvalidArgumentError } from '../src/errors.js';
+import { ForwardingCommunicator } from '../src/comm/forwarding.js';
 import { linearModel, pairwiseModel, type CostModel } from '../src/model/cost-model.js';
 import { runSim, type PortSetting } from '../src/transports/sim/index.js';
 import { adaptiveBinomialTree, type AdaptiveRule } from '../src/trees/adaptive.js';
@@ -83,6 +84,19 @@ function checkRoles(roles: AdaptiveRole[], c: Case): void {
   expect(roles.slice(0, -1).every((r) => r.final === undefined)).toBe(true);
 }
 
+/**
+ * The simulator's communicator without its clock: the construction then binds a schedule per
+ * round (its path on real transports) instead of plain requests, run by the portable executor.
+ */
+class Clockless extends ForwardingCommunicator {
+  override get clock(): undefined {
+    return undefined;
+  }
+  protected wrap(sub: Communicator): Communicator {
+    return new Clockless(sub);
+  }
+}
+
 const sizeArb = fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 5 }), fc.integer({ min: 0, max: 400 }));
 const caseArb = (maxP: number) =>
   fc
@@ -113,6 +127,16 @@ describe('adaptive construction: the distributed tree is the builder tree', () =
         checkRoles(results, c);
       }),
       { numRuns: BIG ? 500 : 120, seed: 20240611 },
+    );
+  });
+
+  it('builds the same tree through schedules (a communicator without a clock, as on real transports), p ≤ 40', async () => {
+    await fc.assert(
+      fc.asyncProperty(caseArb(40), async (c) => {
+        const { results } = await construct(c, { wrap: (comm) => new Clockless(comm) });
+        checkRoles(results, c);
+      }),
+      { numRuns: 30, seed: 20261126 },
     );
   });
 
@@ -163,10 +187,12 @@ describe('adaptive construction: the distributed tree is the builder tree', () =
       { name: 'rule', model: base, rule: 'lemma1', root: 2 },
       { name: 'root', model: base, rule: 'exact', root: 3 },
     ];
-    for (const odd of variants) {
+    for (const [odd, clockless] of variants.flatMap((v) => [[v, false] as const, [v, true] as const])) {
       const err = await runSim(
         8,
-        async (comm) => {
+        async (world) => {
+          // with and without the clock: plain requests, or a schedule per round (real transports)
+          const comm = clockless ? new Clockless(world) : world;
           const me = comm.rank === 6 ? odd : { model: base, rule: 'exact' as AdaptiveRule, root: 2 };
           const ctx = adaptiveContext(comm, me.root, me.model, { lemma4: false, rule: me.rule });
           return constructAdaptive({ comm, root: me.root, count: sizes[comm.rank], ctx, tags: nextPlanTags(comm) });
@@ -177,7 +203,7 @@ describe('adaptive construction: the distributed tree is the builder tree', () =
         (e: unknown) => e,
       );
       const cause = (err as { cause?: unknown }).cause;
-      expect(cause, odd.name).toBeInstanceOf(InvalidArgumentError);
+      expect(cause, `${odd.name}${clockless ? ' (schedules)' : ''}`).toBeInstanceOf(InvalidArgumentError);
       expect((cause as InvalidArgumentError).field).toBe('model');
     }
   });

@@ -1,7 +1,7 @@
 /**
  * How simulated runs scale with p: one gatherv (random blocks, b = 100, the run harness's
  * defaults otherwise: `vcoll run --transport sim`) per algorithm and p = 2^from … 2^to, each in
- * a fresh Node process (its own heap, `--max-old-space-size` of --heap MiB), printing wall
+ * a fresh Node process (its own heap, `--max-old-space-size` of --heap MiB, the simulator's semi-space), printing wall
  * seconds, simulated messages per second, peak RSS, RSS per rank and the ratio of each to the
  * previous p. A case the harness refuses up front (TooLargeError: the memory estimate above the
  * heap, a tree builder's limit) or that fails is reported as such and the sweep goes on.
@@ -32,7 +32,7 @@ import { fileURLToPath } from 'node:url';
 import { runCase } from '../src/run/job.js';
 import { CASE_DEFAULTS } from '../src/run/spec.js';
 import { sharedBlockSizes } from '../src/workloads/distributions.js';
-import { formatBytes, resourceLimits } from '../src/util/limits.js';
+import { formatBytes, resourceLimits, simHeapFlags } from '../src/util/limits.js';
 import type { VAlgorithm } from '../src/collectives/types.js';
 
 /** The case of every row, vcoll's and SMPI's: the run harness's defaults, random blocks, b = 100. */
@@ -65,7 +65,7 @@ async function child(op: 'gatherv' | 'scatterv', algorithm: string, p: number): 
 function runChild(op: string, algorithm: string, p: number, heapMiB: number, timeoutS: number): ChildResult {
   const self = fileURLToPath(import.meta.url);
   const t = performance.now();
-  const r = spawnSync(process.execPath, [`--max-old-space-size=${heapMiB}`, '--import', 'tsx', self, '--child', op, algorithm, String(p)], {
+  const r = spawnSync(process.execPath, [...simHeapFlags(heapMiB), '--import', 'tsx', self, '--child', op, algorithm, String(p)], {
     encoding: 'utf8',
     timeout: timeoutS * 1000,
     maxBuffer: 1 << 24,

@@ -16,6 +16,7 @@ import {
   checkSeconds,
   checkSimRanks,
   runDataCopies,
+  SIM_RUN_ADAPTIVE_RANK_BYTES,
   SIM_RUN_BINOMIAL_RANK_BYTES,
   SIM_RUN_LINEAR_RANK_BYTES,
   SIM_RUN_TREE_RANK_BYTES,
@@ -52,6 +53,8 @@ export function simCaseRankBytes(c: { readonly algorithm: RunAlgorithm }): numbe
       return SIM_RUN_BINOMIAL_RANK_BYTES;
     case 'two-block':
       return SIM_RUN_TWO_BLOCK_RANK_BYTES;
+    case 'adaptive':
+      return SIM_RUN_ADAPTIVE_RANK_BYTES;
     default:
       return SIM_RUN_TREE_RANK_BYTES;
   }

@@ -41,10 +41,11 @@ export const SIM_RUN_BINOMIAL_RANK_BYTES = 10 * 1024;
 /** Simulator, per rank, the two-block tree's run (measured 11.7 KiB at p = 2^17). */
 export const SIM_RUN_TWO_BLOCK_RANK_BYTES = 12 * 1024;
 /**
- * Simulator, per rank, any other tree algorithm or auto, and adaptive (adaptive one-shot measured
- * 15.6–18.6 KiB at p = 2^17…2^18; auto 19.3 KiB at p = 4096…32768).
+ * Simulator, per rank, any other tree algorithm or auto (auto 19.3 KiB at p = 4096…32768).
  */
 export const SIM_RUN_TREE_RANK_BYTES = 20 * 1024;
+/** Simulator, per rank, the adaptive construction and data phase (one-shot or persistent; see measurements). */
+export const SIM_RUN_ADAPTIVE_RANK_BYTES = 14 * 1024;
 /** `vcoll model` / `vcoll tree`, per rank: sizes, trees, evaluation (measured 0.8 KiB). */
 export const TREE_RANK_BYTES = 1024;
 /** Seconds per rank of an O(p log p) tree (linear, oblivious, adaptive …), both roots (measured ~23 µs). */
@@ -116,6 +117,21 @@ export function checkSeconds(field: string, seconds: number, what: string, limit
       `${what} takes about ${formatSeconds(seconds)} (estimated), above the limit of ${formatSeconds(limits.seconds)} (VCOLL_MAX_SECONDS; raise it or set it to "off" to allow more)`,
     );
   }
+}
+
+/**
+ * V8's semi-space (MiB) for a simulation large enough to need a raised heap. The engine runs
+ * the ranks' steps in virtual-time order, so an object a rank makes lives until that rank's next
+ * step, after every other rank's: with Node's 16 MiB semi-spaces almost everything survives two
+ * scavenges and is copied twice on its way to the old generation. Measured (idle, `vcoll run
+ * --transport sim --p 1048576 --op gatherv --dist random --b 100`): linear 39 → 32 s, binomial
+ * 103 → 78 s; adaptive at 2^18 38 → 31 s; it costs at most 3 × 128 MiB of young generation.
+ */
+export const SIM_SEMI_SPACE_MIB = 128;
+
+/** The Node flags of a process that simulates with a heap of `heapMiB` MiB (see SIM_SEMI_SPACE_MIB). */
+export function simHeapFlags(heapMiB: number): string[] {
+  return [`--max-old-space-size=${heapMiB}`, `--max-semi-space-size=${SIM_SEMI_SPACE_MIB}`];
 }
 
 /**

@@ -24,7 +24,7 @@
  * `onEvent` reports each join the moment this rank learns it, which lets the gather data
  * phase start before the construction has finished (Traff18 §3).
  */
-import type { Communicator } from '../../comm/communicator.js';
+import type { Communicator, Status } from '../../comm/communicator.js';
 import { handled, type Request } from '../../comm/request.js';
 import { CommunicationError, InvalidArgumentError } from '../../errors.js';
 import {
@@ -242,13 +242,23 @@ class Construction {
   }
 
   /**
-   * Fixed root (v = own hi): exchange records with the partner range's fixed root. The
-   * round's exchange is one step of a schedule: one native run (MPI: in C), receive first.
+   * Fixed root (v = own hi): exchange records with the partner range's fixed root, receive
+   * first. On a real transport the round's exchange is one step of a schedule: one native run
+   * (MPI: in C). On the simulator (comm.clock: every rank in one process, all waiting at once)
+   * it is two plain requests, which cost less memory than binding a schedule per round.
    */
   private exchange(record: RangeRecord): void {
-    const { v } = this;
+    const { v, comm } = this;
     const peer = this.otherHi;
     const tag = this.input.tags.exchange;
+    const buffers = this.constructionBuffers();
+    writeRecord(record, this.fingerprint, this.check, WORDS);
+    buffers[0].set(WORD_BYTES, RECORD_BYTES);
+    if (comm.clock !== undefined) {
+      const b = buffers[0];
+      comm.waitAll<unknown>([comm.irecv(peer, tag, b.subarray(0, RECORD_BYTES)), comm.isend(peer, tag, b.subarray(RECORD_BYTES, 2 * RECORD_BYTES))]).then(this.exchangedDirect, this.failed);
+      return;
+    }
     // a message of another length: the partner runs something else (a longer one: the transport's truncation)
     this.exchangeOptions ??= { once: true, recvError: (_peer, _tag, _expected, got, cause) => (got === undefined ? (cause as Error) : this.mismatch()) };
     const schedule = scheduleOfShape(`adaptive exchange ${v} ${peer} ${tag}`, () => ({
@@ -264,11 +274,12 @@ class Construction {
         },
       ],
     }));
-    const buffers = this.constructionBuffers();
-    writeRecord(record, this.fingerprint, this.check, WORDS);
-    buffers[0].set(WORD_BYTES, RECORD_BYTES);
-    bindSchedule(this.comm, schedule, buffers, this.exchangeOptions).run().then(this.exchanged, this.failed);
+    bindSchedule(comm, schedule, buffers, this.exchangeOptions).run().then(this.exchanged, this.failed);
   }
+
+  /** The direct exchange's end: a record of another length is the partner running something else. */
+  private readonly exchangedDirect = (done: unknown[]): void =>
+    (done[0] as Status).bytes === RECORD_BYTES ? this.exchanged() : this.reject(this.mismatch());
 
   private afterExchange(): void {
     const { v, ownIsLeft, d } = this;
@@ -295,23 +306,31 @@ class Construction {
     this.check = addChecks(this.check, theirCheck);
   }
 
-  /** Gather root only: the range's fixed root tells it the outcome. */
+  /** Gather root only: the range's fixed root tells it the outcome (a plain receive on the simulator, as the exchange). */
   private awaitNotification(): void {
-    const { v } = this;
+    const { v, comm } = this;
     const from = this.ownHi;
     const tag = this.input.tags.notify;
-    this.notifyOptions ??= {
-      once: true,
-      recvError: (peer, _tag, expected, got, cause) =>
-        got === undefined ? (cause as Error) : new CommunicationError(`rank ${v}: adaptive construction notification of ${got} bytes from rank ${peer}, ${expected} expected`, { rank: v }),
-    };
+    const buffers = this.constructionBuffers();
+    if (comm.clock !== undefined) {
+      comm.recv(from, tag, buffers[0].subarray(NOTIFY_AT, NOTIFY_AT + NOTIFY_BYTES)).then(this.notifiedDirect, this.failed);
+      return;
+    }
+    this.notifyOptions ??= { once: true, recvError: (peer, _tag, expected, got, cause) => (got === undefined ? (cause as Error) : this.shortNotification(peer, got, expected)) };
     const schedule = scheduleOfShape(`adaptive notify ${v} ${from} ${tag}`, () => ({
       rank: v,
       buffers: CONSTRUCTION_BUFFERS,
       steps: [{ window: 1, ops: [{ kind: 'recv', peer: from, tag, data: NOTIFY_SPAN }] }],
     }));
-    bindSchedule(this.comm, schedule, this.constructionBuffers(), this.notifyOptions).run().then(this.notified, this.failed);
+    bindSchedule(comm, schedule, buffers, this.notifyOptions).run().then(this.notified, this.failed);
   }
+
+  private shortNotification(peer: number, got: number, expected: number): CommunicationError {
+    return new CommunicationError(`rank ${this.v}: adaptive construction notification of ${got} bytes from rank ${peer}, ${expected} expected`, { rank: this.v });
+  }
+
+  private readonly notifiedDirect = (st: Status): void =>
+    st.bytes === NOTIFY_BYTES ? this.notified() : this.reject(this.shortNotification(st.source, st.bytes, NOTIFY_BYTES));
 
   private afterNotification(): void {
     const { v, d } = this;

@@ -25,14 +25,20 @@ import { adaptiveContext, adaptiveInfo, rootRangeCheck } from '../adaptive/plan.
 import { adaptiveScatterSchedule } from '../adaptive/schedule.js';
 import { nextPlanTags } from '../adaptive/tags.js';
 
-async function initAdaptiveScatterv(input: ScattervPlanInput): Promise<PersistentCollective> {
-  const { comm, root } = input;
-  const me = comm.rank;
-  const ctx = adaptiveContext(comm, root, input.model, input.adaptive);
-  const tags = nextPlanTags(comm);
-  const check = me === root ? rootRangeCheck(me, input.counts as readonly number[]) : undefined;
-  const role: AdaptiveRole = await constructAdaptive({ comm, root, count: input.count, ctx, tags, onEvent: check });
-  return schedulePlan(comm, adaptiveInfo(comm.size), bindPlanSchedule(input, adaptiveScatterSchedule({ ...describeRank(input), copyAll: ctx.copyAll }, role, tags.data)));
+function initAdaptiveScatterv(input: ScattervPlanInput): Promise<PersistentCollective> {
+  try {
+    const { comm, root } = input;
+    const me = comm.rank;
+    const ctx = adaptiveContext(comm, root, input.model, input.adaptive);
+    const tags = nextPlanTags(comm);
+    const check = me === root ? rootRangeCheck(me, input.counts as readonly number[]) : undefined;
+    // a chain, not an async frame: a simulation holds every rank's plan while the constructions run
+    return constructAdaptive({ comm, root, count: input.count, ctx, tags, onEvent: check }).then((role: AdaptiveRole) =>
+      schedulePlan(comm, adaptiveInfo(comm.size), bindPlanSchedule(input, adaptiveScatterSchedule({ ...describeRank(input), copyAll: ctx.copyAll }, role, tags.data))),
+    );
+  } catch (e) {
+    return Promise.reject(e);
+  }
 }
 
 export const ADAPTIVE_SCATTERV: ScattervVariant = {
