@@ -85,6 +85,16 @@ export function roundsFor(p: number, ports: number): number {
 
 /** The adaptive construction, round by round. */
 export function adaptiveRounds(sizes: ArrayLike<number>, model: CostModel, opts?: AdaptiveOptions): AdaptiveSchedule {
+  return construct(sizes, model, opts, true) as AdaptiveSchedule;
+}
+
+/**
+ * The construction; `keepRounds` false skips the per-round joins (adaptiveBinomialTree needs
+ * only the tree). Nothing is allocated per join besides the kept rounds: candidate joins are
+ * evaluated in preallocated buffers (the two-block tree and the simulator's evaluator run
+ * this at p = 2^20, where per-join arrays and closures cost gigabytes of garbage).
+ */
+function construct(sizes: ArrayLike<number>, model: CostModel, opts: AdaptiveOptions | undefined, keepRounds: boolean): AdaptiveSchedule | BuiltTree {
   const { m, p, root: fixedRoot } = prepareProblem(sizes, model, opts);
   const rule = parseRule(opts);
   const k = model.ports;
@@ -110,25 +120,30 @@ export function adaptiveRounds(sizes: ArrayLike<number>, model: CostModel, opts?
   let sizeOf = Float64Array.from(m);
   let width = 1;
 
+  // A candidate join: the receiver's port times, its senders (roots) and their data, in order.
   const tmp = new Float64Array(k);
+  const senderBuf = new Int32Array(K);
+  const sizeBuf = new Float64Array(K);
+  let end = 0;
+  /** One operation on the receiver's earliest free port: from `ready` for `dur`. */
+  const run = (ready: number, dur: number): void => {
+    let best = 0;
+    for (let q = 1; q < k; q++) if (tmp[q] < tmp[best]) best = q;
+    const e = Math.max(tmp[best], ready) + dur;
+    tmp[best] = e;
+    if (e > end) end = e;
+  };
   /**
-   * Simulates `recv` receiving from `senders` in order (as evaluate does) and returns the
-   * completion time; with commit, writes the new port state back.
+   * Simulates `recv` receiving from the first `n` senders of senderBuf in order (as evaluate
+   * does) and returns the completion time; with commit, writes the new port state back.
    */
-  const join = (recv: number, senders: readonly number[], sendSizes: readonly number[], commit: boolean): number => {
+  const join = (recv: number, n: number, commit: boolean): number => {
     for (let q = 0; q < k; q++) tmp[q] = portFree[recv * k + q];
-    let end = C[recv];
+    end = C[recv];
     let first = hasKids[recv] === 0 && !copyAll;
-    const run = (ready: number, dur: number): void => {
-      let best = 0;
-      for (let q = 1; q < k; q++) if (tmp[q] < tmp[best]) best = q;
-      const e = Math.max(tmp[best], ready) + dur;
-      tmp[best] = e;
-      if (e > end) end = e;
-    };
-    for (let i = 0; i < senders.length; i++) {
-      const s = senders[i];
-      const dur = model.comm(s, recv, sendSizes[i]);
+    for (let i = 0; i < n; i++) {
+      const s = senderBuf[i];
+      const dur = model.comm(s, recv, sizeBuf[i]);
       if (first) {
         // Ordered copy convention (TreeBuilder default): overlap when the child is to the right.
         if (s > recv) {
@@ -150,9 +165,26 @@ export function adaptiveRounds(sizes: ArrayLike<number>, model: CostModel, opts?
     }
     return end;
   };
+  /** The senders of candidate j of ranges a..b−1 into senderBuf/sizeBuf, outward from j: j−1, j+1, j−2, j+2, … (keeps the tree ordered); their count. */
+  const order = (j: number, a: number, b: number): number => {
+    let n = 0;
+    for (let d = 1; d < b - a; d++) {
+      if (j - d >= a) {
+        senderBuf[n] = rootOf[j - d];
+        sizeBuf[n++] = sizeOf[j - d];
+      }
+      if (j + d < b) {
+        senderBuf[n] = rootOf[j + d];
+        sizeBuf[n++] = sizeOf[j + d];
+      }
+    }
+    return n;
+  };
 
   const rounds: AdaptiveJoin[][] = [];
-  const edges: Array<[number, number]> = [];
+  // (parent, child) pairs in the order the joins make them: the children's receive order
+  const edges = new Int32Array(2 * Math.max(0, p - 1));
+  let nEdges = 0;
   while (width < p) {
     const nRanges = rootOf.length;
     const nGroups = Math.ceil(nRanges / K);
@@ -171,15 +203,6 @@ export function adaptiveRounds(sizes: ArrayLike<number>, model: CostModel, opts?
       }
       const lo = a * width;
       const hi = Math.min(b * width, p) - 1;
-      // Outward order from candidate j: j−1, j+1, j−2, j+2, … (keeps the tree ordered).
-      const order = (j: number): number[] => {
-        const out: number[] = [];
-        for (let d = 1; d < b - a; d++) {
-          if (j - d >= a) out.push(j - d);
-          if (j + d < b) out.push(j + d);
-        }
-        return out;
-      };
       let recvIdx: number;
       if (fixedRoot !== undefined && fixedRoot >= lo && fixedRoot <= hi) {
         recvIdx = a + Math.floor((fixedRoot - lo) / width);
@@ -187,8 +210,7 @@ export function adaptiveRounds(sizes: ArrayLike<number>, model: CostModel, opts?
         recvIdx = -1;
         let bestT = Infinity;
         for (let j = a; j < b; j++) {
-          const o = order(j);
-          const t = join(rootOf[j], o.map((i) => rootOf[i]), o.map((i) => sizeOf[i]), false);
+          const t = join(rootOf[j], order(j, a, b), false);
           if (t <= bestT) {
             bestT = t;
             recvIdx = j;
@@ -202,26 +224,31 @@ export function adaptiveRounds(sizes: ArrayLike<number>, model: CostModel, opts?
           if (cj > cb || (cj === cb && sizeOf[j] >= sizeOf[recvIdx])) recvIdx = j;
         }
       }
-      const o = order(recvIdx);
+      const n = order(recvIdx, a, b);
       const recv = rootOf[recvIdx];
-      const senders = o.map((i) => rootOf[i]);
-      const senderSizes = o.map((i) => sizeOf[i]);
-      const time = join(recv, senders, senderSizes, true);
-      for (const s of senders) edges.push([recv, s]);
+      const time = join(recv, n, true);
+      for (let i = 0; i < n; i++) {
+        edges[nEdges++] = recv;
+        edges[nEdges++] = senderBuf[i];
+      }
       nextRoot[g] = recv;
-      joins.push({ lo, hi, receiver: recv, senders, senderSizes, time, size: total });
+      if (keepRounds) {
+        joins.push({ lo, hi, receiver: recv, senders: Array.from(senderBuf.subarray(0, n)), senderSizes: Array.from(sizeBuf.subarray(0, n)), time, size: total });
+      }
     }
-    rounds.push(joins);
+    if (keepRounds) rounds.push(joins);
     rootOf = nextRoot;
     sizeOf = nextSize;
     width *= K;
   }
   const root = rootOf[0];
   const tb = new TreeBuilder(p, root);
-  for (const [parent, child] of edges) tb.addChild(parent, child);
+  for (let e = 0; e < nEdges; e += 2) tb.addChild(edges[e], edges[e + 1]);
   if (copyAll) for (let v = 0; v < p; v++) tb.setCopyAt(v, 0);
   // p = 1: the lone root still copies its block into the result (as evaluate charges).
-  return { p, ports: k, root, time: p === 1 ? copyCost[0] : C[root], rounds, tree: tb.build() };
+  const time = p === 1 ? copyCost[0] : C[root];
+  const tree = tb.build();
+  return keepRounds ? { p, ports: k, root, time, rounds, tree } : { tree, time, root };
 }
 
 /**
@@ -230,6 +257,5 @@ export function adaptiveRounds(sizes: ArrayLike<number>, model: CostModel, opts?
  * construction ends at. `opts.rule`: 'exact' (default) or 'lemma1'.
  */
 export function adaptiveBinomialTree(sizes: ArrayLike<number>, model: CostModel, opts?: AdaptiveOptions): BuiltTree {
-  const s = adaptiveRounds(sizes, model, opts);
-  return { tree: s.tree, time: s.time, root: s.root };
+  return construct(sizes, model, opts, false) as BuiltTree;
 }
