@@ -179,7 +179,8 @@ export async function scatterVariable(
     }
     data = all;
   } else {
-    data = new Int32Array(start[n]);
+    const scratch = scratchBuffer(comm, 4 * start[n]);
+    data = new Int32Array(scratch.buffer, scratch.byteOffset, start[n]);
     if (data.length > 0) {
       const st = await comm.recv(node.parent, tag, bytesOf(data));
       expectStatus(comm, st, data.byteLength, 'schedule message');
@@ -255,7 +256,7 @@ export function encodeSchedules(tree: Tree, counts: ArrayLike<number>): EncodedS
     let lo = v;
     for (const c of kids) if (minRank[c] < lo) lo = minRank[c];
     minRank[v] = lo;
-    const list = [v, ...kids].sort((a, b) => (a === v ? v : minRank[a]) - (b === v ? v : minRank[b]));
+    const list = packedOrder(v, kids, minRank);
     let off = 0;
     for (const x of list) {
       if (x === v) {
@@ -302,6 +303,24 @@ export function encodeSchedules(tree: Tree, counts: ArrayLike<number>): EncodedS
     height,
   };
   return { fixed, children, root: rootSchedule };
+}
+
+/**
+ * v and its children in packed order (by the least rank of each piece, v's own block standing
+ * for v). Most trees are ordered already: then no sort and no comparator.
+ */
+function packedOrder(v: number, kids: readonly number[], minRank: Int32Array): number[] {
+  const list = new Array<number>(kids.length + 1);
+  list[0] = v;
+  let sorted = true;
+  let last = v;
+  for (let i = 0; i < kids.length; i++) {
+    list[i + 1] = kids[i];
+    const key = minRank[kids[i]];
+    if (key < last) sorted = false;
+    last = key;
+  }
+  return sorted ? list : list.sort((a, b) => (a === v ? v : minRank[a]) - (b === v ? v : minRank[b]));
 }
 
 /** The ranks of v's subtree in packed order (iterative depth-first walk of the pieces). */
