@@ -97,13 +97,34 @@ function caseOptions(c: RunCase): CollectiveOptions {
  * `shared` (every rank in one process: the simulator), the rank's block and its own buffer
  * are views of the shared reference and arena instead of copies of its own.
  */
-export async function prepareCase(
+export function prepareCase(
   comm: Communicator,
   counting: CountingCommunicator,
   c: RunCase,
   timer: RankTimer,
   shared?: SharedCaseData,
 ): Promise<PreparedCase> {
+  try {
+    const exec = caseExecution(comm, counting, c, shared);
+    if (!c.persistent) return Promise.resolve({ exec, planTime: undefined, planMessages: 0, planBytes: 0 });
+    return planCase(comm, counting, timer, exec);
+  } catch (e) {
+    return Promise.reject(e);
+  }
+}
+
+/** Plans a persistent case once, timed between synchronisations, its traffic counted. */
+async function planCase(comm: Communicator, counting: CountingCommunicator, timer: RankTimer, exec: CaseExecution<GathervArgs | ScattervArgs>): Promise<PreparedCase> {
+  await timer.sync(comm);
+  counting.reset();
+  const t0 = timer.now(comm);
+  await exec.plan();
+  const planTime = timer.now(comm) - t0;
+  return { exec, planTime, planMessages: counting.counter.messages, planBytes: counting.counter.bytes };
+}
+
+/** This rank's blocks, buffers and execution object for case `c` (views of `shared` when given). */
+function caseExecution(comm: Communicator, counting: CountingCommunicator, c: RunCase, shared: SharedCaseData | undefined): GathervExecution | ScattervExecution {
   const p = comm.size;
   const me = comm.rank;
   const isRoot = me === c.root;
@@ -138,13 +159,7 @@ export async function prepareCase(
     exec = new ScattervExecution(counting, options, me, mine, args, full);
   }
 
-  if (!c.persistent) return { exec, planTime: undefined, planMessages: 0, planBytes: 0 };
-  await timer.sync(comm);
-  counting.reset();
-  const t0 = timer.now(comm);
-  await exec.plan();
-  const planTime = timer.now(comm) - t0;
-  return { exec, planTime, planMessages: counting.counter.messages, planBytes: counting.counter.bytes };
+  return exec;
 }
 
 /**
@@ -229,30 +244,89 @@ class ScattervExecution extends CaseExecution<ScattervArgs> {
 }
 
 /** Runs one case on this rank. `comm` is the plain communicator; traffic is counted on a wrapper. */
-export async function runCaseOnRank(comm: Communicator, c: RunCase, timer: RankTimer, shared?: SharedCaseData): Promise<RankCaseResult> {
-  const me = comm.rank;
+export function runCaseOnRank(comm: Communicator, c: RunCase, timer: RankTimer, shared?: SharedCaseData): Promise<RankCaseResult> {
   const counting = new CountingCommunicator(comm);
-  const { exec, planTime, planMessages, planBytes } = await prepareCase(comm, counting, c, timer, shared);
-
-  let mismatch: string | undefined;
-  const times: number[] = [];
-  let messages = 0;
-  let bytes = 0;
-  let info: CollectiveInfo | undefined;
-  for (let i = 0; i < c.warmup + c.reps; i++) {
-    exec.prepare();
-    await timer.sync(comm);
-    counting.reset();
-    const t0 = timer.now(comm);
-    info = await exec.run();
-    const t = timer.now(comm) - t0;
-    const timed = i >= c.warmup;
-    if (timed) times.push(t);
-    if (i === c.warmup) {
-      messages = counting.counter.messages;
-      bytes = counting.counter.bytes;
-    }
-    mismatch ??= exec.check();
-  }
-  return { rank: me, mismatch, times, planTime, messages, bytes, planMessages, planBytes, info: info as CollectiveInfo };
+  return prepareCase(comm, counting, c, timer, shared).then((prepared) => new CaseRun(comm, counting, c, timer, prepared).run());
 }
+
+/**
+ * The timed executions of a prepared case on one rank: prepare, synchronise, run, time, check,
+ * warm-up and repetitions. A state machine driven by callbacks (no suspended async frame: a
+ * simulation holds one per rank while they all wait).
+ */
+class CaseRun {
+  private i = 0;
+  private mismatch: string | undefined;
+  private readonly times: number[] = [];
+  private messages = 0;
+  private bytes = 0;
+  private info: CollectiveInfo | undefined;
+  private t0 = 0;
+  private resolve: (r: RankCaseResult) => void = noop;
+  private reject: (e: unknown) => void = noop;
+  private readonly failed = (e: unknown): void => this.reject(e);
+
+  constructor(
+    private readonly comm: Communicator,
+    private readonly counting: CountingCommunicator,
+    private readonly c: RunCase,
+    private readonly timer: RankTimer,
+    private readonly prepared: PreparedCase,
+  ) {}
+
+  run(): Promise<RankCaseResult> {
+    return new Promise<RankCaseResult>((resolve, reject) => {
+      this.resolve = resolve;
+      this.reject = reject;
+      this.next();
+    });
+  }
+
+  /** The next execution, or the result after the last. */
+  private next(): void {
+    const { c, prepared } = this;
+    if (this.i >= c.warmup + c.reps) {
+      const { planTime, planMessages, planBytes } = prepared;
+      const { mismatch, times, messages, bytes } = this;
+      this.resolve({ rank: this.comm.rank, mismatch, times, planTime, messages, bytes, planMessages, planBytes, info: this.info as CollectiveInfo });
+      return;
+    }
+    try {
+      prepared.exec.prepare();
+      this.timer.sync(this.comm).then(this.synced, this.failed);
+    } catch (e) {
+      this.reject(e);
+    }
+  }
+
+  private readonly synced = (): void => {
+    try {
+      this.counting.reset();
+      this.t0 = this.timer.now(this.comm);
+      this.prepared.exec.run().then(this.ran, this.failed);
+    } catch (e) {
+      this.reject(e);
+    }
+  };
+
+  private readonly ran = (info: CollectiveInfo): void => {
+    try {
+      this.info = info;
+      const t = this.timer.now(this.comm) - this.t0;
+      const { c, i } = this;
+      if (i >= c.warmup) this.times.push(t);
+      if (i === c.warmup) {
+        this.messages = this.counting.counter.messages;
+        this.bytes = this.counting.counter.bytes;
+      }
+      this.mismatch ??= this.prepared.exec.check();
+      this.i++;
+    } catch (e) {
+      this.reject(e);
+      return;
+    }
+    this.next();
+  };
+}
+
+const noop = (): void => {};
