@@ -13,7 +13,7 @@ import { InvalidArgumentError } from '../errors.js';
 import { sharedBlockSizes } from '../workloads/distributions.js';
 import { CountingCommunicator } from './counting.js';
 import { blockOf, firstMismatch, fullBuffer, poison, rankView, type SharedCaseData } from './data.js';
-import type { RankTimer } from './rank.js';
+import { timedRuns, type RankTimer, type TimedExecution } from './rank.js';
 import type { CaseBlocks } from './spec.js';
 
 /** What every rank of a hierarchical run needs: plain data (structured-clone safe). */
@@ -44,51 +44,84 @@ export interface HierarchicalShared {
 }
 
 /** Runs the case's executions on this rank. `comm` is the plain communicator; traffic is counted on a wrapper. */
-export async function runHierarchicalOnRank(comm: Communicator, c: HierarchicalRankCase, timer: RankTimer, shared?: HierarchicalShared): Promise<HierarchicalRankResult> {
-  const p = comm.size;
-  const me = comm.rank;
-  const isRoot = me === c.root;
-  const u = c.unitBytes;
-  const counts = sharedBlockSizes(c.dist, { p, b: c.b, rho: c.rho, seed: c.seed });
-  const data = shared?.data;
-  if (data !== undefined && (data.counts !== counts || data.unitBytes !== u)) {
-    throw new InvalidArgumentError('shared', `rank ${me}: the shared case data was built for other block sizes than case ${c.dist} p ${p}`, { rank: me });
+export function runHierarchicalOnRank(comm: Communicator, c: HierarchicalRankCase, timer: RankTimer, shared?: HierarchicalShared): Promise<HierarchicalRankResult> {
+  try {
+    const counting = new CountingCommunicator(comm);
+    const exec = new HierarchicalExecution(comm, counting, c, shared);
+    const isRoot = comm.rank === c.root;
+    return timedRuns(comm, counting, c, timer, exec).then(({ mismatch, times, messages, bytes, info }) => ({
+      rank: comm.rank,
+      mismatch,
+      times,
+      messages,
+      bytes,
+      info: isRoot ? info : undefined,
+    }));
+  } catch (e) {
+    return Promise.reject(e);
   }
-  const options: HierarchicalOptions = shared?.options ?? { variant: c.variant };
-  const mine = data !== undefined ? rankView(data, data.reference, me) : blockOf(me, counts[me], u);
-  let send: Uint8Array;
-  if (data !== undefined) {
-    send = rankView(data, data.arena, me);
-    send.set(mine);
-  } else send = mine.slice();
-  const expected = isRoot ? (data?.reference ?? fullBuffer(counts, u)) : undefined;
-  const recv = expected !== undefined ? new Uint8Array(expected.length) : undefined;
-  const counting = new CountingCommunicator(comm);
-  const call = (): Promise<HierarchicalInfo> =>
-    c.collective === 'gather'
-      ? hierarchicalGather(counting, { send, recv, root: c.root }, options)
-      : hierarchicalGatherv(counting, isRoot ? { send, recv, root: c.root, counts, unitBytes: u } : { send, root: c.root, unitBytes: u }, options);
+}
 
-  let mismatch: string | undefined;
-  const times: number[] = [];
-  let messages = 0;
-  let bytes = 0;
-  let info: HierarchicalInfo | undefined;
-  for (let i = 0; i < c.warmup + c.reps; i++) {
-    if (recv !== undefined && expected !== undefined) poison(recv, expected);
-    await timer.sync(comm);
-    counting.reset();
-    const t0 = timer.now(comm);
-    info = await call();
-    const t = timer.now(comm) - t0;
-    if (i >= c.warmup) times.push(t);
-    if (i === c.warmup) {
-      messages = counting.counter.messages;
-      bytes = counting.counter.bytes;
+/** One rank's hierarchical gather or gatherv of a case: its buffers, the call, the checks. One object per rank, no closures. */
+class HierarchicalExecution implements TimedExecution<HierarchicalInfo> {
+  private readonly me: number;
+  private readonly isRoot: boolean;
+  private readonly counts: readonly number[];
+  private readonly options: HierarchicalOptions;
+  /** This rank's block as the reference has it, and its send buffer. */
+  private readonly mine: Uint8Array;
+  private readonly send: Uint8Array;
+  /** The root's reference and receive buffer. */
+  private readonly expected: Uint8Array | undefined;
+  private readonly recv: Uint8Array | undefined;
+
+  constructor(
+    comm: Communicator,
+    private readonly counting: CountingCommunicator,
+    private readonly c: HierarchicalRankCase,
+    shared: HierarchicalShared | undefined,
+  ) {
+    const p = comm.size;
+    const me = comm.rank;
+    this.me = me;
+    this.isRoot = me === c.root;
+    const u = c.unitBytes;
+    const counts = sharedBlockSizes(c.dist, { p, b: c.b, rho: c.rho, seed: c.seed });
+    this.counts = counts;
+    const data = shared?.data;
+    if (data !== undefined && (data.counts !== counts || data.unitBytes !== u)) {
+      throw new InvalidArgumentError('shared', `rank ${me}: the shared case data was built for other block sizes than case ${c.dist} p ${p}`, { rank: me });
     }
-    mismatch ??=
-      firstMismatch(send, mine, `rank ${me} send buffer (changed)`) ??
-      (recv !== undefined && expected !== undefined ? firstMismatch(recv, expected, `root ${me} receive buffer`) : undefined);
+    this.options = shared?.options ?? { variant: c.variant };
+    this.mine = data !== undefined ? rankView(data, data.reference, me) : blockOf(me, counts[me], u);
+    if (data !== undefined) {
+      this.send = rankView(data, data.arena, me);
+      this.send.set(this.mine);
+    } else this.send = this.mine.slice();
+    this.expected = this.isRoot ? (data?.reference ?? fullBuffer(counts, u)) : undefined;
+    this.recv = this.expected !== undefined ? new Uint8Array(this.expected.length) : undefined;
   }
-  return { rank: me, mismatch, times, messages, bytes, info: isRoot ? info : undefined };
+
+  run(): Promise<HierarchicalInfo> {
+    const { c, send, recv } = this;
+    return c.collective === 'gather'
+      ? hierarchicalGather(this.counting, { send, recv, root: c.root }, this.options)
+      : hierarchicalGatherv(
+          this.counting,
+          this.isRoot ? { send, recv, root: c.root, counts: this.counts, unitBytes: c.unitBytes } : { send, root: c.root, unitBytes: c.unitBytes },
+          this.options,
+        );
+  }
+
+  prepare(): void {
+    if (this.recv !== undefined && this.expected !== undefined) poison(this.recv, this.expected);
+  }
+
+  check(): string | undefined {
+    const { recv, expected, me } = this;
+    return (
+      firstMismatch(this.send, this.mine, `rank ${me} send buffer (changed)`) ??
+      (recv !== undefined && expected !== undefined ? firstMismatch(recv, expected, `root ${me} receive buffer`) : undefined)
+    );
+  }
 }

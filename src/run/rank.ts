@@ -61,15 +61,18 @@ export interface RankCaseResult {
   readonly info: CollectiveInfo;
 }
 
-/** One timed unit of a case on one rank: run it, poison what it writes, check what it wrote. */
-export interface Execution {
+/** One timed unit of any collective on one rank: run it, poison what it writes, check what it wrote. */
+export interface TimedExecution<I> {
   /** Runs the operation once (or start() of the plan). */
-  run(): Promise<CollectiveInfo>;
+  run(): Promise<I>;
   /** Poisons the buffers the operation writes. */
   prepare(): void;
   /** Checks this rank's data; a message on the first difference. */
   check(): string | undefined;
 }
+
+/** One timed unit of a gatherv/scatterv case. */
+export type Execution = TimedExecution<CollectiveInfo>;
 
 /** A case made ready on one rank: its execution and, persistent, what planning took. */
 export interface PreparedCase {
@@ -246,36 +249,69 @@ class ScattervExecution extends CaseExecution<ScattervArgs> {
 /** Runs one case on this rank. `comm` is the plain communicator; traffic is counted on a wrapper. */
 export function runCaseOnRank(comm: Communicator, c: RunCase, timer: RankTimer, shared?: SharedCaseData): Promise<RankCaseResult> {
   const counting = new CountingCommunicator(comm);
-  return prepareCase(comm, counting, c, timer, shared).then((prepared) => new CaseRun(comm, counting, c, timer, prepared).run());
+  return prepareCase(comm, counting, c, timer, shared).then(({ exec, planTime, planMessages, planBytes }) =>
+    timedRuns(comm, counting, c, timer, exec).then(({ mismatch, times, messages, bytes, info }) => ({
+      rank: comm.rank,
+      mismatch,
+      times,
+      planTime,
+      messages,
+      bytes,
+      planMessages,
+      planBytes,
+      info: info as CollectiveInfo,
+    })),
+  );
+}
+
+/** What a rank's timed executions give. */
+export interface TimedRuns<I> {
+  /** Undefined when every execution left this rank's data exactly as the reference. */
+  readonly mismatch: string | undefined;
+  /** Time of each timed execution (timer units). */
+  readonly times: number[];
+  /** Messages and bytes this rank sent in the first timed execution. */
+  readonly messages: number;
+  readonly bytes: number;
+  /** What the last execution returned. */
+  readonly info: I | undefined;
 }
 
 /**
- * The timed executions of a prepared case on one rank: prepare, synchronise, run, time, check,
- * warm-up and repetitions. A state machine driven by callbacks (no suspended async frame: a
- * simulation holds one per rank while they all wait).
+ * `c.warmup` untimed then `c.reps` timed executions of `exec` on this rank, each prepared,
+ * started after a synchronisation and checked; traffic counted on `counting`.
  */
-class CaseRun {
+export function timedRuns<I>(comm: Communicator, counting: CountingCommunicator, c: { readonly warmup: number; readonly reps: number }, timer: RankTimer, exec: TimedExecution<I>): Promise<TimedRuns<I>> {
+  return new TimedRunner(comm, counting, c.warmup, c.warmup + c.reps, timer, exec).run();
+}
+
+/**
+ * timedRuns as a state machine driven by callbacks (no suspended async frame: a simulation
+ * holds one per rank while they all wait).
+ */
+class TimedRunner<I> {
   private i = 0;
   private mismatch: string | undefined;
   private readonly times: number[] = [];
   private messages = 0;
   private bytes = 0;
-  private info: CollectiveInfo | undefined;
+  private info: I | undefined;
   private t0 = 0;
-  private resolve: (r: RankCaseResult) => void = noop;
+  private resolve: (r: TimedRuns<I>) => void = noop;
   private reject: (e: unknown) => void = noop;
   private readonly failed = (e: unknown): void => this.reject(e);
 
   constructor(
     private readonly comm: Communicator,
     private readonly counting: CountingCommunicator,
-    private readonly c: RunCase,
+    private readonly warmup: number,
+    private readonly total: number,
     private readonly timer: RankTimer,
-    private readonly prepared: PreparedCase,
+    private readonly exec: TimedExecution<I>,
   ) {}
 
-  run(): Promise<RankCaseResult> {
-    return new Promise<RankCaseResult>((resolve, reject) => {
+  run(): Promise<TimedRuns<I>> {
+    return new Promise<TimedRuns<I>>((resolve, reject) => {
       this.resolve = resolve;
       this.reject = reject;
       this.next();
@@ -284,15 +320,13 @@ class CaseRun {
 
   /** The next execution, or the result after the last. */
   private next(): void {
-    const { c, prepared } = this;
-    if (this.i >= c.warmup + c.reps) {
-      const { planTime, planMessages, planBytes } = prepared;
-      const { mismatch, times, messages, bytes } = this;
-      this.resolve({ rank: this.comm.rank, mismatch, times, planTime, messages, bytes, planMessages, planBytes, info: this.info as CollectiveInfo });
+    if (this.i >= this.total) {
+      const { mismatch, times, messages, bytes, info } = this;
+      this.resolve({ mismatch, times, messages, bytes, info });
       return;
     }
     try {
-      prepared.exec.prepare();
+      this.exec.prepare();
       this.timer.sync(this.comm).then(this.synced, this.failed);
     } catch (e) {
       this.reject(e);
@@ -303,23 +337,23 @@ class CaseRun {
     try {
       this.counting.reset();
       this.t0 = this.timer.now(this.comm);
-      this.prepared.exec.run().then(this.ran, this.failed);
+      this.exec.run().then(this.ran, this.failed);
     } catch (e) {
       this.reject(e);
     }
   };
 
-  private readonly ran = (info: CollectiveInfo): void => {
+  private readonly ran = (info: I): void => {
     try {
       this.info = info;
       const t = this.timer.now(this.comm) - this.t0;
-      const { c, i } = this;
-      if (i >= c.warmup) this.times.push(t);
-      if (i === c.warmup) {
+      const i = this.i;
+      if (i >= this.warmup) this.times.push(t);
+      if (i === this.warmup) {
         this.messages = this.counting.counter.messages;
         this.bytes = this.counting.counter.bytes;
       }
-      this.mismatch ??= this.prepared.exec.check();
+      this.mismatch ??= this.exec.check();
       this.i++;
     } catch (e) {
       this.reject(e);
