@@ -5,6 +5,7 @@
  * written, and bad usage (exit 2). The hang guards are generous: a refusal comes at once.
  */
 import { spawnSync } from 'node:child_process';
+import { getHeapStatistics } from 'node:v8';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +18,8 @@ import { CommunicationError, InvalidArgumentError, TooLargeError } from '../src/
 import { linearModel } from '../src/model/cost-model.js';
 import { modelToJson, type PairwiseModelSpec } from '../src/model/model-json.js';
 import { checkMemory, resourceLimits } from '../src/util/limits.js';
+import { heapForInter } from '../src/cli/inter-command.js';
+import { interSimBytes } from '../src/run/inter.js';
 import { runSim } from '../src/transports/sim/index.js';
 import { fixtureResults } from './fixtures/bench-results.js';
 import { sink, vcoll } from './helpers/cli.js';
@@ -212,6 +215,40 @@ describe('vcoll run on the simulator runs again with a larger heap when Node’s
     const r = smallHeap(64, args, { VCOLL_HEAP_RERUN: 'off' });
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/--p.*max-old-space-size/s);
+    expect(r.stdout).toBe('');
+  });
+});
+
+describe('vcoll inter on the simulator runs again with a larger heap when Node’s is too small', () => {
+  const smallHeap = (mib: number, args: readonly string[], env: Record<string, string> = {}): ReturnType<typeof vcoll> =>
+    spawnSync(process.execPath, [`--max-old-space-size=${mib}`, '--import', 'tsx', 'src/cli/main.ts', ...args], {
+      encoding: 'utf8',
+      timeout: 120_000,
+      env: { ...process.env, ...env },
+    });
+  const args = (ranks: number): string[] => ['inter', '--transport', 'sim', '--ranks', String(ranks), '--setting', '1', '--size', '65536', '--format', 'json'];
+
+  it('heapForInter: the estimate (interSimBytes) above Node’s heap limit and within the memory limit; never for threads', () => {
+    const limits = resourceLimits();
+    expect(heapForInter({ transport: 'threads', ranks: 2 ** 16 })).toBeUndefined();
+    const small = heapForInter({ transport: 'sim', ranks: 64 });
+    if (interSimBytes(64) <= getHeapStatistics().heap_size_limit) expect(small).toBeUndefined();
+    const big = heapForInter({ transport: 'sim', ranks: 2 ** 16 });
+    if (interSimBytes(2 ** 16) <= limits.memoryBytes) expect(big).toBe(Math.ceil(Math.min(2 * interSimBytes(2 ** 16), limits.memoryBytes) / 2 ** 20));
+    else expect(big).toBeUndefined();
+  });
+
+  it('64 ranks under a 64 MiB heap: rerun with the heap the estimate asks for, verified', () => {
+    const r = smallHeap(64, args(64));
+    expect(r.stderr).toMatch(/running with a [\d.]+ [MG]iB JavaScript heap \(node --max-old-space-size=\d+/);
+    expect(r.status, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ setting: 1, p: 32, q: 32, verified: true });
+  });
+
+  it('VCOLL_HEAP_RERUN=off keeps Node’s limit: refused at once, naming it', () => {
+    const r = smallHeap(64, args(8192), { VCOLL_HEAP_RERUN: 'off' });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/--ranks.*max-old-space-size/s);
     expect(r.stdout).toBe('');
   });
 });

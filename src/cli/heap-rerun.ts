@@ -1,7 +1,7 @@
 /**
- * `vcoll run --transport sim` at a p whose ranks need more JavaScript heap than Node's
- * default limit (about 4 GiB) but fit the memory limit (VCOLL_MAX_MEMORY, default half the
- * RAM): the same command runs again in a child Node with --max-old-space-size raised
+ * `vcoll run --transport sim` (likewise `vcoll bench` and `vcoll inter` on the simulator) at a
+ * p whose ranks need more JavaScript heap than Node's default limit (about 4 GiB) but fit the
+ * memory limit (VCOLL_MAX_MEMORY, default half the RAM): the same command runs again in a child Node with --max-old-space-size raised
  * (util/limits.ts heapToRaise) and the simulator's semi-space (SIM_SEMI_SPACE_MIB), its standard streams the parent's, its exit status the
  * command's. So `vcoll run --transport sim --p 1048576` needs no Node flag. Once at most
  * (VCOLL_HEAP_RERUN marks the child); VCOLL_HEAP_RERUN=off turns it off.

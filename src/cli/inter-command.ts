@@ -7,7 +7,8 @@
 import Table from 'cli-table3';
 import { InvalidArgumentError } from '../errors.js';
 import { INTER_SETTINGS, PAPER_RATIOS, type InterSettingNumber } from '../run/inter-settings.js';
-import { checkInterRanks, runInter, type InterReport } from '../run/inter.js';
+import { checkInterRanks, interSimBytes, runInter, type InterReport } from '../run/inter.js';
+import { heapToRaise } from '../util/limits.js';
 
 export interface InterCommandOptions {
   transport: 'sim' | 'threads';
@@ -35,6 +36,19 @@ export function parseSettings(v: string, field = '--setting'): InterSettingNumbe
     if (!(INTER_SETTINGS as readonly number[]).includes(n)) throw new InvalidArgumentError(field, `must be 1…8 (or a list, or "all"), got "${s}"`);
     return n as InterSettingNumber;
   });
+}
+
+/**
+ * The heap (MiB) to run `vcoll inter --transport sim` again with (cli/heap-rerun.ts), as `vcoll
+ * run` and `vcoll bench` do: when the run's estimate (interSimBytes) exceeds Node's heap limit
+ * and fits the memory limit; undefined otherwise, and for threads. The whole estimate, receive
+ * buffers included: those are outside V8's heap, but the objects alone (1 GiB + 48 KiB per
+ * rank) come to Node's default limit of about 4 GiB at p + q = 2^16, where a collector without
+ * room to work runs mostly itself.
+ */
+export function heapForInter(opts: Pick<InterCommandOptions, 'transport' | 'ranks'>): number | undefined {
+  if (opts.transport !== 'sim' || !Number.isInteger(opts.ranks) || opts.ranks < 2) return undefined;
+  return heapToRaise(interSimBytes(opts.ranks));
 }
 
 const fmt = (x: number): string => (Number.isInteger(x) ? String(x) : x.toPrecision(6));

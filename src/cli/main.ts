@@ -188,7 +188,9 @@ export function buildProgram(): Command {
     .option('--format <fmt>', 'json | table', parseChoice('format', ['json', 'table'] as const), 'table')
     .exitOverride()
     .action(async (opts: InterCommandOptions) => {
-      const { runInterCommand } = await import('./inter-command.js');
+      const { runInterCommand, heapForInter } = await import('./inter-command.js');
+      // a simulation larger than Node's heap limit but within the memory limit: run again with a larger heap
+      if (ranAgainWithHeap(heapForInter(opts))) return;
       const reports = await runInterCommand(opts);
       if (!reports.every((r) => r.verified)) process.exitCode = 1;
     });

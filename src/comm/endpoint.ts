@@ -21,6 +21,14 @@ export interface VirtualClock {
    * called it, with every rank's clock set to the latest of them. For timing only.
    */
   sync(): Promise<void>;
+  /**
+   * Advances this rank's clock as `count` processor copies of `bytes` bytes each, one after
+   * the other, would (Communicator.copy: the model's copy time each, each traced), moving
+   * nothing: for copies an algorithm makes whose bytes the simulation already holds in place
+   * (basic/bcast.ts: the pieces out of the padded buffer). O(1) when they cost nothing and
+   * nothing is traced.
+   */
+  chargeCopies(bytes: number, count: number): void;
 }
 
 export interface Endpoint {

@@ -85,7 +85,8 @@ export const INTER_SIM_FIXED_BYTES = 2 ** 30;
  * world ranks are views of one shared table: comm/group.ts worldRange), the collectives'
  * schedules and requests (their layouts shared: collectives/allgather/shared-layout.ts), and
  * the collector's slack. Fitted to maxRSS (/usr/bin/time, size 64 KiB, settings 1–8, P = 2^11
- * … 2^15: 0.6 → 3.8 GB for the heaviest, settings 7 and 8; docs/cli.md, `vcoll inter`).
+ * … 2^15: 0.6 → 3.8 GB for the heaviest, settings 7 and 8, when root gathering's broadcast
+ * still held a padded buffer per rank; 2.9 GB since, settings 5–8; docs/cli.md, `vcoll inter`).
  */
 export const INTER_SIM_RANK_BYTES = 48 * 1024;
 

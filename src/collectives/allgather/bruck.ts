@@ -39,6 +39,7 @@ import {
   TMP,
   type AllgatherRankDescription,
 } from './schedule-parts.js';
+import { placePadded } from './padded.js';
 import { packedPrefix } from './shared-layout.js';
 import { ALLGATHER_TAGS, type AllgathervInput, type AllgathervVariant } from './types.js';
 
@@ -133,8 +134,16 @@ export async function bruckAllgatherv(input: AllgathervInput, tag: number): Prom
   const { comm, send: own } = input;
   const { rank, size: p } = comm;
   const schedule = bruckSchedule(describeAllgather(input), tag);
-  const buffers = bindBuffers(input, schedule); // 'tmp' allocated here, once per call
   const lead = input.bytes[rank] > 0 ? 1 : 0; // the own copy overlaps round 0
+  if (input.padded !== undefined) {
+    // padded blocks (padded.ts): the same schedule placed onto their data and a sink, no 'tmp'
+    const placed = placePadded(describeAllgather(input), schedule, input.padded);
+    const next = span(TMP, 0, input.bytes[(rank + 1) % p]);
+    const first = p === 1 ? undefined : firstStep(input, 'bruck', tag, placed.view(span(SEND, 0, input.bytes[rank])), placed.view(next));
+    await runAfterFirstStep(input, placed.schedule, placed.buffers, first, lead);
+    return;
+  }
+  const buffers = bindBuffers(input, schedule); // 'tmp' allocated here, once per call
   // round 0 (d = 1) is the handshake (handshake.ts): the own block to rank − 1, block rank + 1
   // from rank + 1 into the start of tmp, fingerprint first
   const tmp = buffers[TMP];

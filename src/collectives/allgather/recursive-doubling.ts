@@ -33,6 +33,7 @@ import {
   type AllgatherRankDescription,
   type RankRun,
 } from './schedule-parts.js';
+import { placePadded } from './padded.js';
 import { ALLGATHER_TAGS, type AllgathervInput, type AllgathervVariant } from './types.js';
 
 /** The largest power of two ≤ p. */
@@ -98,7 +99,9 @@ export function recursiveDoublingSchedule(d: AllgatherRankDescription, tag: numb
 
 export async function recursiveDoublingAllgatherv(input: AllgathervInput, tag: number): Promise<void> {
   const schedule = recursiveDoublingSchedule(describeAllgather(input), tag);
-  const bound = bindAllgather(input, schedule, bindBuffers(input, schedule));
+  // padded blocks (padded.ts): the same schedule placed onto their data and a sink
+  const placed = input.padded === undefined ? undefined : placePadded(describeAllgather(input), schedule, input.padded);
+  const bound = placed === undefined ? bindAllgather(input, schedule, bindBuffers(input, schedule)) : bindAllgather(input, placed.schedule, placed.buffers);
   await handshake(input, 'recursive-doubling'); // its first partner is r ⊕ 1, not the handshake's neighbours
   await bound.run();
 }

@@ -15,6 +15,7 @@
  */
 import type { Communicator } from '../../comm/communicator.js';
 import { namedTags } from '../../comm/tags.js';
+import type { PaddedBlocks } from './padded.js';
 import type { AllgatherAlgorithm, AllgathervAlgorithm, AllgatherVariantName } from './variants.js';
 
 // The unions are derived from the table (variants.ts, where ALLGATHER_ALGORITHMS and
@@ -68,6 +69,12 @@ export interface AllgathervInput {
    * regular blocks, the algorithm fixed by p). Default true.
    */
   readonly handshake?: boolean;
+  /**
+   * Regular blocks that are padded pieces (padded.ts: the scatter-allgather broadcast's): the
+   * algorithm's schedule runs placed onto their data and a sink, `recv` is not used. Bruck and
+   * recursive doubling only.
+   */
+  readonly padded?: PaddedBlocks;
 }
 
 /** One algorithm: a row of the variant table. */

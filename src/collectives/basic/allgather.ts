@@ -15,7 +15,11 @@
  * InvalidArgumentError('recv'), send or recv not a Uint8Array names that field.
  */
 import type { Communicator } from '../../comm/communicator.js';
+import { InvalidArgumentError } from '../../errors.js';
 import { allgatherInput } from '../allgather/args.js';
+import { placeOwnData, type PaddedBlocks } from '../allgather/padded.js';
+import { regularLayout } from '../allgather/shared-layout.js';
+import type { AllgathervInput } from '../allgather/types.js';
 import { bruckAllgatherv } from '../allgather/bruck.js';
 import { recursiveDoublingAllgatherv } from '../allgather/recursive-doubling.js';
 import { BASIC_TAG } from '../../comm/tags.js';
@@ -32,7 +36,26 @@ export async function basicAllgather(comm: Communicator, args: BasicAllgatherArg
   comm = beginCall(comm);
   // No handshake (allgather/handshake.ts): the algorithm depends on p alone and every message's
   // length is checked, so a rank with another m fails the run without one.
-  const input = { ...allgatherInput(comm, args), handshake: false };
+  await run({ ...allgatherInput(comm, args), handshake: false });
+}
+
+/**
+ * basicAllgather of padded blocks (allgather/padded.ts: the scatter-allgather broadcast's
+ * pieces): `send` is this rank's block (blocks.stride bytes: its piece's data, the padding,
+ * the trailer); every block's data lands in `blocks.data`, the padding and trailers nowhere.
+ * The algorithm, messages, copies and times of basicAllgather with a receive buffer of
+ * p·stride bytes, without that buffer (nor Bruck's 'tmp').
+ */
+export async function paddedAllgather(comm: Communicator, send: Uint8Array, blocks: PaddedBlocks): Promise<void> {
+  comm = beginCall(comm);
+  const { bytes, offsets } = regularLayout(comm.size, blocks.stride);
+  if (send.length !== blocks.stride) throw new InvalidArgumentError('send', `holds ${send.length} bytes, a padded block ${blocks.stride}`, { rank: comm.rank });
+  placeOwnData(comm.rank, send, blocks); // its copy in the schedule is charged, and moves nothing
+  await run({ comm, send, recv: blocks.data, bytes, offsets, sizesField: 'send', handshake: false, padded: blocks });
+}
+
+/** Recursive doubling for p a power of two, else Bruck. */
+async function run(input: AllgathervInput): Promise<void> {
   const p = input.comm.size;
   if ((p & (p - 1)) === 0) await recursiveDoublingAllgatherv(input, BASIC_TAG.allgather);
   else await bruckAllgatherv(input, BASIC_TAG.allgather);

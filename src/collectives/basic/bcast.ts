@@ -14,11 +14,13 @@
  *   γ = 0): 2⌈log₂p⌉α + 2β(p−1)⌈m/p⌉ ≈ 2⌈log₂p⌉α + 2βm, against ⌈log₂p⌉βm for the tree. When p
  *   does not divide m, each piece also carries the root's m (8 bytes: 2β(p−1)·8 more) so that a
  *   rank whose length rounds to the same piece size but differs is rejected, plus the copies
- *   in and out of the padded buffer.
+ *   in and out of the padded buffer. Memory: the root's padded buffer, p(⌈m/p⌉ + 8) bytes;
+ *   elsewhere O(⌈m/p⌉ + 8) besides `buf` (the allgather places each piece's data in `buf`
+ *   and keeps no padding or trailer: allgather/padded.ts).
  */
 import type { Communicator } from '../../comm/communicator.js';
 import { InvalidArgumentError } from '../../errors.js';
-import { basicAllgather } from './allgather.js';
+import { basicAllgather, paddedAllgather } from './allgather.js';
 import { scatter } from './scatter.js';
 import { BASIC_TAG } from '../../comm/tags.js';
 import { runBcastSchedule } from './schedule.js';
@@ -64,27 +66,44 @@ async function scatterAllgather(comm: Communicator, buf: Uint8Array, root: numbe
   // truncated or padded copy in silence).
   const piece = Math.ceil(n / p);
   const stride = piece + TRAILER;
-  const whole = new Uint8Array(stride * p);
-  if (comm.rank === root) {
-    const view = new DataView(whole.buffer);
-    for (let i = 0; i < p; i++) {
-      const from = Math.min(n, i * piece);
-      comm.copy(whole.subarray(i * stride, i * stride + Math.min(n, from + piece) - from), buf.subarray(from, Math.min(n, from + piece)));
-      view.setFloat64(i * stride + piece, n, true);
-    }
-  }
+  const whole = comm.rank === root ? paddedPieces(comm, buf, piece, stride) : undefined;
   const mine = new Uint8Array(stride);
-  await scatter(comm, { send: comm.rank === root ? whole : undefined, recv: mine, root });
+  await scatter(comm, { send: whole, recv: mine, root });
   const rootLength = new DataView(mine.buffer).getFloat64(piece, true);
   if (rootLength !== n) {
     throw new InvalidArgumentError('buf', `holds ${n} bytes, the root's holds ${rootLength}; every rank must pass the same length`, { rank: comm.rank });
   }
-  await basicAllgather(comm, { send: mine, recv: whole });
-  if (comm.rank !== root) {
-    for (let i = 0; i < p; i++) {
-      const from = Math.min(n, i * piece);
-      const to = Math.min(n, from + piece);
-      if (to > from) comm.copy(buf.subarray(from, to), whole.subarray(i * stride, i * stride + to - from));
-    }
+  // The allgather of the padded pieces: its messages as long as ever, but no rank holds the
+  // p·stride bytes of padding and trailers (O(p²) over a simulation's ranks): each piece's
+  // data lands in `buf` directly (allgather/padded.ts).
+  await paddedAllgather(comm, mine, { piece, stride, data: buf });
+  if (comm.rank !== root) chargeCopiesOut(comm, n, piece);
+}
+
+/** At the root: the p padded pieces of `buf`, each followed by its length n (one copy per piece, as ever). */
+function paddedPieces(comm: Communicator, buf: Uint8Array, piece: number, stride: number): Uint8Array {
+  const p = comm.size;
+  const n = buf.length;
+  const whole = new Uint8Array(stride * p);
+  const view = new DataView(whole.buffer);
+  for (let i = 0; i < p; i++) {
+    const from = Math.min(n, i * piece);
+    comm.copy(whole.subarray(i * stride, i * stride + Math.min(n, from + piece) - from), buf.subarray(from, Math.min(n, from + piece)));
+    view.setFloat64(i * stride + piece, n, true);
   }
+  return whole;
+}
+
+/**
+ * The copies of the pieces out of the padded buffer into `buf`, one per non-empty piece, each
+ * charged as the algorithm makes it (γ per byte on the simulator, in piece order): their bytes
+ * are in place already (paddedAllgather), so the simulator charges them without moving
+ * anything, in O(1) when they cost nothing; real transports have nothing to do.
+ */
+function chargeCopiesOut(comm: Communicator, n: number, piece: number): void {
+  const clock = comm.clock;
+  if (clock === undefined || n === 0) return;
+  const pieces = Math.ceil(n / piece);
+  clock.chargeCopies(piece, pieces - 1);
+  clock.chargeCopies(n - (pieces - 1) * piece, 1);
 }

@@ -27,6 +27,10 @@ class SimClock implements VirtualClock {
   sync(): Promise<void> {
     return this.sim.sync(this.rank);
   }
+
+  chargeCopies(bytes: number, count: number): void {
+    this.sim.chargeCopies(this.rank, bytes, count);
+  }
 }
 
 const EMPTY = new Uint8Array(0);

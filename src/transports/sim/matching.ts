@@ -30,20 +30,21 @@ const KEEP_PER_RANK = 4;
 
 /**
  * The ends of a rank's lists, one block of L_STRIDE per rank in `MatchBook.ends` (so that
- * matching at a destination touches one cache line of them, not one per list): posted
+ * matching at a destination touches one or two cache lines of them, not one per list): posted
  * receives with a source (links qPrev/qNext), ANY_SOURCE receives and unexpected sends in
- * arrival order (links aPrev/aNext), and two slots the book's owner keeps a list of its own
- * in (the simulation: the rank's transfers waiting for ports).
+ * arrival order (links aPrev/aNext), and from L_OWN on four slots the book's owner keeps two
+ * lists of its own in (the simulation: the rank's transfers waiting for ports, those it sends
+ * and those it receives).
  */
-export const L_STRIDE = 8;
+export const L_STRIDE = 10;
 const L_R_HEAD = 0;
 const L_R_TAIL = 1;
 const L_ANY_HEAD = 2;
 const L_ANY_TAIL = 3;
 const L_U_HEAD = 4;
 const L_U_TAIL = 5;
-export const L_OWN_HEAD = 6;
-export const L_OWN_TAIL = 7;
+/** The first of the owner's slots (the book never touches them). */
+export const L_OWN = 6;
 /** Per destination, in `MatchBook.cnt` (stride C_STRIDE): its posted receives with a source, unexpected sends, and 1 while indexed. */
 const C_STRIDE = 4;
 const C_NR = 0;
@@ -252,7 +253,7 @@ export class MatchBook {
 
   /** Forgets every queued operation (the owner's slots of `ends` are the owner's business). */
   clear(): void {
-    for (let d = 0; d < this.p; d++) for (let k = 0; k < L_OWN_HEAD; k++) this.ends[L_STRIDE * d + k] = null;
+    for (let d = 0; d < this.p; d++) for (let k = 0; k < L_OWN; k++) this.ends[L_STRIDE * d + k] = null;
     this.index.fill(null);
     this.kept = 0;
     this.cnt.fill(0);

@@ -57,7 +57,7 @@ import { engineOptions } from './engine-options.js';
 import { OpRequest } from '../../comm/request.js';
 import { copyBytes, type MessageBuffer } from '../../comm/segments.js';
 import { EventQueue, KeyHeap } from './heap.js';
-import { L_OWN_HEAD, L_OWN_TAIL, L_STRIDE, MatchBook } from './matching.js';
+import { L_OWN, L_STRIDE, MatchBook } from './matching.js';
 import { type Op, type OpOwner, OpPool, SEND, describeOp } from './op.js';
 import type { SimOptions, SimProgress, SimResult, SimTrace } from './types.js';
 
@@ -69,6 +69,23 @@ const R_CLOCK = 0;
 const R_BUSY_S = 1;
 const R_BUSY_R = 2;
 const R_DIRTY = 3;
+/**
+ * A rank's two lists of transfers waiting for ports, in the matching book's owner slots
+ * (matching.ts L_OWN; head, then tail), each in match order: those it sends (its send ops,
+ * copies to itself included) and those it receives (its receive ops). Kept apart so that
+ * arbitration skips a whole direction whose port is taken at once: the root of a linear
+ * gather(v) (Kang19 §3.1's root gathering: MPICH's MPIR_Gatherv) has a receive of every rank
+ * waiting behind its one receive port, and walking them all each time a transfer started
+ * there made a gather of n blocks O(n²).
+ */
+const W_OUT = L_OWN;
+const W_IN = L_OWN + 2;
+
+/**
+ * Entries of the waiting lists arbitration has looked at (tests: with the lists apart, a
+ * linear gather's root costs O(1) per transfer, not O(its queue)).
+ */
+export const PORT_QUEUE_VISITS = { count: 0 };
 /*
  * How the run loop waits for the rank programs to be suspended (quiescence): either a real
  * turn of the event loop (setImmediate: every microtask has run, and timers and I/O may
@@ -134,7 +151,7 @@ export class Simulation {
   private readonly book: MatchBook;
   /**
    * The matching book's per-rank list ends (matching.ts L_STRIDE), whose owner slots hold
-   * each rank's list of transfers waiting for ports (in match order).
+   * each rank's lists of transfers waiting for ports (W_OUT, W_IN).
    */
   private readonly ends: (Op | null)[];
   private readonly pool = new OpPool();
@@ -380,6 +397,20 @@ export class Simulation {
     const end = start + this.model.copy(rank, nbytes / this.unit);
     this.rs[R * rank + R_CLOCK] = end;
     if (this.trace) this.trace.copies.push({ rank, bytes: nbytes, start, end });
+  }
+
+  /**
+   * `count` calls of chargeCopy(rank, nbytes), the same clock and trace, in O(1) when a copy
+   * costs nothing and nothing is traced (then only the clock's catching up with `now` is left).
+   */
+  chargeCopies(rank: number, nbytes: number, count: number): void {
+    if (count <= 0) return;
+    const cost = this.model.copy(rank, nbytes / this.unit);
+    if (cost === 0 && !this.trace) {
+      if (this.rs[R * rank + R_CLOCK] < this.now) this.rs[R * rank + R_CLOCK] = this.now;
+      return;
+    }
+    for (let i = 0; i < count; i++) this.chargeCopy(rank, nbytes);
   }
 
   sync(rank: number): Promise<void> {
@@ -634,7 +665,7 @@ export class Simulation {
       if (n === 0) {
         send.start = this.now;
         this.complete(send);
-      } else if (this.ends[L_STRIDE * from + L_OWN_HEAD] === null && this.ends[L_STRIDE * to + L_OWN_HEAD] === null && this.canSend(from) && this.canRecv(to)) {
+      } else if (this.noneWaiting(from) && this.noneWaiting(to) && this.canSend(from) && this.canRecv(to)) {
         // Nothing matched earlier waits for these ports: arbitration would start it first.
         this.startTransfer(send);
       } else {
@@ -675,18 +706,26 @@ export class Simulation {
     this.startTransfer(x);
   }
 
+  /** Whether rank r has no transfer waiting for ports, in either direction. */
+  private noneWaiting(r: number): boolean {
+    return this.ends[L_STRIDE * r + W_OUT] === null && this.ends[L_STRIDE * r + W_IN] === null;
+  }
+
+  /** Appends x to rank r's waiting list of its kind (a send op: W_OUT; a receive op: W_IN). */
   private appendPend(r: number, x: Op): void {
+    const at = L_STRIDE * r + (x.kind === SEND ? W_OUT : W_IN);
     x.qNext = null;
-    x.qPrev = this.ends[L_STRIDE * r + L_OWN_TAIL];
-    if (x.qPrev === null) this.ends[L_STRIDE * r + L_OWN_HEAD] = x;
+    x.qPrev = this.ends[at + 1];
+    if (x.qPrev === null) this.ends[at] = x;
     else x.qPrev.qNext = x;
-    this.ends[L_STRIDE * r + L_OWN_TAIL] = x;
+    this.ends[at + 1] = x;
   }
 
   private unlinkPend(r: number, x: Op): void {
-    if (x.qPrev === null) this.ends[L_STRIDE * r + L_OWN_HEAD] = x.qNext;
+    const at = L_STRIDE * r + (x.kind === SEND ? W_OUT : W_IN);
+    if (x.qPrev === null) this.ends[at] = x.qNext;
     else x.qPrev.qNext = x.qNext;
-    if (x.qNext === null) this.ends[L_STRIDE * r + L_OWN_TAIL] = x.qPrev;
+    if (x.qNext === null) this.ends[at + 1] = x.qPrev;
     else x.qNext.qPrev = x.qPrev;
     x.qPrev = x.qNext = null;
   }
@@ -755,14 +794,37 @@ export class Simulation {
     return this.portsFree(tr.rank, tr.peer);
   }
 
-  /** The earliest-matched waiting transfer of rank r whose ports are all free. */
+  /**
+   * The earliest-matched waiting transfer of rank r whose ports are all free: the earlier of
+   * the first startable one it sends and the first it receives, each list walked only while
+   * r's port of that direction is free (the lists merged in match order are r's transfers in
+   * match order, so this is the first startable one of them all).
+   */
   private firstStartable(r: number): Op | null {
-    if (this.duplex ? this.rs[R * r + R_BUSY_S] > 0 && this.rs[R * r + R_BUSY_R] > 0 : this.rs[R * r + R_BUSY_S] + this.rs[R * r + R_BUSY_R] >= this.k) return null;
-    for (let x = this.ends[L_STRIDE * r + L_OWN_HEAD]; x !== null; x = x.qNext) {
-      const tr = x.kind === SEND ? x : (x.partner as Op);
-      if (this.startable(tr)) return tr;
+    const busyS = this.rs[R * r + R_BUSY_S];
+    const busyR = this.rs[R * r + R_BUSY_R];
+    const sendFree = this.duplex ? busyS === 0 : busyS + busyR < this.k;
+    const recvFree = this.duplex ? busyR === 0 : busyS + busyR < this.k;
+    const out = sendFree ? this.firstStartableOf(this.ends[L_STRIDE * r + W_OUT], false) : null;
+    const into = recvFree ? this.firstStartableOf(this.ends[L_STRIDE * r + W_IN], true) : null;
+    if (out === null) return into;
+    return into === null || out.seq < into.seq ? out : into;
+  }
+
+  /** The first transfer (its send op) of a waiting list (`receives`: of receive ops) whose ports are free. */
+  private firstStartableOf(head: Op | null, receives: boolean): Op | null {
+    let visits = 0;
+    let found: Op | null = null;
+    for (let x = head; x !== null; x = x.qNext) {
+      visits++;
+      const tr = receives ? (x.partner as Op) : x;
+      if (this.startable(tr)) {
+        found = tr;
+        break;
+      }
     }
-    return null;
+    PORT_QUEUE_VISITS.count += visits;
+    return found;
   }
 
   private pushCandidate(r: number): void {
@@ -893,7 +955,7 @@ export class Simulation {
     };
     for (const op of this.book.unmatched()) add(op.rank, describeOp(op));
     for (let r = 0; r < this.p; r++) {
-      for (let x = this.ends[L_STRIDE * r + L_OWN_HEAD]; x !== null; x = x.qNext) add(r, describeOp(x));
+      for (const x of this.waitingOf(r)) add(r, describeOp(x));
       if (this.syncResolve[r] !== null) add(r, 'waiting in clock.sync()');
     }
     const out: DeadlockedRank[] = [];
@@ -904,17 +966,35 @@ export class Simulation {
     return out;
   }
 
+  /** Rank r's operations waiting for ports, both lists merged in match order (as errors list them). */
+  private waitingOf(r: number): Op[] {
+    const out: Op[] = [];
+    let a = this.ends[L_STRIDE * r + W_OUT];
+    let b = this.ends[L_STRIDE * r + W_IN];
+    while (a !== null || b !== null) {
+      if (b === null || (a !== null && a.seq < (b.partner as Op).seq)) {
+        out.push(a as Op);
+        a = (a as Op).qNext;
+      } else {
+        out.push(b);
+        b = b.qNext;
+      }
+    }
+    return out;
+  }
+
   /** Rejects every pending operation (and sync) so no rank program stays suspended on one. */
   private abortAll(reason: string, cause: unknown): void {
     this.aborted = reason;
     const ops: Op[] = this.book.unmatched();
     this.book.clear();
     for (let r = 0; r < this.p; r++) {
-      for (let x = this.ends[L_STRIDE * r + L_OWN_HEAD]; x !== null; x = x.qNext) {
+      for (const x of this.waitingOf(r)) {
         ops.push(x);
         if (x.partner !== null) ops.push(x.partner); // the receive of a copy to oneself is in no list
       }
-      this.ends[L_STRIDE * r + L_OWN_HEAD] = this.ends[L_STRIDE * r + L_OWN_TAIL] = null;
+      this.ends[L_STRIDE * r + W_OUT] = this.ends[L_STRIDE * r + W_OUT + 1] = null;
+      this.ends[L_STRIDE * r + W_IN] = this.ends[L_STRIDE * r + W_IN + 1] = null;
     }
     this.wOps = [];
     this.wLen = 0;
