@@ -24,7 +24,7 @@
 import type { ByteRange, RankSchedule, ScheduleOp, Span } from '../../comm/schedule.js';
 import { spanBytes, spanView } from '../../comm/schedule.js';
 import type { MessageBuffer } from '../../comm/segments.js';
-import { RECV, SEND, TMP, type AllgatherRankDescription } from './schedule-parts.js';
+import { pushMerged, RECV, SEND, TMP, type AllgatherRankDescription } from './schedule-parts.js';
 
 /** The padded blocks as a rank holds them: `data` (n bytes), block i's data at i·piece. */
 export interface PaddedBlocks {
@@ -78,16 +78,6 @@ function blockRuns(d: AllgatherRankDescription, stride: number, r: ByteRange, ru
       run(0, s + k - d.p);
     }
   } else throw new Error(`padded allgather: unknown buffer ${r.buffer}`);
-}
-
-/** Appends range `r` to `out`, extending the last range when `r` continues it. */
-function pushMerged(out: ByteRange[], r: ByteRange): void {
-  const last = out.length > 0 ? out[out.length - 1] : undefined;
-  if (last !== undefined && last.buffer === r.buffer && last.offset + last.length === r.offset) {
-    out[out.length - 1] = { buffer: r.buffer, offset: last.offset, length: last.length + r.length };
-  } else {
-    out.push(r);
-  }
 }
 
 /** A message's span placed: its blocks' data in block order, then the rest from the sink. O(runs), not O(blocks). */

@@ -64,7 +64,7 @@ export function blockSpan(d: AllgatherRankDescription, i: number, sending: boole
 }
 
 /** Appends range `r` to `out`, extending the last range when `r` continues it in the same buffer. */
-function pushMerged(out: ByteRange[], r: ByteRange): void {
+export function pushMerged(out: ByteRange[], r: ByteRange): void {
   const last = out.length > 0 ? out[out.length - 1] : undefined;
   if (last !== undefined && last.buffer === r.buffer && last.offset + last.length === r.offset) {
     out[out.length - 1] = { buffer: r.buffer, offset: last.offset, length: last.length + r.length };
