@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { handled, mapRequest, OpRequest, toPromise, waitAll } from '../src/comm/request.js';
+import { handled, mapRequest, OpRequest, Resumable, toPromise, waitAll, type Request } from '../src/comm/request.js';
 import { rejection } from './helpers/errors.js';
 
 const tick = (): Promise<void> => new Promise((r) => setImmediate(r));
@@ -137,5 +137,97 @@ describe('mapRequest', () => {
     });
     expect(seen).toEqual([]);
     expect(await rejection(p)).toEqual(new Error('later'));
+  });
+});
+
+/** A Resumable that logs its continuations (and, given `log`, into a log shared with promise reactions). */
+class Logged extends Resumable {
+  readonly seen: string[];
+  constructor(seen: string[] = []) {
+    super();
+    this.seen = seen;
+  }
+  on(a: Request<unknown>, b?: Request<unknown>): void {
+    this.wait(a, b);
+  }
+  onEach(reqs: readonly Request<unknown>[]): void {
+    this.waitEach(reqs);
+  }
+  value(): unknown {
+    return this.waitedValue();
+  }
+  protected resume(): void {
+    this.seen.push(`done ${String(this.waitedValue())}`);
+  }
+  protected resumeFailed(e: unknown): void {
+    this.seen.push(`failed ${(e as Error).message}`);
+  }
+}
+
+describe('Resumable', () => {
+  it('resumes once, after the last of its requests, with no promise on them, in the microtask turn waitAll(...).then would', async () => {
+    const seen: string[] = [];
+    const m = new Logged(seen);
+    const recv = new OpRequest<number>();
+    const send = new OpRequest<void>();
+    m.on(recv, send);
+    expect(recv.waiter).toBe(m);
+    expect(send.waiter).toBe(m);
+    // the same completions drive a waitAll side by side: both continuations in the same order of turns
+    const r2 = new OpRequest<number>();
+    const s2 = new OpRequest<void>();
+    void waitAll([r2, s2]).then(() => seen.push('waitAll'));
+    expect(recv.resolve(7)).toBe(false); // one still pending: nothing scheduled
+    r2.resolve(7);
+    expect(send.resolve(undefined)).toBe(true);
+    s2.resolve(undefined);
+    await Promise.resolve();
+    expect(seen).toEqual(['done 7', 'waitAll']);
+    await tick();
+    expect(seen).toEqual(['done 7', 'waitAll']);
+  });
+
+  it('fails as soon as one request fails, once; the other request is released and the machine can wait again', async () => {
+    const m = new Logged();
+    const a = new OpRequest<number>();
+    const b = new OpRequest<void>();
+    m.on(a, b);
+    expect(b.reject(new Error('lost'))).toBe(true);
+    expect(a.waiter).toBe(null);
+    a.resolve(1);
+    await tick();
+    expect(m.seen).toEqual(['failed lost']);
+    const c = new OpRequest<number>();
+    m.on(c);
+    c.resolve(5);
+    await tick();
+    expect(m.seen).toEqual(['failed lost', 'done 5']);
+  });
+
+  it('takes requests already settled, plain promises and requests somebody else waits on (through their promises)', async () => {
+    const m = new Logged();
+    m.on(OpRequest.done(3));
+    await tick();
+    m.on(OpRequest.failed(new Error('early')), new OpRequest<void>());
+    await tick();
+    const taken = new OpRequest<number>();
+    const before = waitAll([taken]);
+    m.on(taken, Promise.resolve());
+    taken.resolve(9);
+    await tick();
+    m.on(Promise.resolve(4));
+    await tick();
+    m.on(Promise.reject(new Error('plain')));
+    await tick();
+    m.onEach([]);
+    await tick();
+    const x = new OpRequest<number>();
+    const y = new OpRequest<number>();
+    m.onEach([x, y]);
+    y.resolve(2);
+    x.resolve(1);
+    await tick();
+    expect(m.seen).toEqual(['done 3', 'failed early', 'done 9', 'done 4', 'failed plain', 'done undefined', 'done 1']);
+    expect(await before).toEqual([9]);
   });
 });

@@ -553,6 +553,11 @@ export function persistentPlan(
   return runBlocking === undefined ? new RunPlan(comm.rank, info, { run }) : new BlockingRunPlan(comm.rank, info, { run, runBlocking });
 }
 
+/** persistentPlan running `runner.run()` (an object's method: no closure per plan). */
+export function runnerPlan(comm: Communicator, info: CollectiveInfo, runner: { run(): PromiseLike<void> }): PersistentCollective {
+  return new RunPlan(comm.rank, info, runner);
+}
+
 /** persistentPlan running a bound schedule (its runBlocking too, where the executor has one). */
 export function boundPlan(comm: Communicator, info: CollectiveInfo, bound: BoundSchedule): PersistentCollective {
   return bound.runBlocking === undefined ? new RunPlan(comm.rank, info, bound) : new BlockingRunPlan(comm.rank, info, bound);

@@ -337,3 +337,127 @@ export function inOrder<T>(items: readonly T[], window: number, op: (x: T, index
     else launch();
   });
 }
+
+/** Already settled: reactions to it run one microtask turn later, like a settled request's. */
+const TURN: Promise<void> = Promise.resolve();
+
+/**
+ * A callback state machine that waits on requests: `wait(a, b)` then `resume()` — or
+ * `resumeFailed(error)` as soon as one fails — exactly one microtask turn after the last of
+ * them settles, as `waitAll([a, b]).then(resume, resumeFailed)` would run them, but with no
+ * promise, group or array per wait when the requests are the transport's own (an OpRequest
+ * without another waiter): the machine is their waiter. A simulation holds one such machine
+ * per rank and each waits many times, so what a wait allocates is what the collector copies.
+ * One wait at a time.
+ */
+export abstract class Resumable implements Waiter {
+  private wLeft = 0;
+  private wOver = true;
+  private wBroken = false;
+  private wError: unknown = undefined;
+  /** The last wait's requests, and the first one's value when it is not an OpRequest. */
+  private wFirst: Request<unknown> | undefined = undefined;
+  private wSecond: Request<unknown> | undefined = undefined;
+  private wAll: readonly Request<unknown>[] | undefined = undefined;
+  private wFirstValue: unknown = undefined;
+  private readonly wFire = (): void => {
+    if (this.wBroken) this.resumeFailed(this.wError);
+    else this.resume();
+  };
+
+  /** The last wait ended: every request completed. */
+  protected abstract resume(): void;
+  /** One request of the last wait failed. */
+  protected abstract resumeFailed(error: unknown): void;
+
+  /** Waits for `a` (and `b`). */
+  protected wait(a: Request<unknown>, b?: Request<unknown>): void {
+    this.wBegin(a, b, undefined);
+    this.wAdd(a, true);
+    if (b !== undefined && !this.wOver) this.wAdd(b, false);
+    this.wEnd();
+  }
+
+  /** Waits for every request of `reqs` (possibly none). */
+  protected waitEach(reqs: readonly Request<unknown>[]): void {
+    this.wBegin(reqs[0], undefined, reqs);
+    for (let i = 0; i < reqs.length && !this.wOver; i++) this.wAdd(reqs[i], i === 0);
+    this.wEnd();
+  }
+
+  /** The value of the first request of the last wait (e.g. a receive's Status), once resumed. */
+  protected waitedValue<T>(): T {
+    const a = this.wFirst;
+    return (a instanceof OpRequest ? a.value : this.wFirstValue) as T;
+  }
+
+  private wBegin(a: Request<unknown> | undefined, b: Request<unknown> | undefined, all: readonly Request<unknown>[] | undefined): void {
+    this.wOver = false;
+    this.wBroken = false;
+    this.wError = undefined;
+    this.wFirst = a;
+    this.wSecond = b;
+    this.wAll = all;
+    this.wFirstValue = undefined;
+    this.wLeft = 1; // held while the requests are registered
+  }
+
+  private wEnd(): void {
+    if (!this.wOver && --this.wLeft === 0) this.wReady();
+  }
+
+  private wAdd(r: Request<unknown>, first: boolean): void {
+    if (r instanceof OpRequest) {
+      if (r.failed) {
+        this.wFail(r.reason);
+        return;
+      }
+      if (!r.pending) return;
+      if (r.waiter === null) {
+        r.waiter = this;
+        this.wLeft++;
+        return;
+      }
+    }
+    // another kind of request, or one somebody else already waits on: through its promise
+    this.wLeft++;
+    r.then(
+      (v) => {
+        if (first) this.wFirstValue = v;
+        if (!this.wOver && --this.wLeft === 0) this.wReady();
+      },
+      (e: unknown) => void this.wFail(e),
+    );
+  }
+
+  settled(req: OpRequest<unknown>): boolean {
+    if (this.wOver) return false;
+    if (req.failed) return this.wFail(req.reason);
+    if (--this.wLeft > 0) return false;
+    this.wReady();
+    return true;
+  }
+
+  private wReady(): void {
+    this.wOver = true;
+    void TURN.then(this.wFire);
+  }
+
+  private wFail(e: unknown): boolean {
+    if (this.wOver) return false;
+    this.wOver = true;
+    this.wBroken = true;
+    this.wError = e;
+    // the other requests no longer report here: the machine may wait again
+    this.wRelease(this.wFirst);
+    this.wRelease(this.wSecond);
+    const all = this.wAll;
+    if (all !== undefined) for (let i = 0; i < all.length; i++) this.wRelease(all[i]);
+    void TURN.then(this.wFire);
+    return true;
+  }
+
+  private wRelease(r: Request<unknown> | undefined): void {
+    if (r instanceof OpRequest && r.waiter === this) r.waiter = null;
+  }
+}

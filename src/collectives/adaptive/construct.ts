@@ -25,7 +25,7 @@
  * phase start before the construction has finished (Traff18 §3).
  */
 import type { Communicator, Status } from '../../comm/communicator.js';
-import { handled, type Request } from '../../comm/request.js';
+import { handled, Resumable, type Request } from '../../comm/request.js';
 import { CommunicationError, InvalidArgumentError } from '../../errors.js';
 import {
   addChecks,
@@ -111,12 +111,21 @@ export const NOTIFY_BYTES = 32;
 /** A gather root's notification from its range's fixed root: one receive of NOTIFY_BYTES. */
 const NOTIFY_SPAN: Span = [{ buffer: 0, offset: NOTIFY_AT, length: NOTIFY_BYTES }];
 
+/** A notification's bytes (a small typed array: on V8's heap, no ArrayBuffer of its own). */
 function encodeEvent(e: RoleEvent): Uint8Array {
-  const f = new Float64Array([(e.kind === 'recv' ? 0 : 1) + 2 * e.check, e.round, e.peer, e.size]);
-  return new Uint8Array(f.buffer);
+  WORDS[0] = (e.kind === 'recv' ? 0 : 1) + 2 * e.check;
+  WORDS[1] = e.round;
+  WORDS[2] = e.peer;
+  WORDS[3] = e.size;
+  const out = new Uint8Array(NOTIFY_BYTES);
+  for (let i = 0; i < NOTIFY_BYTES; i++) out[i] = WORD_BYTES[i];
+  return out;
 }
 
 const NO_PENDING: readonly Request<void>[] = [];
+const WAIT_EXCHANGE = 0;
+const WAIT_NOTIFY = 1;
+const WAIT_END = 2;
 
 /**
  * Runs this rank's part of the construction. Every rank of `comm` must call it with the same
@@ -126,13 +135,27 @@ export function constructAdaptive(input: ConstructionInput): Promise<AdaptiveRol
   return new Construction(input).run();
 }
 
+/** Who learns how a construction ended (`startConstruction`): called once, from a callback. */
+export interface ConstructionSink {
+  readonly built: (role: AdaptiveRole) => void;
+  readonly buildFailed: (error: unknown) => void;
+}
+
+/**
+ * `constructAdaptive` without its promise: the role (or the error) goes to `sink` (a callback
+ * state machine waiting on it holds no promise per rank).
+ */
+export function startConstruction(input: ConstructionInput, sink: ConstructionSink): void {
+  new Construction(input).runInto(sink);
+}
+
 /**
  * One rank's construction as a state machine: a round waits on one message (the exchange, or
  * the notification) and continues in a callback. A simulation holds one of these per rank
  * while all of them wait at once, so it keeps its state in a few fields (no suspended async
  * frame, no closure or buffer per round).
  */
-class Construction {
+class Construction extends Resumable {
   private readonly comm: Communicator;
   private readonly v: number;
   private readonly p: number;
@@ -156,13 +179,20 @@ class Construction {
   private buffers: Uint8Array[] | undefined;
   private exchangeOptions: ScheduleOptions | undefined;
   private notifyOptions: ScheduleOptions | undefined;
+  /** The construction buffer's views a round receives into and sends from (simulator; made when first needed). */
+  private recordIn: Uint8Array | undefined;
+  private recordOut: Uint8Array | undefined;
+  private notifyIn: Uint8Array | undefined;
   private resolve: (role: AdaptiveRole) => void = noop;
   private reject: (e: unknown) => void = noop;
   private readonly exchanged = (): void => this.continueWith(this.afterExchange);
   private readonly notified = (): void => this.continueWith(this.afterNotification);
   private readonly failed = (e: unknown): void => this.reject(e);
+  /** What the simulator's plain requests wait for (the resumer calls `resumed`): an exchange, a notification, the end. */
+  private waiting = WAIT_EXCHANGE;
 
   constructor(private readonly input: ConstructionInput) {
+    super();
     const comm = input.comm;
     this.comm = comm;
     this.v = comm.rank;
@@ -179,6 +209,21 @@ class Construction {
       this.reject = reject;
       this.advance();
     });
+  }
+
+  runInto(sink: ConstructionSink): void {
+    // settled once: later calls (a failure after the end) do nothing, as a promise's would
+    this.resolve = (role) => {
+      this.resolve = noop;
+      this.reject = noop;
+      sink.built(role);
+    };
+    this.reject = (e) => {
+      this.resolve = noop;
+      this.reject = noop;
+      sink.buildFailed(e);
+    };
+    this.advance();
   }
 
   private emit(e: RoleEvent): void {
@@ -256,7 +301,8 @@ class Construction {
     buffers[0].set(WORD_BYTES, RECORD_BYTES);
     if (comm.clock !== undefined) {
       const b = buffers[0];
-      comm.waitAll<unknown>([comm.irecv(peer, tag, b.subarray(0, RECORD_BYTES)), comm.isend(peer, tag, b.subarray(RECORD_BYTES, 2 * RECORD_BYTES))]).then(this.exchangedDirect, this.failed);
+      this.waiting = WAIT_EXCHANGE;
+      this.wait(comm.irecv(peer, tag, (this.recordIn ??= b.subarray(0, RECORD_BYTES))), comm.isend(peer, tag, (this.recordOut ??= b.subarray(RECORD_BYTES, 2 * RECORD_BYTES))));
       return;
     }
     // a message of another length: the partner runs something else (a longer one: the transport's truncation)
@@ -277,9 +323,23 @@ class Construction {
     bindSchedule(comm, schedule, buffers, this.exchangeOptions).run().then(this.exchanged, this.failed);
   }
 
-  /** The direct exchange's end: a record of another length is the partner running something else. */
-  private readonly exchangedDirect = (done: unknown[]): void =>
-    (done[0] as Status).bytes === RECORD_BYTES ? this.exchanged() : this.reject(this.mismatch());
+  /**
+   * A plain request's wait ended (simulator): the exchange (a record of another length is the
+   * partner running something else), the notification (of another length: a protocol
+   * error), or the last sends.
+   */
+  protected resume(): void {
+    if (this.waiting === WAIT_END) {
+      this.finished();
+      return;
+    }
+    const st = this.waitedValue<Status>();
+    if (this.waiting === WAIT_EXCHANGE) {
+      if (st.bytes === RECORD_BYTES) this.exchanged();
+      else this.reject(this.mismatch());
+    } else if (st.bytes === NOTIFY_BYTES) this.notified();
+    else this.reject(this.shortNotification(st.source, st.bytes, NOTIFY_BYTES));
+  }
 
   private afterExchange(): void {
     const { v, ownIsLeft, d } = this;
@@ -313,7 +373,8 @@ class Construction {
     const tag = this.input.tags.notify;
     const buffers = this.constructionBuffers();
     if (comm.clock !== undefined) {
-      comm.recv(from, tag, buffers[0].subarray(NOTIFY_AT, NOTIFY_AT + NOTIFY_BYTES)).then(this.notifiedDirect, this.failed);
+      this.waiting = WAIT_NOTIFY;
+      this.wait(comm.irecv(from, tag, (this.notifyIn ??= buffers[0].subarray(NOTIFY_AT, NOTIFY_AT + NOTIFY_BYTES))));
       return;
     }
     this.notifyOptions ??= { once: true, recvError: (peer, _tag, expected, got, cause) => (got === undefined ? (cause as Error) : this.shortNotification(peer, got, expected)) };
@@ -329,9 +390,6 @@ class Construction {
     return new CommunicationError(`rank ${this.v}: adaptive construction notification of ${got} bytes from rank ${peer}, ${expected} expected`, { rank: this.v });
   }
 
-  private readonly notifiedDirect = (st: Status): void =>
-    st.bytes === NOTIFY_BYTES ? this.notified() : this.reject(this.shortNotification(st.source, st.bytes, NOTIFY_BYTES));
-
   private afterNotification(): void {
     const { v, d } = this;
     const f = this.words(NOTIFY_AT, NOTIFY_BYTES);
@@ -344,8 +402,23 @@ class Construction {
     this.emit(ev);
   }
 
+  /** Waits for the notifications this rank sent, then resolves with the role. */
   private finish(): void {
-    this.comm.waitAll(this.pending ?? NO_PENDING).then(() => {
+    const pending = this.pending ?? NO_PENDING;
+    if (this.comm.clock === undefined) {
+      this.comm.waitAll(pending).then(() => this.finished(), this.failed);
+      return;
+    }
+    this.waiting = WAIT_END;
+    this.waitEach(pending);
+  }
+
+  protected resumeFailed(e: unknown): void {
+    this.reject(e);
+  }
+
+  private finished(): void {
+    try {
       const { v, p, input, record } = this;
       if (v !== input.root && this.parent === undefined) {
         throw new CommunicationError(`rank ${v}: the adaptive construction gave it no parent`, { rank: v });
@@ -353,7 +426,9 @@ class Construction {
       // p = 1: the lone root still copies its block into the result (as adaptiveRounds and evaluate charge)
       const final = v === p - 1 && record !== undefined && p === 1 ? { ...record, time: input.ctx.model.copy(v, input.count) } : record;
       this.resolve({ rank: v, p, root: input.root, count: input.count, children: this.children, parent: this.parent, final: v === p - 1 ? final : undefined });
-    }).catch(this.failed);
+    } catch (e) {
+      this.reject(e);
+    }
   }
 }
 

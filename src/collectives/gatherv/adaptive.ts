@@ -25,63 +25,78 @@
  */
 import type { Communicator } from '../../comm/communicator.js';
 import type { BoundSchedule } from '../../comm/schedule.js';
+import { OpRequest, Resumable } from '../../comm/request.js';
 import { bindPlanSchedule, describeRank, schedulePlan } from '../compiled-plan.js';
 import { adaptiveGatherSchedule } from '../adaptive/schedule.js';
 import { VcollError } from '../../errors.js';
 import { blockView, rangePlacement, rootLayout, type Placement } from '../placement.js';
-import { persistentPlan } from '../node-schedule.js';
+import { runnerPlan } from '../node-schedule.js';
 import type { PersistentCollective } from '../types.js';
 import type { GathervPlanInput, GathervVariant } from '../variant.js';
 import { EventQueue, RangeBuffer } from '../adaptive/buffer.js';
-import { constructAdaptive, type AdaptiveRole, type RoleEvent } from '../adaptive/construct.js';
+import { constructAdaptive, startConstruction, type AdaptiveRole, type ConstructionSink, type RoleEvent } from '../adaptive/construct.js';
 import { adaptiveContext, adaptiveInfo, rootRangeCheck } from '../adaptive/plan.js';
 import { nextPlanTags, type AdaptiveTags } from '../adaptive/tags.js';
 import type { JoinContext } from '../adaptive/decide.js';
 
-interface EventSource {
-  next(): Promise<RoleEvent | undefined>;
-}
-
-const noop = (): void => {};
-
 /**
  * One rank's plan: the construction, the data phase of the first start while the joins are
  * still arriving, then the compiled schedule. A non-root rank's first start is a state
- * machine driven by callbacks (no suspended async frame: a simulation holds one such rank
- * per process, all waiting at once).
+ * machine driven by callbacks (no suspended async frame and no promise per join or message:
+ * a simulation holds one such rank per process, all waiting at once); its waits on messages
+ * are Resumable's, its wait for the next join is the `joins` list below. The root (one rank)
+ * runs its first start as an async function over an EventQueue.
  */
-class AdaptiveGather {
+class AdaptiveGather extends Resumable implements ConstructionSink {
   private readonly comm: Communicator;
   private readonly rank: number;
+  private readonly isRoot: boolean;
   private readonly u: number;
   private readonly tag: number;
   private readonly ctx: JoinContext;
   private readonly copyAll: boolean;
   private readonly check: ((e: RoleEvent) => void) | undefined;
-  private readonly queue = new EventQueue<RoleEvent>();
-  private built: Promise<AdaptiveRole> | undefined;
+  /** The root's joins, as its async first start reads them. */
+  private queue: EventQueue<RoleEvent> | undefined;
   private role: AdaptiveRole | undefined;
   private bound: BoundSchedule | undefined;
   private buffer: RangeBuffer | undefined;
   /** The root's placement of each join's range (made when first needed). */
   private placements: Placement[] | null = null;
-  /** The first start of a non-root rank: its current join, whether its own block is in place, and its promise's settling. */
+  /** A non-root rank's joins learnt and not yet taken by its first start, from `taken` on. */
+  private joins: RoleEvent[] | null = null;
+  private taken = 0;
+  /** The first start waits for the next join (handed over one microtask turn later, as a promise's). */
+  private wantJoin = false;
+  /** How the construction ended: not yet, with the role (`role`), or with `buildError`. */
+  private buildState = BUILDING;
+  private buildError: unknown = undefined;
+  /** The first start: its request, its current join, whether its own block is in place, its data phase done. */
+  private firstStart: OpRequest<void> | undefined;
   private event: RoleEvent | undefined;
   private copied = false;
-  private done: () => void = noop;
-  private fail: (e: unknown) => void = noop;
+  private dataDone = false;
+  private dataStarted = false;
+  /** The first start has settled (then later starts run the compiled schedule), and its error if it failed. */
+  private firstOver = false;
+  private firstError: { readonly error: unknown } | undefined;
+  /** What the current message wait is for. */
+  private waitingFor = WAIT_RECV;
+  private readonly handOver = (): void => this.nextJoin();
 
   constructor(
     private readonly input: GathervPlanInput,
     private readonly tags: AdaptiveTags,
     ctx: JoinContext,
   ) {
+    super();
     this.comm = input.comm;
     this.rank = input.comm.rank;
+    this.isRoot = this.rank === input.root;
     this.u = input.unitBytes;
     this.tag = tags.data;
     this.copyAll = ctx.copyAll;
-    this.check = this.rank === input.root ? rootRangeCheck(this.rank, input.counts as readonly number[]) : undefined;
+    this.check = this.isRoot ? rootRangeCheck(this.rank, input.counts as readonly number[]) : undefined;
     this.ctx = ctx;
   }
 
@@ -100,45 +115,54 @@ class AdaptiveGather {
 
   /** With overlap (§3): the construction starts now; the first start receives each join as it is learnt. */
   overlapped(): PersistentCollective {
-    const { comm, input, queue } = this;
-    const check = this.check;
-    const built = constructAdaptive({
-      comm,
-      root: input.root,
-      count: input.count,
-      ctx: this.ctx,
-      tags: this.tags,
-      onEvent:
-        check === undefined
-          ? (e) => queue.push(e)
-          : (e) => {
-              check(e);
-              queue.push(e);
-            },
-    }).then(
-      (role) => {
-        queue.close();
-        return role;
-      },
-      (e: unknown) => {
-        queue.fail(e);
-        throw e;
-      },
-    );
-    built.catch(noop);
-    this.built = built;
+    const { comm, input } = this;
+    if (this.isRoot) this.queue = new EventQueue<RoleEvent>();
+    startConstruction({ comm, root: input.root, count: input.count, ctx: this.ctx, tags: this.tags, onEvent: this.joined }, this);
     // compiled at the second start: a one-shot call (one start) never pays for it
-    return persistentPlan(comm, adaptiveInfo(comm.size), () => this.start());
+    return runnerPlan(comm, adaptiveInfo(comm.size), this);
   }
 
-  private start(): PromiseLike<void> {
-    if (this.role !== undefined) return (this.bound ??= this.compile(this.role)).run();
-    const first = this.rank === this.input.root ? this.runRoot(this.queue) : this.runOther();
-    return first.then(() =>
-      (this.built as Promise<AdaptiveRole>).then((role) => {
-        this.role = role;
-      }),
-    );
+  /** A join this rank takes part in, the moment the construction learns it. */
+  private readonly joined = (e: RoleEvent): void => {
+    const queue = this.queue;
+    if (queue !== undefined) {
+      (this.check as (e: RoleEvent) => void)(e);
+      queue.push(e);
+      return;
+    }
+    if (this.joins === null) this.joins = [e];
+    else this.joins.push(e);
+    if (this.wantJoin) this.takeJoin();
+  };
+
+  readonly built = (role: AdaptiveRole): void => {
+    this.role = role;
+    this.buildState = BUILT;
+    this.queue?.close();
+    if (this.wantJoin) this.takeJoin();
+    else if (this.dataDone) this.settleFirst();
+  };
+
+  readonly buildFailed = (e: unknown): void => {
+    this.buildState = BUILD_FAILED;
+    this.buildError = e;
+    this.queue?.fail(e);
+    if (this.wantJoin) this.takeJoin();
+    else if (this.dataDone) this.settleFirst();
+  };
+
+  /** PlanRunner: a start of the plan (RunPlan never overlaps two). */
+  run(): PromiseLike<void> {
+    if (this.firstOver) {
+      // a failed first start leaves the plan failed: later starts report its error
+      if (this.firstError !== undefined) return OpRequest.failed<void>(this.firstError.error);
+      return (this.bound ??= this.compile(this.role as AdaptiveRole)).run();
+    }
+    const first = new OpRequest<void>();
+    this.firstStart = first;
+    if (this.isRoot) this.runRoot(this.queue as EventQueue<RoleEvent>).then(this.dataFinished, this.dataFailed);
+    else this.takeJoin();
+    return first;
   }
 
   private placement(k: number, e: RoleEvent): Placement {
@@ -151,7 +175,7 @@ class AdaptiveGather {
     return pl;
   }
 
-  private async runRoot(source: EventSource): Promise<void> {
+  private async runRoot(source: EventQueue<RoleEvent>): Promise<void> {
     const { comm, input } = this;
     let copied = false;
     const copyOwn = (): void => {
@@ -168,53 +192,101 @@ class AdaptiveGather {
     if (!copied) copyOwn();
   }
 
-  // A non-root rank's first start: its joins in order (receives into the range buffer), then its
-  // range to its parent; a leaf sends straight from its block.
-  private runOther(): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      this.done = resolve;
-      this.fail = reject;
-      this.queue.next().then(this.firstEvent, this.failed);
-    });
+  /** The first start's data phase is over (its last message sent): it ends once the construction has too. */
+  private readonly dataFinished = (): void => {
+    this.dataDone = true;
+    if (this.buildState !== BUILDING) this.settleFirst();
+  };
+
+  private readonly dataFailed = (e: unknown): void => {
+    const first = this.firstStart as OpRequest<void>;
+    if (!first.pending) return;
+    this.firstOver = true;
+    this.firstError = { error: e };
+    first.reject(e);
+  };
+
+  /** Both over: the first start resolves (the role kept for the compiled schedule), or fails with the construction's error. */
+  private settleFirst(): void {
+    const first = this.firstStart as OpRequest<void>;
+    if (!first.pending) return;
+    if (this.buildState === BUILD_FAILED) {
+      this.dataFailed(this.buildError);
+      return;
+    }
+    this.firstOver = true;
+    first.resolve(undefined);
   }
 
-  private readonly failed = (e: unknown): void => this.fail(e);
-  private readonly finished = (): void => this.done();
+  // A non-root rank's first start: its joins in order (receives into the range buffer), then its
+  // range to its parent; a leaf sends straight from its block.
 
-  private readonly firstEvent = (e: RoleEvent | undefined): void => {
-    try {
-      const { comm, input, u } = this;
-      if (e === undefined) throw new VcollError('INTERNAL', `rank ${this.rank}: no join in the adaptive tree`, { rank: this.rank });
-      if (e.kind === 'send' && !this.copyAll) {
-        if (input.count > 0) comm.send(e.peer, this.tag, input.send).then(this.finished, this.failed);
-        else this.done();
-        return;
-      }
-      const buf = (this.buffer ??= RangeBuffer.growable(comm, input.count * u));
-      buf.reset();
-      this.copied = false;
-      if (this.copyAll || e.lo > this.rank) this.copyOwn(buf);
-      this.event = e;
-      this.receive();
-    } catch (err) {
-      this.fail(err);
+  /** The next join to the first start, one microtask turn from now (as a queue's promise would): one learnt, or the construction's end. */
+  private takeJoin(): void {
+    const joins = this.joins;
+    if (joins !== null && this.taken < joins.length) {
+      this.wantJoin = false;
+      this.event = joins[this.taken];
+      joins[this.taken++] = NO_JOIN;
+    } else if (this.buildState === BUILDING) {
+      this.wantJoin = true;
+      return;
+    } else {
+      this.wantJoin = false;
+      this.event = undefined;
     }
-  };
+    void TURN.then(this.handOver);
+  }
+
+  private nextJoin(): void {
+    try {
+      if (this.event === undefined && this.buildState === BUILD_FAILED) throw this.buildError;
+      if (!this.dataStarted) this.firstJoin();
+      else this.laterJoin();
+    } catch (err) {
+      this.dataFailed(err);
+    }
+  }
+
+  private firstJoin(): void {
+    const { comm, input, u } = this;
+    const e = this.event;
+    if (e === undefined) throw new VcollError('INTERNAL', `rank ${this.rank}: no join in the adaptive tree`, { rank: this.rank });
+    this.dataStarted = true;
+    if (e.kind === 'send' && !this.copyAll) {
+      if (input.count > 0) this.sendRange(e.peer, input.send);
+      else this.dataFinished();
+      return;
+    }
+    const buf = (this.buffer ??= RangeBuffer.growable(comm, input.count * u));
+    buf.reset();
+    this.copied = false;
+    if (this.copyAll || e.lo > this.rank) this.copyOwn(buf);
+    this.receive(e);
+  }
+
+  private laterJoin(): void {
+    const e = this.event;
+    if (e === undefined) throw new VcollError('INTERNAL', `rank ${this.rank}: the adaptive construction ended without a parent`, { rank: this.rank });
+    this.receive(e);
+  }
 
   private copyOwn(buf: RangeBuffer): void {
     this.copied = true;
     this.comm.copy(buf.ownView(), this.input.send);
   }
 
-  /** The current join: a receive into the range buffer, or (a 'send') the whole range to the parent. */
-  private receive(): void {
-    const e = this.event as RoleEvent;
+  /** A join: a receive into the range buffer, or (a 'send') the whole range to the parent. */
+  private receive(e: RoleEvent): void {
     const buf = this.buffer as RangeBuffer;
     if (e.kind === 'recv') {
       const n = e.size * this.u;
       const view = e.lo < this.rank ? buf.prepend(n) : buf.append(n);
-      if (n > 0) this.comm.recv(e.peer, this.tag, view).then(this.received, this.failed);
-      else this.received();
+      if (n > 0) {
+        this.waitingFor = WAIT_RECV;
+        // the simulator: a plain request this object waits on; elsewhere the blocking form (the endpoint may poll)
+        this.wait(this.comm.clock !== undefined ? this.comm.irecv(e.peer, this.tag, view) : this.comm.recv(e.peer, this.tag, view));
+      } else this.received();
       return;
     }
     if (!this.copied) this.copyOwn(buf);
@@ -222,29 +294,43 @@ class AdaptiveGather {
     if (out.length !== e.size * this.u) {
       throw new VcollError('INTERNAL', `rank ${this.rank}: range ${e.lo}..${e.hi} holds ${out.length} bytes, the construction says ${e.size * this.u}`, { rank: this.rank });
     }
-    if (out.length > 0) this.comm.send(e.peer, this.tag, out).then(this.finished, this.failed);
-    else this.done();
+    if (out.length > 0) this.sendRange(e.peer, out);
+    else this.dataFinished();
   }
 
-  private readonly received = (): void => {
+  private sendRange(peer: number, data: Uint8Array): void {
+    this.waitingFor = WAIT_SEND;
+    this.wait(this.comm.clock !== undefined ? this.comm.isend(peer, this.tag, data) : this.comm.send(peer, this.tag, data));
+  }
+
+  protected resume(): void {
+    if (this.waitingFor === WAIT_SEND) this.dataFinished();
+    else this.received();
+  }
+
+  protected resumeFailed(e: unknown): void {
+    this.dataFailed(e);
+  }
+
+  private received(): void {
     try {
       if (!this.copied) this.copyOwn(this.buffer as RangeBuffer);
-      this.queue.next().then(this.nextEvent, this.failed);
+      this.takeJoin();
     } catch (err) {
-      this.fail(err);
+      this.dataFailed(err);
     }
-  };
-
-  private readonly nextEvent = (e: RoleEvent | undefined): void => {
-    try {
-      if (e === undefined) throw new VcollError('INTERNAL', `rank ${this.rank}: the adaptive construction ended without a parent`, { rank: this.rank });
-      this.event = e;
-      this.receive();
-    } catch (err) {
-      this.fail(err);
-    }
-  };
+  }
 }
+
+const BUILDING = 0;
+const BUILT = 1;
+const BUILD_FAILED = 2;
+const WAIT_RECV = 0;
+const WAIT_SEND = 1;
+/** Already settled: a reaction to it runs one microtask turn later. */
+const TURN: Promise<void> = Promise.resolve();
+/** What a taken join's slot holds (the list keeps no event alive). */
+const NO_JOIN: RoleEvent = { kind: 'send', round: -1, peer: -1, size: 0, lo: 0, hi: -1, check: 0 };
 
 function initAdaptiveGatherv(input: GathervPlanInput): Promise<PersistentCollective> {
   try {
