@@ -176,7 +176,7 @@ describe('Resumable', () => {
     // the same completions drive a waitAll side by side: both continuations in the same order of turns
     const r2 = new OpRequest<number>();
     const s2 = new OpRequest<void>();
-    void waitAll([r2, s2]).then(() => seen.push('waitAll'));
+    void waitAll<unknown>([r2, s2]).then(() => seen.push('waitAll'));
     expect(recv.resolve(7)).toBe(false); // one still pending: nothing scheduled
     r2.resolve(7);
     expect(send.resolve(undefined)).toBe(true);

@@ -26,6 +26,7 @@
  * Tags outside the shifted range (user tags, communicator management's top 16) pass unchanged.
  * Status.tag of a receive through a scope is the tag as it travelled (shifted).
  */
+import { commState, type CommState, type CommStateHolder } from '../comm/comm-state.js';
 import { COLLECTIVE_TAG, type Communicator, type MessageData, type Received, type Status } from '../comm/communicator.js';
 import { CALL_TAG_STRIDE, DERIVED_FIRST, DERIVED_SLOTS, OWN_SLOTS } from '../comm/tags.js';
 import type { VirtualClock } from '../comm/endpoint.js';
@@ -43,15 +44,9 @@ export { CALL_TAG_STRIDE, OWN_SLOTS, callSlotOfTag, unslottedTag } from '../comm
 const SHIFTED_LAST = COLLECTIVE_TAG + CALL_TAG_STRIDE - 1;
 
 /** Each communicator's call counter (one mutable record, so a scope can keep it). */
-const callNumbers = new WeakMap<object, { n: number }>();
-
 function counterOf(base: object): { n: number } {
-  let c = callNumbers.get(base);
-  if (c === undefined) {
-    c = { n: 0 };
-    callNumbers.set(base, c);
-  }
-  return c;
+  const state = commState(base);
+  return (state.calls ??= { n: 0 });
 }
 
 function nextSlot(base: object): number {
@@ -66,8 +61,10 @@ function shiftOf(slot: number): number {
 type PointToPoint = Pick<Communicator, 'isend' | 'irecv' | 'irecvAlloc' | 'send' | 'recv' | 'recvAlloc' | 'copy' | 'nodeOf'>;
 
 /** Point-to-point of `base` with the collective tags shifted into one call slot. */
-abstract class SlotView<B extends PointToPoint> {
+abstract class SlotView<B extends PointToPoint> implements CommStateHolder {
   protected shift: number;
+  /** Sequence numbers of the collectives on this scope (a collective inside a collective: comm/comm-state.ts). */
+  commState: CommState | null = null;
 
   constructor(
     /** The communicator the call was made on. */

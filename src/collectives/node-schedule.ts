@@ -27,6 +27,7 @@
  * counts down it (one Int32 per rank): ⌈log₂p⌉ rounds, the root sending 4(p − 1) bytes in
  * ⌈log₂p⌉ messages; each rank then derives its schedule locally (`binomialSchedule`).
  */
+import { commState } from '../comm/comm-state.js';
 import { scratchBuffer } from '../comm/scratch.js';
 import { bytesOf, type Communicator, type Status } from '../comm/communicator.js';
 import { OpRequest, toPromise, type Waiter } from '../comm/request.js';
@@ -563,7 +564,6 @@ export function boundPlan(comm: Communicator, info: CollectiveInfo, bound: Bound
   return bound.runBlocking === undefined ? new RunPlan(comm.rank, info, bound) : new BlockingRunPlan(comm.rank, info, bound);
 }
 
-const planSequence = new WeakMap<Communicator, number>();
 const DATA_TAG_SLOTS = 128;
 
 /**
@@ -572,7 +572,6 @@ const DATA_TAG_SLOTS = 128;
  * data of plans started back to back never match each other's receives.
  */
 export function nextDataTag(comm: Communicator, first: number): number {
-  const s = planSequence.get(comm) ?? 0;
-  planSequence.set(comm, s + 1);
+  const s = commState(comm).plans++;
   return first + (s % DATA_TAG_SLOTS);
 }

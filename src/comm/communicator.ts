@@ -19,6 +19,7 @@
  * tags, comm/agree.ts), so an ANY_TAG receive never takes a collective's message.
  */
 
+import type { CommState, CommStateHolder } from './comm-state.js';
 import type { VirtualClock } from './endpoint.js';
 import type { NativeCollectives } from './native.js';
 import { type Request, toPromise, waitAll } from './request.js';
@@ -116,7 +117,10 @@ export function bytesOf(view: ArrayBufferView): Uint8Array {
  * What every communicator and intercommunicator shares: the blocking forms are the
  * non-blocking ones awaited, and waitAll fails as soon as one operation fails.
  */
-export abstract class PointToPointBase {
+export abstract class PointToPointBase implements CommStateHolder {
+  /** Sequence numbers of the collectives on this communicator (comm/comm-state.ts). */
+  commState: CommState | null = null;
+
   abstract isend(dest: number, tag: number, data: MessageData): Request<void>;
   abstract irecv(source: number, tag: number, into: MessageData): Request<Status>;
   abstract irecvAlloc(source: number, tag: number, maxBytes?: number): Request<Received>;

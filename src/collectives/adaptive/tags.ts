@@ -14,6 +14,7 @@
 import type { Communicator } from '../../comm/communicator.js';
 import { firstTag, lastTag, tagRange } from '../../comm/tags.js';
 import { unslottedTag } from '../call-scope.js';
+import { commState } from '../../comm/comm-state.js';
 
 const PLAN = tagRange('adaptive').plan;
 export const ADAPTIVE_TAG_FIRST = firstTag('adaptive');
@@ -30,12 +31,10 @@ export interface AdaptiveTags {
 
 export type AdaptiveMessageKind = 'exchange' | 'notify' | 'data';
 
-const sequence = new WeakMap<Communicator, number>();
 
 /** The tags of the next adaptive plan on `comm` (advances this rank's sequence). */
 export function nextPlanTags(comm: Communicator): AdaptiveTags {
-  const s = sequence.get(comm) ?? 0;
-  sequence.set(comm, s + 1);
+  const s = commState(comm).adaptivePlans++;
   const base = ADAPTIVE_TAG_FIRST + STRIDE * (s % SLOTS);
   return { exchange: base + PLAN.kinds.exchange, notify: base + PLAN.kinds.notify, data: base + PLAN.kinds.data };
 }
