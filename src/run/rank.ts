@@ -94,6 +94,18 @@ function caseOptions(c: RunCase): CollectiveOptions {
   return o;
 }
 
+/** The block sizes of case `c` for p ranks, looked up once per case object (every rank of a simulation shares it). */
+const CASE_COUNTS = new WeakMap<RunCase, { readonly p: number; readonly counts: readonly number[] }>();
+
+function caseCounts(c: RunCase, p: number): readonly number[] {
+  let x = CASE_COUNTS.get(c);
+  if (x === undefined || x.p !== p) {
+    x = { p, counts: sharedBlockSizes(c.dist, { p, b: c.b, rho: c.rho, seed: c.seed }) };
+    CASE_COUNTS.set(c, x);
+  }
+  return x.counts;
+}
+
 /**
  * Builds this rank's blocks and buffers for case `c` and, persistent, plans it once (timed
  * between synchronisations, its traffic counted on `counting`, which wraps `comm`). With
@@ -131,7 +143,7 @@ function caseExecution(comm: Communicator, counting: CountingCommunicator, c: Ru
   const p = comm.size;
   const me = comm.rank;
   const isRoot = me === c.root;
-  const counts = sharedBlockSizes(c.dist, { p, b: c.b, rho: c.rho, seed: c.seed });
+  const counts = caseCounts(c, p);
   const u = c.unitBytes;
   if (shared !== undefined && (shared.counts !== counts || shared.unitBytes !== u)) {
     throw new InvalidArgumentError('shared', `rank ${me}: the shared case data was built for other block sizes than case ${c.dist} p ${p}`, { rank: me });

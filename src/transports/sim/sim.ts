@@ -178,6 +178,9 @@ export class Simulation {
   private finished = 0;
   /** Programs started (SimProgress.ranksStarted). */
   private started = 0;
+  /** The programs' start function (set by `run`) and the next rank it starts. */
+  private startFn: (rank: number) => Promise<unknown> = () => RESOLVED;
+  private nextToStart = 0;
   /** Operations posted and not yet completed or rejected. */
   private live = 0;
   private readonly done: Uint8Array;
@@ -443,22 +446,35 @@ export class Simulation {
   }
 
   /**
-   * Rank r's program, started in a microtask of its own (in rank order), and its end
-   * recorded. One suspended async call per rank and nothing else (a rank of a huge simulation
-   * holds no closures of the engine's); it never rejects.
+   * Starts the next rank's program: queued once per rank, in rank order, each in a microtask
+   * of its own, so the k-th reaction starts rank k (no closure per start). Its end is recorded
+   * by two closures over its rank, the only engine objects a waiting rank holds (an async
+   * call per rank kept a suspended frame instead).
    */
-  private async runRank<T>(r: number, start: (rank: number) => Promise<T>, results: T[]): Promise<void> {
-    await RESOLVED;
+  private readonly startNext = (): void => {
+    const r = this.nextToStart++;
     // the start-up (every program up to its first wait) is one stretch without the run loop: report from here
     if (++this.started % STARTED_STRIDE === 0 && this.progressFn !== undefined) this.checkStartProgress();
+    let program: Promise<unknown>;
     try {
-      results[r] = await start(r);
-      this.done[r] = 1;
-      this.finished++;
+      program = this.startFn(r);
     } catch (e) {
-      this.done[r] = 1;
-      if (this.failure === undefined) this.failure = { rank: r, error: e };
+      this.rankFailed(r, e);
+      return;
     }
+    Promise.resolve(program).then(
+      (value) => {
+        this.results[r] = value;
+        this.done[r] = 1;
+        this.finished++;
+      },
+      (e: unknown) => this.rankFailed(r, e),
+    );
+  };
+
+  private rankFailed(r: number, e: unknown): void {
+    this.done[r] = 1;
+    if (this.failure === undefined) this.failure = { rank: r, error: e };
   }
 
   run<T>(start: (rank: number) => Promise<T>): Promise<SimResult<T>> {
@@ -467,7 +483,9 @@ export class Simulation {
     this.results = results;
     this.progressStart = this.progressAt = performance.now();
     this.progressLeft = this.progressStride;
-    for (let r = 0; r < p; r++) void this.runRank(r, start, results);
+    this.startFn = start;
+    this.nextToStart = 0;
+    for (let r = 0; r < p; r++) void RESOLVED.then(this.startNext);
     return new Promise<SimResult<T>>((resolve, reject) => {
       this.settleRun = (failed, value) => {
         this.settleRun = noop;
