@@ -58,8 +58,6 @@ const WORDS = new Float64Array(RECORD_BYTES / 8);
 const WORD_BYTES = new Uint8Array(WORDS.buffer);
 import type { AdaptiveTags } from './tags.js';
 
-const noop = (): void => {};
-
 /** One join as the gather root taking part in it sees it. */
 export interface RoleEvent {
   /** 'recv': this rank receives the adjacent range [lo..hi]; 'send': it sends its range [lo..hi]. */
@@ -135,10 +133,16 @@ export function constructAdaptive(input: ConstructionInput): Promise<AdaptiveRol
   return new Construction(input).run();
 }
 
-/** Who learns how a construction ended (`startConstruction`): called once, from a callback. */
+/**
+ * Who learns how a construction ended (`startConstruction`): `built` or `buildFailed`, once,
+ * from a callback; `joined`, when given, each join the moment it is learnt (in place of
+ * ConstructionInput.onEvent; it may throw to abort). Methods, so that the sink can be a state
+ * machine's own object (no closures).
+ */
 export interface ConstructionSink {
-  readonly built: (role: AdaptiveRole) => void;
-  readonly buildFailed: (error: unknown) => void;
+  built(role: AdaptiveRole): void;
+  buildFailed(error: unknown): void;
+  joined?(e: RoleEvent): void;
 }
 
 /**
@@ -183,11 +187,8 @@ class Construction extends Resumable {
   private recordIn: Uint8Array | undefined;
   private recordOut: Uint8Array | undefined;
   private notifyIn: Uint8Array | undefined;
-  private resolve: (role: AdaptiveRole) => void = noop;
-  private reject: (e: unknown) => void = noop;
-  private readonly exchanged = (): void => this.continueWith(this.afterExchange);
-  private readonly notified = (): void => this.continueWith(this.afterNotification);
-  private readonly failed = (e: unknown): void => this.reject(e);
+  /** Who learns the outcome (null once it has: a construction settles once, as a promise). */
+  private sink: ConstructionSink | null = null;
   /** What the simulator's plain requests wait for (the resumer calls `resumed`): an exchange, a notification, the end. */
   private waiting = WAIT_EXCHANGE;
 
@@ -205,31 +206,47 @@ class Construction extends Resumable {
 
   run(): Promise<AdaptiveRole> {
     return new Promise<AdaptiveRole>((resolve, reject) => {
-      this.resolve = resolve;
-      this.reject = reject;
-      this.advance();
+      this.runInto({ built: resolve, buildFailed: reject });
     });
   }
 
   runInto(sink: ConstructionSink): void {
-    // settled once: later calls (a failure after the end) do nothing, as a promise's would
-    this.resolve = (role) => {
-      this.resolve = noop;
-      this.reject = noop;
-      sink.built(role);
-    };
-    this.reject = (e) => {
-      this.resolve = noop;
-      this.reject = noop;
-      sink.buildFailed(e);
-    };
+    this.sink = sink;
     this.advance();
+  }
+
+  private resolve(role: AdaptiveRole): void {
+    const sink = this.sink;
+    this.sink = null;
+    sink?.built(role);
+  }
+
+  private reject(e: unknown): void {
+    const sink = this.sink;
+    this.sink = null;
+    sink?.buildFailed(e);
+  }
+
+  private readonly failed = (e: unknown): void => this.reject(e);
+
+  /** Continuations of a round's schedule (real transports): made when first needed. */
+  private exchangedFn: (() => void) | undefined;
+  private notifiedFn: (() => void) | undefined;
+
+  private exchanged(): void {
+    this.continueWith(this.afterExchange);
+  }
+
+  private notified(): void {
+    this.continueWith(this.afterNotification);
   }
 
   private emit(e: RoleEvent): void {
     if (e.kind === 'recv') this.children.push(e);
     else this.parent = e;
-    this.input.onEvent?.(e);
+    const sink = this.sink;
+    if (sink?.joined !== undefined) sink.joined(e);
+    else this.input.onEvent?.(e);
   }
 
   private continueWith(step: (this: Construction) => void): void {
@@ -320,7 +337,7 @@ class Construction extends Resumable {
         },
       ],
     }));
-    bindSchedule(comm, schedule, buffers, this.exchangeOptions).run().then(this.exchanged, this.failed);
+    bindSchedule(comm, schedule, buffers, this.exchangeOptions).run().then((this.exchangedFn ??= () => this.exchanged()), this.failed);
   }
 
   /**
@@ -383,7 +400,7 @@ class Construction extends Resumable {
       buffers: CONSTRUCTION_BUFFERS,
       steps: [{ window: 1, ops: [{ kind: 'recv', peer: from, tag, data: NOTIFY_SPAN }] }],
     }));
-    bindSchedule(comm, schedule, buffers, this.notifyOptions).run().then(this.notified, this.failed);
+    bindSchedule(comm, schedule, buffers, this.notifyOptions).run().then((this.notifiedFn ??= () => this.notified()), this.failed);
   }
 
   private shortNotification(peer: number, got: number, expected: number): CommunicationError {

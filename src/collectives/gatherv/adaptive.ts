@@ -25,7 +25,7 @@
  */
 import type { Communicator } from '../../comm/communicator.js';
 import type { BoundSchedule } from '../../comm/schedule.js';
-import { OpRequest, Resumable } from '../../comm/request.js';
+import { OpRequest, Resumable, type Request } from '../../comm/request.js';
 import { bindPlanSchedule, describeRank, schedulePlan } from '../compiled-plan.js';
 import { adaptiveGatherSchedule } from '../adaptive/schedule.js';
 import { VcollError } from '../../errors.js';
@@ -80,9 +80,8 @@ class AdaptiveGather extends Resumable implements ConstructionSink {
   /** The first start has settled (then later starts run the compiled schedule), and its error if it failed. */
   private firstOver = false;
   private firstError: { readonly error: unknown } | undefined;
-  /** What the current message wait is for. */
+  /** What the current wait is for: a message received or sent, or the next join. */
   private waitingFor = WAIT_RECV;
-  private readonly handOver = (): void => this.nextJoin();
 
   constructor(
     private readonly input: GathervPlanInput,
@@ -117,13 +116,13 @@ class AdaptiveGather extends Resumable implements ConstructionSink {
   overlapped(): PersistentCollective {
     const { comm, input } = this;
     if (this.isRoot) this.queue = new EventQueue<RoleEvent>();
-    startConstruction({ comm, root: input.root, count: input.count, ctx: this.ctx, tags: this.tags, onEvent: this.joined }, this);
+    startConstruction({ comm, root: input.root, count: input.count, ctx: this.ctx, tags: this.tags }, this);
     // compiled at the second start: a one-shot call (one start) never pays for it
     return runnerPlan(comm, adaptiveInfo(comm.size), this);
   }
 
-  /** A join this rank takes part in, the moment the construction learns it. */
-  private readonly joined = (e: RoleEvent): void => {
+  /** A join this rank takes part in, the moment the construction learns it (ConstructionSink). */
+  joined(e: RoleEvent): void {
     const queue = this.queue;
     if (queue !== undefined) {
       (this.check as (e: RoleEvent) => void)(e);
@@ -133,23 +132,23 @@ class AdaptiveGather extends Resumable implements ConstructionSink {
     if (this.joins === null) this.joins = [e];
     else this.joins.push(e);
     if (this.wantJoin) this.takeJoin();
-  };
+  }
 
-  readonly built = (role: AdaptiveRole): void => {
+  built(role: AdaptiveRole): void {
     this.role = role;
     this.buildState = BUILT;
     this.queue?.close();
     if (this.wantJoin) this.takeJoin();
     else if (this.dataDone) this.settleFirst();
-  };
+  }
 
-  readonly buildFailed = (e: unknown): void => {
+  buildFailed(e: unknown): void {
     this.buildState = BUILD_FAILED;
     this.buildError = e;
     this.queue?.fail(e);
     if (this.wantJoin) this.takeJoin();
     else if (this.dataDone) this.settleFirst();
-  };
+  }
 
   /** PlanRunner: a start of the plan (RunPlan never overlaps two). */
   run(): PromiseLike<void> {
@@ -160,7 +159,12 @@ class AdaptiveGather extends Resumable implements ConstructionSink {
     }
     const first = new OpRequest<void>();
     this.firstStart = first;
-    if (this.isRoot) this.runRoot(this.queue as EventQueue<RoleEvent>).then(this.dataFinished, this.dataFailed);
+    if (this.isRoot) {
+      this.runRoot(this.queue as EventQueue<RoleEvent>).then(
+        () => this.dataFinished(),
+        (e: unknown) => this.dataFailed(e),
+      );
+    }
     else this.takeJoin();
     return first;
   }
@@ -193,18 +197,18 @@ class AdaptiveGather extends Resumable implements ConstructionSink {
   }
 
   /** The first start's data phase is over (its last message sent): it ends once the construction has too. */
-  private readonly dataFinished = (): void => {
+  private dataFinished(): void {
     this.dataDone = true;
     if (this.buildState !== BUILDING) this.settleFirst();
-  };
+  }
 
-  private readonly dataFailed = (e: unknown): void => {
+  private dataFailed(e: unknown): void {
     const first = this.firstStart as OpRequest<void>;
     if (!first.pending) return;
     this.firstOver = true;
     this.firstError = { error: e };
     first.reject(e);
-  };
+  }
 
   /** Both over: the first start resolves (the role kept for the compiled schedule), or fails with the construction's error. */
   private settleFirst(): void {
@@ -235,7 +239,9 @@ class AdaptiveGather extends Resumable implements ConstructionSink {
       this.wantJoin = false;
       this.event = undefined;
     }
-    void TURN.then(this.handOver);
+    // a wait on nothing: resume() one microtask turn from now
+    this.waitingFor = WAIT_JOIN;
+    this.waitEach(NO_REQUESTS);
   }
 
   private nextJoin(): void {
@@ -304,7 +310,8 @@ class AdaptiveGather extends Resumable implements ConstructionSink {
   }
 
   protected resume(): void {
-    if (this.waitingFor === WAIT_SEND) this.dataFinished();
+    if (this.waitingFor === WAIT_JOIN) this.nextJoin();
+    else if (this.waitingFor === WAIT_SEND) this.dataFinished();
     else this.received();
   }
 
@@ -327,8 +334,8 @@ const BUILT = 1;
 const BUILD_FAILED = 2;
 const WAIT_RECV = 0;
 const WAIT_SEND = 1;
-/** Already settled: a reaction to it runs one microtask turn later. */
-const TURN: Promise<void> = Promise.resolve();
+const WAIT_JOIN = 2;
+const NO_REQUESTS: readonly Request<unknown>[] = [];
 /** What a taken join's slot holds (the list keeps no event alive). */
 const NO_JOIN: RoleEvent = { kind: 'send', round: -1, peer: -1, size: 0, lo: 0, hi: -1, check: 0 };
 
