@@ -258,22 +258,25 @@ class ScattervExecution extends CaseExecution<ScattervArgs> {
   }
 }
 
-/** Runs one case on this rank. `comm` is the plain communicator; traffic is counted on a wrapper. */
+/**
+ * Runs one case on this rank. `comm` is the plain communicator; traffic is counted on a
+ * wrapper. One state machine from the first execution to the result (a simulation holds one
+ * per rank).
+ */
 export function runCaseOnRank(comm: Communicator, c: RunCase, timer: RankTimer, shared?: SharedCaseData): Promise<RankCaseResult> {
-  const counting = new CountingCommunicator(comm);
-  return prepareCase(comm, counting, c, timer, shared).then(({ exec, planTime, planMessages, planBytes }) =>
-    timedRuns(comm, counting, c, timer, exec).then(({ mismatch, times, messages, bytes, info }) => ({
-      rank: comm.rank,
-      mismatch,
-      times,
-      planTime,
-      messages,
-      bytes,
-      planMessages,
-      planBytes,
-      info: info as CollectiveInfo,
-    })),
-  );
+  let runner: CaseRunner;
+  try {
+    const counting = new CountingCommunicator(comm);
+    const exec = caseExecution(comm, counting, c, shared);
+    runner = new CaseRunner(comm, counting, c.warmup, c.warmup + c.reps, timer, exec);
+    if (!c.persistent) return runner.run();
+    return planCase(comm, counting, timer, exec).then((prepared) => {
+      runner.planned = prepared;
+      return runner.run();
+    });
+  } catch (e) {
+    return Promise.reject(e);
+  }
 }
 
 /** What a rank's timed executions give. */
@@ -294,27 +297,27 @@ export interface TimedRuns<I> {
  * started after a synchronisation and checked; traffic counted on `counting`.
  */
 export function timedRuns<I>(comm: Communicator, counting: CountingCommunicator, c: { readonly warmup: number; readonly reps: number }, timer: RankTimer, exec: TimedExecution<I>): Promise<TimedRuns<I>> {
-  return new TimedRunner(comm, counting, c.warmup, c.warmup + c.reps, timer, exec).run();
+  return new TimedRunsRunner(comm, counting, c.warmup, c.warmup + c.reps, timer, exec).run();
 }
 
 /**
  * timedRuns as a state machine driven by callbacks (no suspended async frame: a simulation
- * holds one per rank while they all wait).
+ * holds one per rank while they all wait); what it resolves with is the subclass's `result`.
  */
-class TimedRunner<I> {
+abstract class TimedRunner<I, R> {
   private i = 0;
-  private mismatch: string | undefined;
-  private readonly times: number[] = [];
-  private messages = 0;
-  private bytes = 0;
-  private info: I | undefined;
+  protected mismatch: string | undefined;
+  protected readonly times: number[] = [];
+  protected messages = 0;
+  protected bytes = 0;
+  protected info: I | undefined;
   private t0 = 0;
-  private resolve: (r: TimedRuns<I>) => void = noop;
+  private resolve: (r: R) => void = noop;
   private reject: (e: unknown) => void = noop;
   private readonly failed = (e: unknown): void => this.reject(e);
 
   constructor(
-    private readonly comm: Communicator,
+    protected readonly comm: Communicator,
     private readonly counting: CountingCommunicator,
     private readonly warmup: number,
     private readonly total: number,
@@ -322,8 +325,10 @@ class TimedRunner<I> {
     private readonly exec: TimedExecution<I>,
   ) {}
 
-  run(): Promise<TimedRuns<I>> {
-    return new Promise<TimedRuns<I>>((resolve, reject) => {
+  protected abstract result(): R;
+
+  run(): Promise<R> {
+    return new Promise<R>((resolve, reject) => {
       this.resolve = resolve;
       this.reject = reject;
       this.next();
@@ -333,8 +338,14 @@ class TimedRunner<I> {
   /** The next execution, or the result after the last. */
   private next(): void {
     if (this.i >= this.total) {
-      const { mismatch, times, messages, bytes, info } = this;
-      this.resolve({ mismatch, times, messages, bytes, info });
+      let r: R;
+      try {
+        r = this.result();
+      } catch (e) {
+        this.reject(e);
+        return;
+      }
+      this.resolve(r);
       return;
     }
     try {
@@ -373,6 +384,33 @@ class TimedRunner<I> {
     }
     this.next();
   };
+}
+
+class TimedRunsRunner<I> extends TimedRunner<I, TimedRuns<I>> {
+  protected result(): TimedRuns<I> {
+    const { mismatch, times, messages, bytes, info } = this;
+    return { mismatch, times, messages, bytes, info };
+  }
+}
+
+/** A case's timed executions on one rank, and (persistent) what its planning took. */
+class CaseRunner extends TimedRunner<CollectiveInfo, RankCaseResult> {
+  planned: PreparedCase | undefined;
+
+  protected result(): RankCaseResult {
+    const plan = this.planned;
+    return {
+      rank: this.comm.rank,
+      mismatch: this.mismatch,
+      times: this.times,
+      planTime: plan?.planTime,
+      messages: this.messages,
+      bytes: this.bytes,
+      planMessages: plan?.planMessages ?? 0,
+      planBytes: plan?.planBytes ?? 0,
+      info: this.info as CollectiveInfo,
+    };
+  }
 }
 
 const noop = (): void => {};
