@@ -98,6 +98,18 @@ export function copyBytes(dst: MessageBuffer, src: MessageBuffer, n: number): vo
     else dst.set(src.subarray(0, n));
     return;
   }
+  if (dst instanceof Uint8Array && !(src instanceof Uint8Array)) {
+    // segments into one view (a vectored message received whole): each segment at its offset,
+    // no views made but of a last segment cut short — a simulation copies one such message per rank
+    let off = 0;
+    for (let i = 0; i < src.length && off < n; i++) {
+      const s = src[i];
+      const k = Math.min(s.length, n - off);
+      dst.set(k === s.length ? s : s.subarray(0, k), off);
+      off += k;
+    }
+    return;
+  }
   forEachPiece(dst, src, n, setPiece);
 }
 

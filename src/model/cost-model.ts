@@ -209,16 +209,21 @@ export function hierarchicalModel(params: {
   }
   const p = nodeOf.length;
   const node = new Int32Array(p);
-  for (let i = 0; i < p; i++) node[i] = requireInteger(`nodeOf[${i}]`, nodeOf[i], 0, MAX_NODE);
+  for (let i = 0; i < p; i++) {
+    const x = nodeOf[i];
+    // the field's name only for an error (p names would be p strings)
+    node[i] = typeof x === 'number' && Number.isInteger(x) && x >= 0 && x <= MAX_NODE ? x : requireInteger(`nodeOf[${i}]`, x, 0, MAX_NODE);
+  }
   const ia = requireNonNegativeFinite('intra.alpha', params.intra?.alpha);
   const ib = requireNonNegativeFinite('intra.beta', params.intra?.beta);
   const ea = requireNonNegativeFinite('inter.alpha', params.inter?.alpha);
   const eb = requireNonNegativeFinite('inter.beta', params.inter?.beta);
   const gamma = requireNonNegativeFinite('gamma', params.gamma ?? 0);
   const { ports, copyAll } = commonOptions(params);
-  const homogeneous = (ia === ea && ib === eb) || new Set(node).size === 1;
-  const lin = new Set(node).size === 1 ? { alpha: ia, beta: ib, gamma } : { alpha: ea, beta: eb, gamma };
-  const multi = new Set(node).size > 1;
+  let multi = false; // ranks on more than one node
+  for (let i = 1; i < p && !multi; i++) multi = node[i] !== node[0];
+  const homogeneous = (ia === ea && ib === eb) || !multi;
+  const lin = !multi ? { alpha: ia, beta: ib, gamma } : { alpha: ea, beta: eb, gamma };
   const bounds = Object.freeze({
     alpha: multi ? Math.max(ia, ea) : ia,
     beta: multi ? Math.max(ib, eb) : ib,

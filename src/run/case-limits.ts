@@ -119,7 +119,7 @@ export function checkHierarchicalResources(transport: TransportName, p: number, 
   if (transport === 'sim') checkSimRanks(p, `${prefix}p`, SIM_RUN_HIERARCHICAL_RANK_BYTES, `simulating ${c.collective} (hierarchical)`);
   const sizes = sharedBlockSizes(c.dist, { p, b: c.b, rho: c.rho, seed: c.seed });
   let total = 0;
-  for (const x of sizes) total += x;
+  for (let i = 0; i < sizes.length; i++) total += sizes[i];
   checkRunData(`${prefix}b`, total, c.unitBytes, runDataCopies(p, 'hierarchical'));
   try {
     requireFiniteCosts(hc.model, sizes);

@@ -52,7 +52,8 @@ export function runStructure(hc: HierarchicalRunCase): NodeStructure {
 export function predictHierarchical(hc: HierarchicalRunCase, structure: NodeStructure, counts: readonly number[]): number {
   const c = hc.rankCase;
   const u = c.unitBytes;
-  const blockBytes = Float64Array.from(counts, (x) => x * u);
+  const blockBytes = new Float64Array(counts.length);
+  for (let i = 0; i < counts.length; i++) blockBytes[i] = counts[i] * u;
   if (c.variant === 'flat') {
     if (c.collective === 'gatherv') return predictTime('binomial', 'gatherv', counts, hc.model, c.root);
     return predictTwoLevel({ structure: oneNodeStructure(counts.length), blockBytes, root: c.root, unitBytes: u, trailerBytes: 0, reorder: false, interiorCopies: true }, hc.model);

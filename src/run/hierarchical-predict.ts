@@ -22,7 +22,8 @@
  * from the node-ordered buffer into place (TraffRougier14 §4):
  *   time = max(C(root), copy(root, m_root/u)) + Σ_{i≠root} copy(root, m_i/u).
  *
- * Cost: O(p) time and memory (the children of a rank are sorted: O(log N + log n) each).
+ * Cost: O(p) memory; time O(p) plus the sorting of every rank's k ≤ ⌈log₂N⌉ + ⌈log₂n_max⌉
+ * children, in place by insertion (O(k²) each, O(p·k) in all; no array per rank).
  */
 import type { CostModel } from '../model/cost-model.js';
 import type { NodeStructure } from '../collectives/hierarchical/index.js';
@@ -115,6 +116,9 @@ export function predictTwoLevel(input: TwoLevelInput, model: Pick<CostModel, 'co
   const kids = new Int32Array(Math.max(0, p - 1));
   for (let v = 0; v < p; v++) if (parent[v] >= 0) kids[fill[parent[v]]++] = v;
 
+  let most = 0;
+  for (let v = 0; v < p; v++) most = Math.max(most, first[v + 1] - first[v]);
+  const order = new Int32Array(most); // v's children by C(c), ties in rank order: a stable insertion sort (no array per rank)
   const bytes = new Float64Array(p); // S(v): the blocks of v's subtree
   const ready = new Float64Array(p); // C(v): when v's receives have ended
   for (let i = p - 1; i >= 0; i--) {
@@ -122,10 +126,17 @@ export function predictTwoLevel(input: TwoLevelInput, model: Pick<CostModel, 'co
     let sum = blockBytes[v];
     const from = first[v];
     const to = first[v + 1];
-    const order = Array.from(kids.subarray(from, to)).sort((a, b) => ready[a] - ready[b]);
+    const n = to - from;
+    for (let j = 0; j < n; j++) {
+      const c = kids[from + j];
+      let k = j;
+      for (; k > 0 && ready[order[k - 1]] > ready[c]; k--) order[k] = order[k - 1];
+      order[k] = c;
+    }
     let t = 0;
     let instant = 0; // 0-byte messages take no port and no time (they complete when posted)
-    for (const c of order) {
+    for (let j = 0; j < n; j++) {
+      const c = order[j];
       sum += bytes[c];
       const msg = bytes[c] + trailerBytes;
       if (msg > 0) t = Math.max(t, ready[c]) + model.comm(c, v, msg / u);

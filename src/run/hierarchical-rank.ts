@@ -62,14 +62,34 @@ export function runHierarchicalOnRank(comm: Communicator, c: HierarchicalRankCas
   }
 }
 
-/** One rank's hierarchical gather or gatherv of a case: its buffers, the call, the checks. One object per rank, no closures. */
+/** The block sizes of a case for p ranks, looked up once per case object (the ranks of a simulation share one). */
+const CASE_COUNTS = new WeakMap<HierarchicalRankCase, { readonly p: number; readonly counts: readonly number[] }>();
+
+/**
+ * sharedBlockSizes of case `c` for p ranks, without building its key per rank; looked up again
+ * when the shared data holds other counts (sharedBlockSizes may have made them anew since).
+ */
+function caseCounts(c: HierarchicalRankCase, p: number, data: SharedCaseData | undefined): readonly number[] {
+  const x = CASE_COUNTS.get(c);
+  if (x !== undefined && x.p === p && (data === undefined || data.counts === x.counts)) return x.counts;
+  const counts = sharedBlockSizes(c.dist, { p, b: c.b, rho: c.rho, seed: c.seed });
+  CASE_COUNTS.set(c, { p, counts });
+  return counts;
+}
+
+/**
+ * One rank's hierarchical gather or gatherv of a case: its buffers, the call, the checks. One
+ * object per rank, no closures; with shared data (the simulator) it keeps only its send buffer
+ * (a view of the arena), and finds its block in the reference when it checks.
+ */
 class HierarchicalExecution implements TimedExecution<HierarchicalInfo> {
   private readonly me: number;
   private readonly isRoot: boolean;
   private readonly counts: readonly number[];
   private readonly options: HierarchicalOptions;
-  /** This rank's block as the reference has it, and its send buffer. */
-  private readonly mine: Uint8Array;
+  private readonly data: SharedCaseData | undefined;
+  /** This rank's block as the reference has it (its own copy; undefined with shared data: a view of the reference), and its send buffer. */
+  private readonly mine: Uint8Array | undefined;
   private readonly send: Uint8Array;
   /** The root's reference and receive buffer. */
   private readonly expected: Uint8Array | undefined;
@@ -86,18 +106,22 @@ class HierarchicalExecution implements TimedExecution<HierarchicalInfo> {
     this.me = me;
     this.isRoot = me === c.root;
     const u = c.unitBytes;
-    const counts = sharedBlockSizes(c.dist, { p, b: c.b, rho: c.rho, seed: c.seed });
-    this.counts = counts;
     const data = shared?.data;
+    const counts = caseCounts(c, p, data);
+    this.counts = counts;
     if (data !== undefined && (data.counts !== counts || data.unitBytes !== u)) {
       throw new InvalidArgumentError('shared', `rank ${me}: the shared case data was built for other block sizes than case ${c.dist} p ${p}`, { rank: me });
     }
+    this.data = data;
     this.options = shared?.options ?? { variant: c.variant };
-    this.mine = data !== undefined ? rankView(data, data.reference, me) : blockOf(me, counts[me], u);
     if (data !== undefined) {
+      this.mine = undefined;
       this.send = rankView(data, data.arena, me);
-      this.send.set(this.mine);
-    } else this.send = this.mine.slice();
+      this.send.set(rankView(data, data.reference, me));
+    } else {
+      this.mine = blockOf(me, counts[me], u);
+      this.send = this.mine.slice();
+    }
     this.expected = this.isRoot ? (data?.reference ?? fullBuffer(counts, u)) : undefined;
     this.recv = this.expected !== undefined ? new Uint8Array(this.expected.length) : undefined;
   }
@@ -118,9 +142,10 @@ class HierarchicalExecution implements TimedExecution<HierarchicalInfo> {
   }
 
   check(): string | undefined {
-    const { recv, expected, me } = this;
+    const { recv, expected, me, data } = this;
+    const mine = this.mine ?? rankView(data as SharedCaseData, (data as SharedCaseData).reference, me);
     return (
-      firstMismatch(this.send, this.mine, `rank ${me} send buffer (changed)`) ??
+      firstMismatch(this.send, mine, `rank ${me} send buffer (changed)`) ??
       (recv !== undefined && expected !== undefined ? firstMismatch(recv, expected, `root ${me} receive buffer`) : undefined)
     );
   }

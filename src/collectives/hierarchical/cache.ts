@@ -10,8 +10,16 @@
  * a node, the bridge between leaders), so no call creates a communicator: no call sends
  * anything but its data messages (test/hierarchical.test.ts checks this on the simulator's
  * trace).
+ *
+ * And per node structure (a WeakMap on the structure object): the bridges themselves and the
+ * node-level tree roles, which depend on a rank's node and local index only, not on the rank:
+ * the ranks of a simulation, which share one structure, share them too (the ranks of one node
+ * one bridge; the ranks of equally large nodes, other than the root's, their roles) instead of
+ * each keeping its own copy of the same objects. A communicator's bridges are then references
+ * to these. Both are immutable.
  */
 import type { Communicator } from '../../comm/communicator.js';
+import { orderedBinomialRole, type TreeRole } from '../basic/tree.js';
 import { baseOf } from '../call-scope.js';
 import { bridgeFor, checkStructure, nodeStructure, type Bridge, type NodeStructure } from './structure.js';
 
@@ -19,7 +27,12 @@ export const BRIDGES_KEPT = 16;
 
 interface Entry {
   structure: NodeStructure;
-  readonly bridges: Map<number, Bridge>;
+  /**
+   * The bridges of the root nodes used last, least recently used first (at most BRIDGES_KEPT).
+   * The first is stored as a one-element array (an empty array grown by push keeps room for
+   * 16: most communicators, e.g. each rank's in a simulation, only ever use one root node).
+   */
+  bridges: Bridge[];
 }
 
 const CACHE = new WeakMap<Communicator, Entry>();
@@ -34,15 +47,15 @@ function entryOf(comm: Communicator, shared?: NodeStructure): Entry {
   if (shared !== undefined && e?.structure !== shared) {
     const s = checkStructure(shared, base.size, base.rank, (r) => base.nodeOf(r));
     if (e === undefined) {
-      e = { structure: s, bridges: new Map() };
+      e = { structure: s, bridges: [] };
       CACHE.set(base, e);
     } else {
       e.structure = s;
-      e.bridges.clear();
+      e.bridges = [];
     }
   }
   if (e === undefined) {
-    e = { structure: nodeStructure(base.size, (r) => base.nodeOf(r)), bridges: new Map() };
+    e = { structure: nodeStructure(base.size, (r) => base.nodeOf(r)), bridges: [] };
     CACHE.set(base, e);
   }
   return e;
@@ -56,18 +69,80 @@ export function structureOf(comm: Communicator, shared?: NodeStructure): NodeStr
 /** The bridge of `comm` for the root node `rootNode` as this rank sees it (local, cached). */
 export function bridgeOf(comm: Communicator, rootNode: number): Bridge {
   const e = entryOf(comm);
-  let b = e.bridges.get(rootNode);
-  if (b !== undefined) {
-    e.bridges.delete(rootNode);
+  const list = e.bridges;
+  let i = list.length - 1;
+  while (i >= 0 && list[i].rootNode !== rootNode) i--;
+  if (i === list.length - 1 && i >= 0) return list[i]; // the most recent already
+  let b: Bridge;
+  if (i >= 0) {
+    b = list[i];
+    list.splice(i, 1);
   } else {
-    b = bridgeFor(e.structure, rootNode, e.structure.nodeIndex[comm.rank]);
-    if (e.bridges.size >= BRIDGES_KEPT) e.bridges.delete(e.bridges.keys().next().value as number);
+    const s = e.structure;
+    b = sharedBridge(s, rootNode, s.nodeIndex[comm.rank]);
+    if (list.length === 0) {
+      e.bridges = [b];
+      return b;
+    }
+    if (list.length >= BRIDGES_KEPT) list.shift();
   }
-  e.bridges.set(rootNode, b);
+  list.push(b);
   return b;
 }
 
 /** How many bridges `comm` has cached (tests). */
 export function cachedBridges(comm: Communicator): number {
-  return CACHE.get(comm)?.bridges.size ?? 0;
+  return CACHE.get(comm)?.bridges.length ?? 0;
+}
+
+/** What a structure's ranks share: bridges by (root node, node), node-level roles by (node size, local index). */
+interface Shared {
+  readonly bridges: Map<number, Bridge>;
+  readonly roles: Map<number, TreeRole[]>;
+}
+
+const SHARED = new WeakMap<NodeStructure, Shared>();
+
+/** Bridges a structure keeps at most before it starts again (BRIDGES_KEPT root nodes' worth for every node). */
+function bridgesKept(s: NodeStructure): number {
+  return BRIDGES_KEPT * s.nodes;
+}
+
+function sharedOf(s: NodeStructure): Shared {
+  let x = SHARED.get(s);
+  if (x === undefined) {
+    x = { bridges: new Map(), roles: new Map() };
+    SHARED.set(s, x);
+  }
+  return x;
+}
+
+/** structure.ts `bridgeFor(s, rootNode, myNode)`, made once for every rank of node `myNode` holding `s`. */
+function sharedBridge(s: NodeStructure, rootNode: number, myNode: number): Bridge {
+  const bridges = sharedOf(s).bridges;
+  const key = rootNode * s.nodes + myNode;
+  let b = bridges.get(key);
+  if (b === undefined) {
+    b = bridgeFor(s, rootNode, myNode);
+    if (bridges.size >= bridgesKept(s)) bridges.clear();
+    bridges.set(key, b);
+  }
+  return b;
+}
+
+/**
+ * The place of local rank `li` in the node-level tree of a node of `n` ranks rooted at local
+ * rank `localRoot` (`orderedBinomialRole(n, localRoot, li)`): shared by the ranks holding `s`
+ * when the tree is rooted at the node's lowest rank (every node but the root's, and the root's
+ * when the root is its lowest rank), else (a root's node, one per call) made afresh.
+ */
+export function nodeRole(s: NodeStructure, n: number, localRoot: number, li: number): TreeRole {
+  if (localRoot !== 0) return orderedBinomialRole(n, localRoot, li);
+  const roles = sharedOf(s).roles;
+  let byIndex = roles.get(n);
+  if (byIndex === undefined) {
+    byIndex = new Array<TreeRole>(n);
+    roles.set(n, byIndex);
+  }
+  return (byIndex[li] ??= orderedBinomialRole(n, 0, li));
 }

@@ -21,7 +21,8 @@ import { normalizeGatherv } from '../args.js';
 import { beginCall } from '../call-scope.js';
 import { checkGatherArgs, gather } from '../basic/gather.js';
 import { BINOMIAL_GATHERV } from '../gatherv/binomial.js';
-import { rootLayout, type BlockLayout } from '../placement.js';
+import { rootLayout } from '../placement.js';
+import type { PersistentCollective } from '../types.js';
 import { bridgeOf, structureOf } from './cache.js';
 import { type NodeStructure } from './structure.js';
 import { twoLevelGather } from './two-level.js';
@@ -34,7 +35,8 @@ function variantOf(comm: Communicator, options: HierarchicalOptions | undefined)
     throw new InvalidArgumentError('options', 'must be an object', { rank: comm.rank });
   }
   const name = options?.variant ?? 'zero-copy';
-  const v = HIERARCHICAL_VARIANTS.find((x) => x.name === name);
+  let v: HierarchicalVariant | undefined;
+  for (let i = 0; i < HIERARCHICAL_VARIANTS.length && v === undefined; i++) if (HIERARCHICAL_VARIANTS[i].name === name) v = HIERARCHICAL_VARIANTS[i];
   if (v === undefined) {
     throw new InvalidArgumentError('variant', `must be one of ${HIERARCHICAL_VARIANT_NAMES.join(', ')}, got ${String(name)}`, {
       rank: comm.rank,
@@ -48,24 +50,30 @@ function info(v: HierarchicalVariant, s: NodeStructure, flatRounds: number): Hie
   return { variant: v.name, nodes: s.nodes, largestNode: s.largestNode, rounds };
 }
 
-/** What the two-level run needs beyond the arguments. */
-async function runTwoLevel(
-  comm: Communicator,
-  v: HierarchicalVariant,
-  structure: NodeStructure,
-  root: number,
-  send: Uint8Array,
-  recv: Uint8Array | undefined,
-  layout: () => BlockLayout,
-  uniformBytes: number | undefined,
-  field: string,
-): Promise<void> {
-  const bridge = bridgeOf(comm, structure.nodeIndex[root]);
-  const makeTarget = v.rootTarget as NonNullable<HierarchicalVariant['rootTarget']>;
-  const target =
-    comm.rank === root ? makeTarget({ comm, root, send, recv: recv as Uint8Array, layout: layout(), structure }) : undefined;
-  await twoLevelGather({ comm, structure, bridge, root, send, uniformBytes, target, field });
+/**
+ * What a gatherv call returns, made by a function kept per (structure, variant) — the rounds
+ * depend on nothing else: the structure's size is the communicator's — that the two-level
+ * gather calls once the rank's part is done, so that no call makes a closure or a `then` of its
+ * own (a simulation runs one call per rank, all pending at once). Each call still gets an
+ * object of its own.
+ */
+const INFO_OF = new WeakMap<NodeStructure, Map<HierarchicalVariant, () => HierarchicalInfo>>();
+
+function infoOf(v: HierarchicalVariant, s: NodeStructure, flatRounds: number): () => HierarchicalInfo {
+  let byVariant = INFO_OF.get(s);
+  if (byVariant === undefined) {
+    byVariant = new Map();
+    INFO_OF.set(s, byVariant);
+  }
+  let make = byVariant.get(v);
+  if (make === undefined) {
+    make = () => info(v, s, flatRounds);
+    byVariant.set(v, make);
+  }
+  return make;
 }
+
+const startPlan = (plan: PersistentCollective): Promise<void> => plan.start();
 
 /** Regular gather, hierarchically: every rank's m-byte block to `recv[rank·m …]` at the root. */
 export async function hierarchicalGather(
@@ -88,24 +96,33 @@ export async function hierarchicalGather(
   return info(v, s, ceilLog2(p));
 }
 
-/** Irregular gather (MPI_Gatherv semantics), hierarchically. */
-export async function hierarchicalGatherv(
+/**
+ * Irregular gather (MPI_Gatherv semantics), hierarchically. Not an async function (its frame
+ * would stay suspended for the whole call on every rank): the call is the two-level gather's
+ * own promise (two-level.ts keeps a rank's state small while it waits); every error, thrown or
+ * not, comes as a rejection.
+ */
+export function hierarchicalGatherv(
   comm: Communicator,
   args: HierarchicalGathervArgs,
   options?: HierarchicalOptions,
 ): Promise<HierarchicalInfo> {
-  comm = beginCall(comm);
-  if (args === null || typeof args !== 'object') throw new InvalidArgumentError('args', 'must be an object', { rank: comm.rank });
-  const plain = { root: args.root, send: args.send, recv: args.recv, counts: args.counts, displs: args.displs, unitBytes: args.unitBytes };
-  const { input } = normalizeGatherv(comm, plain);
-  const v = variantOf(comm, options);
-  const s = structureOf(comm, options?.structure);
-  if (v.rootTarget === undefined) {
-    await (await BINOMIAL_GATHERV.init(input)).start(); // the arguments are validated already
-  } else {
-    await runTwoLevel(comm, v, s, input.root, input.send, input.recv, () => rootLayout(input), undefined, 'counts');
+  try {
+    comm = beginCall(comm);
+    if (args === null || typeof args !== 'object') throw new InvalidArgumentError('args', 'must be an object', { rank: comm.rank });
+    const plain = { root: args.root, send: args.send, recv: args.recv, counts: args.counts, displs: args.displs, unitBytes: args.unitBytes };
+    const { input } = normalizeGatherv(comm, plain);
+    const v = variantOf(comm, options);
+    const s = structureOf(comm, options?.structure);
+    const done = infoOf(v, s, 2 * ceilLog2(comm.size));
+    if (v.rootTarget === undefined) return BINOMIAL_GATHERV.init(input).then(startPlan).then(done); // the arguments are validated already
+    const root = input.root;
+    const bridge = bridgeOf(comm, s.nodeIndex[root]);
+    const target = comm.rank === root ? v.rootTarget({ comm, root, send: input.send, recv: input.recv as Uint8Array, layout: rootLayout(input), structure: s }) : undefined;
+    return twoLevelGather({ comm, structure: s, bridge, root, send: input.send, uniformBytes: undefined, target, field: 'counts' }, done);
+  } catch (e) {
+    return Promise.reject(e);
   }
-  return info(v, s, 2 * ceilLog2(comm.size));
 }
 
 export { HIERARCHICAL_VARIANT_NAMES, HIERARCHICAL_VARIANTS, type HierarchicalVariant } from './variants.js';

@@ -11,7 +11,9 @@
  * (b_i + δ, b_j − δ) change B by δ·(h(i) − h(j)) ≢ 0 mod P: both are always caught; any
  * other pattern of errors escapes only if it happens to cancel in both sums (one chance in
  * about 2⁶² for unrelated errors). Cost: 8 bytes per message (8β), O(1) work per rank,
- * O(ranks) at the root per message.
+ * O(ranks) at the root per message. The sums are plain numbers (in [0, P), small integers to
+ * V8): a rank keeps two, and sums them as its children's trailers arrive (the order does not
+ * matter), with no object per block or message.
  */
 
 /** Bytes of the trailer. */
@@ -20,14 +22,6 @@ export const CHECK_BYTES = 8;
 const P = 2147483647;
 const K = 1103515245 % P;
 
-/** The two sums of a set of blocks. */
-export interface SizeCheck {
-  readonly a: number;
-  readonly b: number;
-}
-
-export const NO_BLOCKS: SizeCheck = { a: 0, b: 0 };
-
 /** (x·y) mod P for 0 ≤ x, y < P, exactly in doubles (products split below 2⁵³). */
 function mulMod(x: number, y: number): number {
   const hi = Math.floor(y / 65536);
@@ -35,32 +29,59 @@ function mulMod(x: number, y: number): number {
   return ((((x * hi) % P) * 65536) % P + ((x * lo) % P)) % P;
 }
 
-/** The sums of rank `rank`'s block of `bytes` bytes alone. */
-export function blockCheck(rank: number, bytes: number): SizeCheck {
-  const m = bytes % P;
-  return { a: m, b: mulMod(mulMod((rank + 1) % P, K), m) };
+/** A of a block of `bytes` bytes alone: b mod P. */
+export function blockSumA(bytes: number): number {
+  return bytes % P;
 }
 
-export function addChecks(x: SizeCheck, y: SizeCheck): SizeCheck {
-  return { a: (x.a + y.a) % P, b: (x.b + y.b) % P };
+/** B of rank `rank`'s block of `bytes` bytes alone: h(rank)·b mod P. */
+export function blockSumB(rank: number, bytes: number): number {
+  return mulMod(mulMod((rank + 1) % P, K), bytes % P);
 }
 
-export function sameCheck(x: SizeCheck, y: SizeCheck): boolean {
-  return x.a === y.a && x.b === y.b;
+/** (x + y) mod P of two sums (each in [0, P)). */
+export function addSums(x: number, y: number): number {
+  return (x + y) % P;
 }
 
-export function encodeCheck(c: SizeCheck): Uint8Array {
-  const out = new Uint8Array(CHECK_BYTES);
-  const v = new DataView(out.buffer);
-  v.setUint32(0, c.a, true);
-  v.setUint32(4, c.b, true);
+/** Trailers are cut from slabs of this many bytes (see trailerOf). */
+const SLAB_BYTES = 4096;
+let slab = new Uint8Array(0);
+let used = 0;
+
+/**
+ * The trailer of the sums A = `a`, B = `b` (each little-endian in 4 bytes): 8 bytes of a slab
+ * shared with other trailers. Every rank but the root sends one: a view of a slab is one
+ * object, where an 8-byte array of its own is three (the view, its ArrayBuffer and the bytes),
+ * and a simulation keeps every rank's until its message has gone. A slab's trailers are
+ * never written again, so a view stays valid as long as it is referenced.
+ */
+export function trailerOf(a: number, b: number): Uint8Array {
+  if (used + CHECK_BYTES > slab.length) {
+    slab = new Uint8Array(SLAB_BYTES);
+    used = 0;
+  }
+  const out = slab.subarray(used, used + CHECK_BYTES);
+  used += CHECK_BYTES;
+  writeSums(out, 0, a, b);
   return out;
 }
 
-/** The sums in a trailer; undefined when it cannot be one (values ≥ P). */
-export function decodeCheck(trailer: Uint8Array): SizeCheck | undefined {
-  const v = new DataView(trailer.buffer, trailer.byteOffset, CHECK_BYTES);
-  const a = v.getUint32(0, true);
-  const b = v.getUint32(4, true);
-  return a < P && b < P ? { a, b } : undefined;
+/** Writes the sums A = `a`, B = `b` as a trailer at `buf[at …]` (each little-endian in 4 bytes). */
+export function writeSums(buf: Uint8Array, at: number, a: number, b: number): void {
+  writeSum(buf, at, a);
+  writeSum(buf, at + 4, b);
+}
+
+function writeSum(out: Uint8Array, at: number, v: number): void {
+  out[at] = v & 0xff;
+  out[at + 1] = (v >>> 8) & 0xff;
+  out[at + 2] = (v >>> 16) & 0xff;
+  out[at + 3] = v >>> 24;
+}
+
+/** The sum stored little-endian at `buf[at …]` (A at a trailer's byte 0, B at byte 4); −1 when it cannot be one (≥ P). */
+export function readSum(buf: Uint8Array, at: number): number {
+  const v = (buf[at] | (buf[at + 1] << 8) | (buf[at + 2] << 16) | (buf[at + 3] << 24)) >>> 0;
+  return v < P ? v : -1;
 }
