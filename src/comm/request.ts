@@ -338,9 +338,6 @@ export function inOrder<T>(items: readonly T[], window: number, op: (x: T, index
   });
 }
 
-/** Already settled: reactions to it run one microtask turn later, like a settled request's. */
-const TURN: Promise<void> = Promise.resolve();
-
 /**
  * A callback state machine that waits on requests: `wait(a, b)` then `resume()` — or
  * `resumeFailed(error)` as soon as one fails — exactly one microtask turn after the last of
@@ -440,7 +437,7 @@ export abstract class Resumable implements Waiter {
 
   private wReady(): void {
     this.wOver = true;
-    void TURN.then(this.wFire);
+    void SETTLED_UNDEFINED.then(this.wFire);
   }
 
   private wFail(e: unknown): boolean {
@@ -453,7 +450,7 @@ export abstract class Resumable implements Waiter {
     this.wRelease(this.wSecond);
     const all = this.wAll;
     if (all !== undefined) for (let i = 0; i < all.length; i++) this.wRelease(all[i]);
-    void TURN.then(this.wFire);
+    void SETTLED_UNDEFINED.then(this.wFire);
     return true;
   }
 

@@ -4,6 +4,30 @@
  * every rank can build its own block and the reference of any other block without
  * communicating, and verification is exact, byte for byte.
  */
+import { sharedBlockSizes, type DistributionName } from '../workloads/distributions.js';
+
+/** What a case's block sizes depend on (a gatherv/scatterv case, a hierarchical rank case). */
+export interface CaseSizes {
+  readonly dist: DistributionName;
+  readonly b: number;
+  readonly rho?: number;
+  readonly seed?: number;
+}
+
+const CASE_COUNTS = new WeakMap<CaseSizes, { readonly p: number; readonly counts: readonly number[] }>();
+
+/**
+ * sharedBlockSizes of case `c` for p ranks, without building its key per rank (every rank of a
+ * simulation shares the case object); looked up again when `shared` holds other counts
+ * (sharedBlockSizes may have made them anew since).
+ */
+export function caseCounts(c: CaseSizes, p: number, shared?: { readonly counts: readonly number[] }): readonly number[] {
+  const x = CASE_COUNTS.get(c);
+  if (x !== undefined && x.p === p && (shared === undefined || shared.counts === x.counts)) return x.counts;
+  const counts = sharedBlockSizes(c.dist, { p, b: c.b, rho: c.rho, seed: c.seed });
+  CASE_COUNTS.set(c, { p, counts });
+  return counts;
+}
 
 /** Byte k of rank i's block. Never the same for two neighbouring ranks at one offset. */
 export function patternByte(rank: number, k: number): number {

@@ -10,9 +10,8 @@
 import { hierarchicalGather, hierarchicalGatherv, type HierarchicalInfo, type HierarchicalOptions, type HierarchicalVariantName } from '../collectives/hierarchical/index.js';
 import type { Communicator } from '../comm/communicator.js';
 import { InvalidArgumentError } from '../errors.js';
-import { sharedBlockSizes } from '../workloads/distributions.js';
 import { CountingCommunicator } from './counting.js';
-import { blockOf, firstMismatch, fullBuffer, poison, rankView, type SharedCaseData } from './data.js';
+import { blockOf, caseCounts, firstMismatch, fullBuffer, poison, rankView, type SharedCaseData } from './data.js';
 import { timedRuns, type RankTimer, type TimedExecution } from './rank.js';
 import type { CaseBlocks } from './spec.js';
 
@@ -60,21 +59,6 @@ export function runHierarchicalOnRank(comm: Communicator, c: HierarchicalRankCas
   } catch (e) {
     return Promise.reject(e);
   }
-}
-
-/** The block sizes of a case for p ranks, looked up once per case object (the ranks of a simulation share one). */
-const CASE_COUNTS = new WeakMap<HierarchicalRankCase, { readonly p: number; readonly counts: readonly number[] }>();
-
-/**
- * sharedBlockSizes of case `c` for p ranks, without building its key per rank; looked up again
- * when the shared data holds other counts (sharedBlockSizes may have made them anew since).
- */
-function caseCounts(c: HierarchicalRankCase, p: number, data: SharedCaseData | undefined): readonly number[] {
-  const x = CASE_COUNTS.get(c);
-  if (x !== undefined && x.p === p && (data === undefined || data.counts === x.counts)) return x.counts;
-  const counts = sharedBlockSizes(c.dist, { p, b: c.b, rho: c.rho, seed: c.seed });
-  CASE_COUNTS.set(c, { p, counts });
-  return counts;
 }
 
 /**

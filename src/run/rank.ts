@@ -5,14 +5,13 @@
  * byte after every execution. The same code runs on the simulator and on worker threads;
  * only the timer differs (virtual clock vs. performance.now after a barrier).
  */
-import { sharedBlockSizes } from '../workloads/distributions.js';
 import { barrier } from '../collectives/basic/index.js';
 import { gatherv, gathervInit, scatterv, scattervInit } from '../collectives/index.js';
 import type { Communicator } from '../comm/communicator.js';
 import type { CollectiveInfo, CollectiveOptions, GathervArgs, PersistentCollective, ScattervArgs } from '../collectives/types.js';
 import { CommunicationError, InvalidArgumentError } from '../errors.js';
 import { CountingCommunicator } from './counting.js';
-import { blockOf, firstMismatch, fullBuffer, poison, prefixDispls, rankView, type SharedCaseData } from './data.js';
+import { blockOf, caseCounts, firstMismatch, fullBuffer, poison, prefixDispls, rankView, type SharedCaseData } from './data.js';
 import { caseModel, type RunCase } from './spec.js';
 
 /** How a rank synchronises with the others before an execution and reads its clock. */
@@ -94,18 +93,6 @@ function caseOptions(c: RunCase): CollectiveOptions {
   return o;
 }
 
-/** The block sizes of case `c` for p ranks, looked up once per case object (every rank of a simulation shares it). */
-const CASE_COUNTS = new WeakMap<RunCase, { readonly p: number; readonly counts: readonly number[] }>();
-
-function caseCounts(c: RunCase, p: number): readonly number[] {
-  let x = CASE_COUNTS.get(c);
-  if (x === undefined || x.p !== p) {
-    x = { p, counts: sharedBlockSizes(c.dist, { p, b: c.b, rho: c.rho, seed: c.seed }) };
-    CASE_COUNTS.set(c, x);
-  }
-  return x.counts;
-}
-
 /**
  * Builds this rank's blocks and buffers for case `c` and, persistent, plans it once (timed
  * between synchronisations, its traffic counted on `counting`, which wraps `comm`). With
@@ -143,7 +130,7 @@ function caseExecution(comm: Communicator, counting: CountingCommunicator, c: Ru
   const p = comm.size;
   const me = comm.rank;
   const isRoot = me === c.root;
-  const counts = caseCounts(c, p);
+  const counts = caseCounts(c, p, shared);
   const u = c.unitBytes;
   if (shared !== undefined && (shared.counts !== counts || shared.unitBytes !== u)) {
     throw new InvalidArgumentError('shared', `rank ${me}: the shared case data was built for other block sizes than case ${c.dist} p ${p}`, { rank: me });
