@@ -20,6 +20,20 @@ describe('vcoll inter', () => {
     expect(o.expected).toBeCloseTo(4.21, 10);
   });
 
+  it('a scaled run says so: exact false, a note on stderr, a marked table row; an unscaled one is exact and silent', async () => {
+    const out: string[] = [];
+    const notes: string[] = [];
+    const [scaled] = await runInterCommand({ transport: 'sim', setting: '1', ranks: 8, size: 2 ** 23, alpha: 1000, beta: 1, format: 'table' }, (l) => out.push(l), (l) => notes.push(l));
+    expect(scaled).toMatchObject({ exact: false, rounded: false, verified: true, scale: 2 });
+    expect(notes).toHaveLength(1);
+    expect(notes[0]).toMatch(/setting 1 at p \+ q = 8, size 8388608: every block is simulated with 1\/2 of its bytes and β × 2; the times are approximate/);
+    expect(out.join('\n')).toMatch(/\* scaled blocks: approximate times/);
+    const quiet: string[] = [];
+    const [exact] = await runInterCommand({ transport: 'sim', setting: '6', ranks: 8, size: 4096, alpha: 1000, beta: 1, format: 'json' }, () => undefined, (l) => quiet.push(l));
+    expect(exact).toMatchObject({ exact: true, rounded: false, scale: 1, verified: true });
+    expect(quiet).toEqual([]);
+  });
+
   it('the settings: group sizes (25/7 as in the paper) and Eq. (5) for the paper\'s group sizes', () => {
     expect(groupSizes(2, 256)).toEqual({ p: 200, q: 56 });
     expect(groupSizes(7, 64)).toEqual({ p: 50, q: 14 });

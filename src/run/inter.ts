@@ -18,6 +18,7 @@ import { runSim } from '../transports/sim/index.js';
 import { runThreads } from '../transports/threads/index.js';
 import { interRank, type InterRankArgs, type InterRankResult } from './inter-rank.js';
 import { expectedRatio, interSetting, type InterSettingNumber } from './inter-settings.js';
+import { interBlockScale, simulatedSizes } from './inter-block-scale.js';
 import { maxOf } from '../util/extremes.js';
 
 export type InterTransport = 'sim' | 'threads';
@@ -59,7 +60,21 @@ export interface InterReport {
   readonly expected: number;
   readonly verified: boolean;
   readonly size: number;
+  /** Logical bytes per real byte of a simulated block (inter-block-scale.ts); 1 on threads. */
   readonly scale: number;
+  /**
+   * The times are the model's for the requested sizes: scale 1. Scaled runs (scale > 1) keep
+   * the blocks' transfer terms, but the algorithms' small control messages (counts, trailers)
+   * are charged β · scale per byte and their size thresholds see the scaled sizes, so their
+   * times are approximate (docs/cli.md, `vcoll inter`, gives the measured deviation).
+   */
+  readonly exact: boolean;
+  /**
+   * No scale divides every block within the memory budget (arithmetic sizes at large p + q):
+   * blocks are rounded to multiples of `scale` (inter-block-scale.ts), and `expected` is that
+   * of the rounded sizes.
+   */
+  readonly rounded: boolean;
   readonly model: { readonly alpha: number; readonly beta: number; readonly ports: 'full-duplex' };
   /** 'sim': model units; 'threads': seconds (measured). */
   readonly transport: InterTransport;
@@ -105,7 +120,18 @@ export const INTER_SIM_DATA_COPIES = 3;
  * pair: 2 GiB at p + q = 2^16).
  */
 export function interSimBytes(ranks: number, maxBytes = INTER_MAX_BYTES): number {
-  return INTER_SIM_FIXED_BYTES + ranks * INTER_SIM_RANK_BYTES + INTER_SIM_DATA_COPIES * (maxBytes + (ranks * ranks) / 2);
+  return INTER_SIM_FIXED_BYTES + ranks * INTER_SIM_RANK_BYTES + INTER_SIM_DATA_COPIES * (maxBytes + interFloorBytes(ranks));
+}
+
+/**
+ * Real receive bytes a scaled run may hold beyond INTER_MAX_BYTES (inter-block-scale.ts's
+ * budget): (p + q)²/2 — a block is at least one real byte, and there are 2pq ≤ (p + q)²/2
+ * (rank, remote block) pairs. Not more: larger real blocks at p + q = 2^16 turn the final
+ * stages into the (pipelined) ring, O(n) operations per rank (setting 3 with 16 KiB blocks
+ * exact, 5pq real bytes: past 21 GB of RSS, stopped).
+ */
+export function interFloorBytes(ranks: number): number {
+  return (ranks * ranks) / 2;
 }
 
 /**
@@ -159,17 +185,19 @@ export async function runInter(o: InterRunOptions): Promise<InterReport> {
   if ((o.transport ?? 'sim') === 'sim' && typeof o.ranks === 'number') checkInterRanks(o.ranks);
   const s = interSetting(o.setting, o.ranks, o.size);
   const maxBytes = o.maxBytes ?? INTER_MAX_BYTES;
-  const logical = s.p * sum(s.sizesB) + s.q * sum(s.sizesA);
-  let scale = 1;
-  if ((o.transport ?? 'sim') === 'threads') {
+  const transport = o.transport ?? 'sim';
+  if (transport === 'threads') {
+    const logical = s.p * sum(s.sizesB) + s.q * sum(s.sizesA);
     if (logical > maxBytes) {
       throw new InvalidArgumentError('size', `on threads the blocks are real: ${logical} bytes of receive buffers exceed ${maxBytes}; use fewer ranks or a smaller size`);
     }
-  } else while (logical / scale > maxBytes) scale *= 2;
-  // frozen: every simulated rank shares them, and the layouts derived from them (interRank)
-  const real = [s.sizesA, s.sizesB].map((xs) => Object.freeze(xs.map((x) => Math.ceil(x / scale))));
+  }
+  // frozen real sizes: every simulated rank shares them, and the layouts derived from them (interRank)
+  const scaled = transport === 'threads' ? interBlockScale(s.sizesA, s.sizesB, Infinity, 0) : interBlockScale(s.sizesA, s.sizesB, maxBytes, interFloorBytes(o.ranks));
+  const { scale } = scaled;
+  const rounded = !scaled.exact;
+  const real = [scaled.realA, scaled.realB];
   const beta = o.beta * scale;
-  const transport = o.transport ?? 'sim';
   const warmup = rounds('warmup', o.warmup, transport === 'sim' ? 0 : 2, 0);
   const reps = rounds('reps', o.reps, transport === 'sim' ? 1 : 5, 1);
   const [root, alg] = await measure(transport, { algorithms: ['root-gathering', 'segmented'], vector: s.vector, sizes: real, warmup, reps }, o.alpha, beta);
@@ -182,10 +210,12 @@ export async function runInter(o: InterRunOptions): Promise<InterReport> {
     rootGathering: root.time,
     algorithm: alg.time,
     ratio: alg.time > 0 ? root.time / alg.time : 1,
-    expected: expectedRatio(s.sizesA, s.sizesB),
+    expected: !rounded ? expectedRatio(s.sizesA, s.sizesB) : expectedRatio(simulatedSizes(scaled.realA, scale), simulatedSizes(scaled.realB, scale)),
     verified: root.verified && alg.verified,
     size: o.size,
     scale,
+    exact: scale === 1,
+    rounded,
     model: { alpha: o.alpha, beta: o.beta, ports: 'full-duplex' },
     transport,
     warmup,
