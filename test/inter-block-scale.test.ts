@@ -17,7 +17,7 @@ describe('interBlockScale', () => {
     const a = [3, 5, 7];
     const b = [1, 0];
     const r = interBlockScale(a, b, total(3, 2, a, b), 0);
-    expect(r).toMatchObject({ scale: 1, exact: true, realA: a, realB: b, realBytes: total(3, 2, a, b) });
+    expect(r).toMatchObject({ scale: 1, blocksExact: true, realA: a, realB: b, realBytes: total(3, 2, a, b) });
   });
 
   it('the smallest power of two under maxBytes when it divides every block', () => {
@@ -26,7 +26,7 @@ describe('interBlockScale', () => {
     const logical = total(8, 4, a, b);
     const r = interBlockScale(a, b, logical / 8, 0);
     expect(r.scale).toBe(8);
-    expect(r.exact).toBe(true);
+    expect(r.blocksExact).toBe(true);
     expect(r.realBytes).toBe(logical / 8);
     expect(simulatedSizes(r.realA, r.scale)).toEqual(a);
     expect(simulatedSizes(r.realB, r.scale)).toEqual(b);
@@ -36,7 +36,7 @@ describe('interBlockScale', () => {
     const a = fill(32, 65536);
     const b = fill(32, 65536);
     const r = interBlockScale(a, b, 1, 2 * 32 * 32);
-    expect(r).toMatchObject({ scale: 65536, exact: true, realBytes: 2 * 32 * 32 });
+    expect(r).toMatchObject({ scale: 65536, blocksExact: true, realBytes: 2 * 32 * 32 });
     expect(r.realA.every((x) => x === 1)).toBe(true);
   });
 
@@ -45,9 +45,9 @@ describe('interBlockScale', () => {
     const b = fill(7, 16384);
     const exactBytes = 25 * 7 * 1 + 7 * 25 * 4;
     const fits = interBlockScale(a, b, 1, exactBytes);
-    expect(fits).toMatchObject({ scale: 16384, exact: true, realBytes: exactBytes });
+    expect(fits).toMatchObject({ scale: 16384, blocksExact: true, realBytes: exactBytes });
     const tight = interBlockScale(a, b, 1, exactBytes - 1);
-    expect(tight.exact).toBe(false);
+    expect(tight.blocksExact).toBe(false);
     expect(tight.scale).toBeGreaterThan(16384);
     expect(tight.realBytes).toBeLessThanOrEqual(exactBytes - 1);
   });
@@ -56,7 +56,7 @@ describe('interBlockScale', () => {
     const s = interSetting(6, 1024, 65536);
     const budget = 1024 * 1024;
     const r = interBlockScale(s.sizesA, s.sizesB, 2 ** 20, budget);
-    expect(r.exact).toBe(false);
+    expect(r.blocksExact).toBe(false);
     expect(r.realBytes).toBeLessThanOrEqual(budget);
     // the smallest power of two that fits: half of it would not
     const half = r.scale / 2;

@@ -14,9 +14,10 @@
  *      real buffers then fit the budget max(maxBytes, floorBytes) (exact; e.g. blocks of
  *      64 KiB at p + q = 2^16 are one real byte each);
  *   4. else no exact scale fits (arithmetic block sizes of settings 6 and 8 at large p + q:
- *      n different sizes need n / 2 real bytes per block on average): blocks are rounded to the
+ *      n different sizes need n / 2 real bytes per block on average; settings 3 and 4, whose
+ *      blocks differ 4×, from p + q = 16384 on): blocks are rounded to the
  *      nearest multiple of the smallest power of two whose rounded buffers fit the budget (at
- *      least one multiple), `exact` is false, and the times are those of the rounded sizes.
+ *      least one multiple), `blocksExact` is false, and the times are those of the rounded sizes.
  */
 
 export interface InterBlockScale {
@@ -26,7 +27,7 @@ export interface InterBlockScale {
   readonly realA: readonly number[];
   readonly realB: readonly number[];
   /** Every block simulated at its logical size (scale divides it); false: rounded (rule 4). */
-  readonly exact: boolean;
+  readonly blocksExact: boolean;
   /** Real bytes of all receive buffers together: p · Σ realB + q · Σ realA. */
   readonly realBytes: number;
 }
@@ -66,10 +67,10 @@ function grainOf(xs: readonly number[], ys: readonly number[]): number {
 export function interBlockScale(sizesA: readonly number[], sizesB: readonly number[], maxBytes: number, floorBytes: number): InterBlockScale {
   const p = sizesA.length;
   const q = sizesB.length;
-  const at = (scale: number, exact: boolean): InterBlockScale => {
+  const at = (scale: number, blocksExact: boolean): InterBlockScale => {
     const realA = realOf(sizesA, scale);
     const realB = realOf(sizesB, scale);
-    return { scale, realA, realB, exact, realBytes: p * sum(realB) + q * sum(realA) };
+    return { scale, realA, realB, blocksExact, realBytes: p * sum(realB) + q * sum(realA) };
   };
   const logical = p * sum(sizesB) + q * sum(sizesA);
   let need = 1;

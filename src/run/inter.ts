@@ -195,7 +195,7 @@ export async function runInter(o: InterRunOptions): Promise<InterReport> {
   // frozen real sizes: every simulated rank shares them, and the layouts derived from them (interRank)
   const scaled = transport === 'threads' ? interBlockScale(s.sizesA, s.sizesB, Infinity, 0) : interBlockScale(s.sizesA, s.sizesB, maxBytes, interFloorBytes(o.ranks));
   const { scale } = scaled;
-  const rounded = !scaled.exact;
+  const rounded = !scaled.blocksExact;
   const real = [scaled.realA, scaled.realB];
   const beta = o.beta * scale;
   const warmup = rounds('warmup', o.warmup, transport === 'sim' ? 0 : 2, 0);
