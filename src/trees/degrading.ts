@@ -26,7 +26,7 @@
  * and empty ranges); every piece is a contiguous range of ranks. Cost in the model: the
  * construction's ⌈log₂ p⌉ rounds, one more word per exchange (κ, the deadline), and a
  * top-down pass of at most ⌈log₂ p⌉ constant-size steps inside opened partners only.
- * Measured with `evaluate` (test/degrading.test.ts, docs): never slower than
+ * Measured with `evaluate` (test/degrading.test.ts, docs/algorithms.md): never slower than
  * min(adaptive, linear) on the cases tried — an observation, not a theorem.
  *
  * One-ported linear (homogeneous) models without copyAll; O(p log p) time.
