@@ -21,9 +21,11 @@ import { degradingTree } from '../src/trees/degrading.js';
 import { evaluate } from '../src/trees/evaluate.js';
 import { linearTree } from '../src/trees/linear.js';
 import { optimalTree } from '../src/trees/optimal/homogeneous.js';
+import { SEED000_DISTRIBUTIONS } from '../src/run/spec.js';
 import { blockSizes, type DistributionName } from '../src/workloads/distributions.js';
 
-const DISTS: readonly DistributionName[] = ['same', 'random', 'bucket', 'spikes', 'increasing', 'decreasing', 'alternating', 'two-blocks-small'];
+// seed 000's distributions as the main job runs them, and Traff18's own two blocks (m_0 = m_{p−1} = b)
+const DISTS: readonly DistributionName[] = [...SEED000_DISTRIBUTIONS, 'two-blocks-small'];
 const ALPHAS = [1, 100];
 const GAMMAS = [0, 1];
 

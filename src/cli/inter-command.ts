@@ -81,7 +81,8 @@ export async function runInterCommand(
       if (!r.exact) note(scaledNote(r));
       if (opts.format === 'json') out(JSON.stringify(r));
       else {
-        table.push([r.setting, r.p, r.q, r.kA, r.kB, fmt(r.rootGathering), fmt(r.algorithm), r.ratio.toFixed(2), r.expected.toFixed(2), PAPER_RATIOS[r.setting].toFixed(2), r.verified ? 'yes' : 'NO'].map((x, i) => (i === 5 || i === 6) && !r.exact ? `${x}*` : x));
+        const mark = r.exact ? '' : '*';
+        table.push([r.setting, r.p, r.q, r.kA, r.kB, `${fmt(r.rootGathering)}${mark}`, `${fmt(r.algorithm)}${mark}`, r.ratio.toFixed(2), r.expected.toFixed(2), PAPER_RATIOS[r.setting].toFixed(2), r.verified ? 'yes' : 'NO']);
       }
     }
   }

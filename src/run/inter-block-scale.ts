@@ -19,6 +19,7 @@
  *      nearest multiple of the smallest power of two whose rounded buffers fit the budget (at
  *      least one multiple), `blocksExact` is false, and the times are those of the rounded sizes.
  */
+import { maxOf } from '../util/extremes.js';
 
 export interface InterBlockScale {
   /** Logical bytes per real byte (a power of two). */
@@ -45,6 +46,13 @@ export function realBlockBytes(x: number, scale: number): number {
 
 function realOf(xs: readonly number[], scale: number): readonly number[] {
   return Object.freeze(xs.map((x) => realBlockBytes(x, scale)));
+}
+
+/** Σ realBlockBytes(x, scale) over xs, without the array. */
+function realSum(xs: readonly number[], scale: number): number {
+  let s = 0;
+  for (const x of xs) s += realBlockBytes(x, scale);
+  return s;
 }
 
 /** The largest power of two (≤ 2^40) dividing every nonzero x; 2^40 when all are 0. */
@@ -81,15 +89,12 @@ export function interBlockScale(sizesA: readonly number[], sizesB: readonly numb
   if (logical / grain <= budget) return at(grain, true);
   // rule 4: rounded; every block is at least one real byte, so from the largest block's
   // power of two on all are 1 and the buffers are the floor
+  const max = Math.max(maxOf(sizesA, (x) => x), maxOf(sizesB, (x) => x));
   let largest = 1;
-  for (const x of [...sizesA, ...sizesB]) while (largest < x) largest *= 2;
+  while (largest < max) largest *= 2;
   let scale = 2 * grain;
-  let r = at(scale, false);
-  while (r.realBytes > budget && scale < largest) {
-    scale *= 2;
-    r = at(scale, false);
-  }
-  return r;
+  while (p * realSum(sizesB, scale) + q * realSum(sizesA, scale) > budget && scale < largest) scale *= 2;
+  return at(scale, false);
 }
 
 /** The logical sizes a scaled run simulates: real bytes × scale (the requested sizes when exact). */

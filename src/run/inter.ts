@@ -149,10 +149,6 @@ export function checkInterRanks(ranks: number, field = 'ranks'): void {
 
 const INTER_PROGRAM = new URL(import.meta.url.endsWith('.ts') ? './inter-rank.ts' : './inter-rank.js', import.meta.url);
 
-function sum(xs: readonly number[]): number {
-  return xs.reduce((a, b) => a + b, 0);
-}
-
 /**
  * Every algorithm of `args` in one job, interleaved round by round; per algorithm the minimum
  * over the timed rounds of the slowest rank's time (Traff18 §5's method), and whether every
@@ -186,14 +182,12 @@ export async function runInter(o: InterRunOptions): Promise<InterReport> {
   const s = interSetting(o.setting, o.ranks, o.size);
   const maxBytes = o.maxBytes ?? INTER_MAX_BYTES;
   const transport = o.transport ?? 'sim';
-  if (transport === 'threads') {
-    const logical = s.p * sum(s.sizesB) + s.q * sum(s.sizesA);
-    if (logical > maxBytes) {
-      throw new InvalidArgumentError('size', `on threads the blocks are real: ${logical} bytes of receive buffers exceed ${maxBytes}; use fewer ranks or a smaller size`);
-    }
-  }
-  // frozen real sizes: every simulated rank shares them, and the layouts derived from them (interRank)
+  // frozen real sizes: every simulated rank shares them, and the layouts derived from them
+  // (interRank); on threads the bytes are real (scale 1)
   const scaled = transport === 'threads' ? interBlockScale(s.sizesA, s.sizesB, Infinity, 0) : interBlockScale(s.sizesA, s.sizesB, maxBytes, interFloorBytes(o.ranks));
+  if (transport === 'threads' && scaled.realBytes > maxBytes) {
+    throw new InvalidArgumentError('size', `on threads the blocks are real: ${scaled.realBytes} bytes of receive buffers exceed ${maxBytes}; use fewer ranks or a smaller size`);
+  }
   const { scale } = scaled;
   const rounded = !scaled.blocksExact;
   const real = [scaled.realA, scaled.realB];

@@ -93,17 +93,19 @@ export function degradingTree(sizes: ArrayLike<number>, model: CostModel, opts?:
     C[v] = 0;
     hasKids[v] = 0;
     rootKids.push(v);
+    // each child's deadline and whether it opens, decided in one pass over the summaries
     let t = deadline + comm(m[v]);
-    const deadlines: number[] = [];
+    const opens: { readonly c: number; readonly at: number }[] = [];
     for (const c of children) {
-      deadlines.push(t);
-      if (late(c, t)) t += alpha * (kids[c].length + (m[c] > 0 ? 1 : 0)) + beta * S[c];
-      else t = Math.max(t, C[c]) + comm(S[c]);
+      if (late(c, t)) {
+        opens.push({ c, at: t });
+        t += alpha * (kids[c].length + (m[c] > 0 ? 1 : 0)) + beta * S[c];
+      } else {
+        rootKids.push(c);
+        t = Math.max(t, C[c]) + comm(S[c]);
+      }
     }
-    children.forEach((c, i) => {
-      if (late(c, deadlines[i])) open(c, deadlines[i]);
-      else rootKids.push(c);
-    });
+    for (const o of opens) open(o.c, o.at);
   };
 
   let rootOf = Int32Array.from({ length: p }, (_, i) => i);
