@@ -173,7 +173,7 @@ describe('adaptive construction: the distributed tree is the builder tree', () =
     // rank 0 receiving rank 1's empty block costs only its copy 3: rank 0 receives.
     const d = decideJoin(leafRecord(0, 3, ctx), leafRecord(1, 0, ctx), 0, 0, 1, ctx);
     expect(d.rightReceives).toBe(false);
-    expect(d.joined).toEqual({ gatherRoot: 0, total: 3, time: 3, received: true, rootBlock: 3 });
+    expect(d.joined).toEqual({ gatherRoot: 0, total: 3, time: 3, received: true, rootBlock: 3, kids: 1, busy: 0 });
     const b = adaptiveBinomialTree(sizes, model, { root: 9 });
     expect(b.tree.children[0]).toContain(1);
     expect(evaluate(b.tree, sizes, model).time).toBe(b.time);

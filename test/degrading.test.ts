@@ -9,7 +9,7 @@ import { adaptiveBinomialTree } from '../src/trees/adaptive.js';
 import { degradingTree } from '../src/trees/degrading.js';
 import { evaluate } from '../src/trees/evaluate.js';
 import { linearTree } from '../src/trees/linear.js';
-import { linearModel, pairwiseModel } from '../src/model/cost-model.js';
+import { hierarchicalModel, linearModel, pairwiseModel } from '../src/model/cost-model.js';
 import { SEED000_DISTRIBUTIONS } from '../src/run/spec.js';
 import { blockSizes, DISTRIBUTIONS, type DistributionName } from '../src/workloads/distributions.js';
 import { int, rng } from './helpers/random.js';
@@ -86,10 +86,28 @@ describe('degradingTree', () => {
     expect(empty.stats.rootChildren).toBe(4);
   });
 
-  it('typed errors: per-pair models, k ports, copyAll, bad sizes and roots', () => {
+  it('per-pair and hierarchical models: a valid tree whose time is the evaluator\'s, start-ups and per-unit costs read per rank', () => {
+    const rnd = rng(17);
+    for (let t = 0; t < 40; t++) {
+      const p = int(rnd, 2, 40);
+      const matrix = (lo: number, hi: number) => Array.from({ length: p }, () => Array.from({ length: p }, () => int(rnd, lo, hi)));
+      const nodeOf = Array.from({ length: p }, (_, i) => Math.floor(i / int(rnd, 1, 8)));
+      const sizes = Array.from({ length: p }, () => (rnd() < 0.2 ? 0 : int(rnd, 1, 2000)));
+      const root = int(rnd, 0, p - 1);
+      for (const model of [
+        pairwiseModel({ alpha: matrix(0, 3000), beta: matrix(1, 4), gamma: 1 }),
+        hierarchicalModel({ nodeOf, intra: { alpha: 10, beta: 1 }, inter: { alpha: 1000, beta: 2 }, gamma: 1 }),
+      ]) {
+        const d = degradingTree(sizes, model, { root });
+        expect(d.root).toBe(root);
+        expect(d.time).toBe(evaluate(d.tree, sizes, model).time);
+        expect(d.tree.parent.filter((x) => x < 0).length).toBe(1);
+      }
+    }
+  });
+
+  it('typed errors: k ports, copyAll, bad sizes and roots', () => {
     const sizes = [1, 2, 3];
-    const pair = pairwiseModel({ alpha: [[0, 1, 1], [1, 0, 1], [1, 1, 0]], beta: [[0, 1, 1], [1, 0, 1], [1, 1, 0]] });
-    expect(() => degradingTree(sizes, pair)).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT', field: 'model' }));
     expect(() => degradingTree(sizes, linearModel({ alpha: 1, beta: 1, ports: 2 }))).toThrow(expect.objectContaining({ field: 'model' }));
     expect(() => degradingTree(sizes, linearModel({ alpha: 1, beta: 1, copyAll: true }))).toThrow(expect.objectContaining({ field: 'model' }));
     expect(() => degradingTree([1, -1], linearModel({ alpha: 1, beta: 1 }))).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));

@@ -130,10 +130,10 @@ describe('the tag table', () => {
     const comm = {} as Communicator;
     const adaptive = row('adaptive');
     const plans = Array.from({ length: 130 }, () => nextPlanTags(comm));
-    expect(plans[0]).toEqual({ exchange: at(0x200), notify: at(0x201), data: at(0x202) });
-    expect(plans[63]).toEqual({ exchange: at(0x2fc), notify: at(0x2fd), data: at(0x2fe) });
+    expect(plans[0]).toEqual({ exchange: at(0x200), notify: at(0x201), data: at(0x202), verdict: at(0x203) });
+    expect(plans[63]).toEqual({ exchange: at(0x2fc), notify: at(0x2fd), data: at(0x2fe), verdict: at(0x2ff) });
     expect(plans[64]).toEqual(plans[0]);
-    for (const t of plans.flatMap((x) => [x.exchange, x.notify, x.data])) {
+    for (const t of plans.flatMap((x) => [x.exchange, x.notify, x.data, x.verdict])) {
       expect(t - COLLECTIVE_TAG).toBeGreaterThanOrEqual(adaptive.first);
       expect(t - COLLECTIVE_TAG).toBeLessThanOrEqual(adaptive.last);
     }
@@ -169,7 +169,7 @@ describe('describeTag', () => {
     expect(describeTag(at(0x450))).toBe('unknown collective tag 0x40000450 (call slot 0)');
     expect(describeTag(at(0x50, 3))).toBe('unknown collective tag 0x40001850 (call slot 3)');
     expect(describeTag(at(0x108))).toMatch(/^unknown tag 0x108 in the range of basic collectives/);
-    expect(describeTag(at(0x203))).toMatch(/^unknown tag 0x203 in the range of adaptive/);
+    expect(describeTag(at(0x203))).toMatch(/^adaptive gatherv\/scatterv: plan 0, verdict/);
     expect(describeTag(MANAGEMENT_TAG - 1)).toMatch(/^unknown collective tag/);
     expect(describeTag(MANAGEMENT_TAG + 8)).toMatch(/^unknown tag/);
     expect(describeTag(COLLECTIVE_TAG + 2 ** 20)).toBe(`unknown collective tag 0x${(COLLECTIVE_TAG + 2 ** 20).toString(16)}`);

@@ -44,6 +44,7 @@ import {
   type NodeSchedule,
 } from './node-schedule.js';
 import { failedRestriction, variantRow, type VOp } from './v-variants.js';
+import { degradingTree } from '../trees/degrading.js';
 
 /** The data tag of the first gatherv/scatterv plan on a communicator: COLLECTIVE_TAG + 0x380 (V_TAGS.dataFirst). */
 export type { VRankDescription } from './schedule-builder.js';
@@ -51,12 +52,13 @@ export type { VRankDescription } from './schedule-builder.js';
 export const FIRST_DATA_TAG = V_TAGS.dataFirst;
 
 /**
- * The algorithms `compileVSchedule` compiles: `linear`, `adaptive` (its data phase once the
- * construction has built the tree) and every tree-run variant.
+ * The algorithms `compileVSchedule` compiles: `linear`, `adaptive` and `degrading` (their data
+ * phase once the construction has built the tree) and every tree-run variant.
  */
 export const COMPILED_V_ALGORITHMS = [
   'linear',
   'adaptive',
+  'degrading',
   'binomial',
   'optimal',
   'binary',
@@ -99,8 +101,8 @@ export function compileRankSchedule(op: VOp, algorithm: string, d: VRankDescript
   if (!isCompiled(algorithm)) throw notCompiled(algorithm);
   if (!Number.isInteger(d.ports) || d.ports < 1) throw new InvalidArgumentError('ports', `must be an integer >= 1, got ${d.ports}`);
   if (algorithm === 'linear') return op === 'gatherv' ? linearGather(d, tag) : linearScatter(d, tag);
-  if (algorithm === 'adaptive') {
-    throw new InvalidArgumentError('algorithm', 'adaptive compiles from a rank\'s constructed role: adaptiveGatherSchedule / adaptiveScatterSchedule', { rank: d.rank });
+  if (algorithm === 'adaptive' || algorithm === 'degrading') {
+    throw new InvalidArgumentError('algorithm', `${algorithm} compiles from a rank's constructed role: adaptiveGatherSchedule / adaptiveScatterSchedule`, { rank: d.rank });
   }
   if (node === undefined) throw new InvalidArgumentError('node', `${algorithm} needs the rank's NodeSchedule`, { rank: d.rank });
   return op === 'gatherv' ? treeGather(d, node, tag) : treeScatter(d, node, tag);
@@ -178,9 +180,13 @@ export function compileVSchedule(op: VOp, algorithm: string, counts: readonly nu
     const failed = failedRestriction(row, { p, model, counts }, ['model', 'counts']);
     if (failed !== undefined) throw failed[0].error(failed[1], root);
   }
-  const nodes = algorithm === 'linear' || algorithm === 'adaptive' ? undefined : treeNodes(algorithm, op, counts, model, root);
-  // adaptive: the roles the construction gives, from the tree it equals (adaptive/construct.ts)
-  const roles = algorithm === 'adaptive' ? rolesOfTree(adaptiveBinomialTree(counts, model, { root }).tree, counts) : undefined;
+  const byRole = algorithm === 'adaptive' || algorithm === 'degrading';
+  const nodes = algorithm === 'linear' || byRole ? undefined : treeNodes(algorithm, op, counts, model, root);
+  // adaptive, degrading: the roles the construction gives, from the tree it equals (adaptive/construct.ts, adaptive/degrading.ts)
+  const built = algorithm === 'adaptive' ? adaptiveBinomialTree(counts, model, { root }) : algorithm === 'degrading' ? degradingTree(counts, model, { root }) : undefined;
+  const roles = built !== undefined ? rolesOfTree(built.tree, counts) : undefined;
+  // the degrading tree's root copies first (its tree's copy position)
+  const rootCopyAt = algorithm === 'degrading' && built !== undefined ? built.tree.copyAt[root] : undefined;
   const ranks: RankSchedule[] = [];
   for (let me = 0; me < p; me++) {
     const d: VRankDescription = {
@@ -195,7 +201,7 @@ export function compileVSchedule(op: VOp, algorithm: string, counts: readonly nu
       ports: model.ports,
       copyAll: model.copyAll,
     };
-    if (roles !== undefined) ranks.push((op === 'gatherv' ? adaptiveGatherSchedule : adaptiveScatterSchedule)(d, roles[me], tag));
+    if (roles !== undefined) ranks.push((op === 'gatherv' ? adaptiveGatherSchedule : adaptiveScatterSchedule)(d, roles[me], tag, rootCopyAt));
     else ranks.push(compileRankSchedule(op, algorithm, d, nodes?.[me], tag));
   }
   return { label: `${op} ${algorithm}`, ranks };

@@ -22,6 +22,7 @@
  * | linear                | Traff17 §5.1 (what MPI ships) | star, root receives/sends directly | none                              |
  * | binomial              | Traff18 §2, Lemma 2           | rank-ordered binomial, fixed root  | counts scattered, ⌈log₂p⌉ rounds  |
  * | adaptive              | Traff18 Lemmas 1–4            | adaptive binomial, fixed root      | distributed construction          |
+ * | degrading             | Traff18 §3 (left undone there) | adaptive, late subtrees opened    | construction + verdicts           |
  * | optimal               | Traff17 Theorem 2 (1)         | optimal ordered tree (DP)          | root builds, schedules 2⌈log₂p⌉   |
  * | binary                | Traff17 Theorem 3             | optimal ordered binary tree (DP)   | root builds, schedules 2⌈log₂p⌉   |
  * | two-block             | Traff17 §5.2, Lemma 2         | TWO_Gatherv / TWO_Scatterv         | root builds, schedules 2⌈log₂p⌉   |
@@ -35,6 +36,7 @@
 import type { CostModel } from '../model/cost-model.js';
 import { InvalidArgumentError, UnavailableError } from '../errors.js';
 import { adaptiveBinomialTree } from '../trees/adaptive.js';
+import { degradingTree } from '../trees/degrading.js';
 import { obliviousBinomialTree } from '../trees/binomial.js';
 import { linearTree } from '../trees/linear.js';
 import { findTreeAlgorithm } from '../trees/registry.js';
@@ -42,12 +44,14 @@ import type { Tree } from '../trees/tree.js';
 import { ceilLog2 } from '../util/ceil-log.js';
 import { constructionRounds } from './adaptive/construct.js';
 import { ADAPTIVE_GATHERV } from './gatherv/adaptive.js';
+import { DEGRADING_GATHERV } from './gatherv/degrading.js';
 import { BINOMIAL_GATHERV } from './gatherv/binomial.js';
 import { LINEAR_GATHERV } from './gatherv/linear.js';
 import { MPI_NATIVE_GATHERV } from './gatherv/mpi-native.js';
 import { treeGather } from './gatherv/tree.js';
 import { binomialHeight, binomialNode, buildRootTree, SCHEDULE_WIDTH } from './node-schedule.js';
 import { ADAPTIVE_SCATTERV } from './scatterv/adaptive.js';
+import { DEGRADING_SCATTERV } from './scatterv/degrading.js';
 import { BINOMIAL_SCATTERV } from './scatterv/binomial.js';
 import { LINEAR_SCATTERV } from './scatterv/linear.js';
 import { MPI_NATIVE_SCATTERV } from './scatterv/mpi-native.js';
@@ -55,6 +59,8 @@ import { treeScatter } from './scatterv/tree.js';
 import { BINOMIAL_DESCRIPTION, treeVariant } from './tree-exec.js';
 import { portableAlgorithms, type NativeAlgorithm, type VAlgorithm } from './types.js';
 import { ADAPTIVE_ONE_PORTED } from './adaptive/plan.js';
+import { degradingRounds } from './adaptive/degrading.js';
+import { DEGRADING_RECORD_BYTES } from './adaptive/decide.js';
 import {
   onePorted,
   type GathervVariant,
@@ -117,6 +123,13 @@ const TWO_SIZES: VariantRestriction = {
   on: 'counts',
   why: ({ counts }) => (counts !== undefined && new Set(counts).size > 2 ? 'more than two block sizes' : undefined),
   error: (why, rank) => new InvalidArgumentError('counts', `two-block needs at most two distinct counts: ${why}`, { rank }),
+};
+
+/** The degrading tree is built under the ordered copy convention (not Traff18 Lemma 4's copyAll). */
+const NO_COPY_ALL: VariantRestriction = {
+  on: 'model',
+  why: ({ model }) => (model !== undefined && model.copyAll ? 'the degrading tree is built under the ordered copy convention, not copyAll (Traff18 Lemma 4)' : undefined),
+  error: (why, rank) => new InvalidArgumentError('model', why, { rank }),
 };
 
 /** The MPI library's own collectives (the MPI transport). */
@@ -224,6 +237,23 @@ const ROWS = [
     gatherv: ADAPTIVE_GATHERV,
     scatterv: ADAPTIVE_SCATTERV,
   } satisfies VVariantRow<'adaptive'>,
+  {
+    name: 'degrading',
+    paper: 'Traff18 §3 (graceful degradation, left undone there)',
+    summary: 'the distributed adaptive tree in which late subtrees send straight to the root (opened at a model deadline), fixed root',
+    restrictions: [ADAPTIVE_ONE_PORTED, NO_COPY_ALL],
+    dataTree: (sizes: readonly number[], model: CostModel, root: number) => degradingTree(sizes, model, { root }),
+    auto: {
+      byte: 6,
+      planning: (model: CostModel, p: number, root: number, unitBytes: number) => ({
+        // records and notifications (56 bytes) in each construction round, then a verdict (16)
+        setup: ceilLog2(p) * (2 * model.comm(root, (root + 1) % p, DEGRADING_RECORD_BYTES / unitBytes) + model.comm(root, (root + 1) % p, 16 / unitBytes)),
+        rounds: degradingRounds(p) + ceilLog2(p),
+      }),
+    },
+    gatherv: DEGRADING_GATHERV,
+    scatterv: DEGRADING_SCATTERV,
+  } satisfies VVariantRow<'degrading'>,
   rootTree('optimal', {
     paper: 'Traff17 Theorem 2; per-pair models: Theorem 1',
     summary: 'optimal ordered variable-degree tree for the counts',

@@ -95,7 +95,7 @@ export const TAG_TABLE = [
     label: 'adaptive gatherv/scatterv',
     usedBy: "the adaptive algorithm's plans, 64 blocks of 4 (collectives/adaptive/tags.ts)",
     slotted: true,
-    plan: { stride: 4, kinds: { exchange: 0, notify: 1, data: 2 } },
+    plan: { stride: 4, kinds: { exchange: 0, notify: 1, data: 2, verdict: 3 } },
     about: { exchange: 'exchange between fixed roots', notify: 'fixed root → gather root notification', data: 'data' },
   },
   {

@@ -22,6 +22,9 @@
  * The root copies its block first and receives its children in the order they are ready
  * (earliest first: what MPI_ANY_SOURCE gives in the model).
  *
+ * The decisions themselves are degrading-rule.ts's (shared with the distributed construction,
+ * collectives/adaptive/construct.ts, which therefore builds this very tree).
+ *
  * Every rank keeps exactly one parent: its construction parent, or the root (opened parents
  * and empty ranges); every piece is a contiguous range of ranks. Cost in the model: the
  * construction's ⌈log₂ p⌉ rounds, one more word per exchange (κ, the deadline), and a
@@ -29,11 +32,13 @@
  * Measured with `evaluate` (test/degrading.test.ts, docs/algorithms.md): never slower than
  * min(adaptive, linear) on the cases tried — an observation, not a theorem.
  *
- * One-ported linear (homogeneous) models without copyAll; O(p log p) time.
+ * One-ported models without copyAll (linear; per-pair and hierarchical with the start-up and
+ * per-unit costs toward the root read off the model: degrading-rule.ts); O(p log p) time.
  */
 import { InvalidArgumentError } from '../errors.js';
 import type { CostModel } from '../model/cost-model.js';
 import { adaptiveBinomialTree } from './adaptive.js';
+import { degradingCosts, degradingJoin, degradingLeaf, openingPass, VERDICT, type DegradingRecord } from './degrading-rule.js';
 import { evaluate } from './evaluate.js';
 import { prepareProblem } from './linear.js';
 import { TreeBuilder, type Tree } from './tree.js';
@@ -53,59 +58,38 @@ export interface DegradingTree extends BuiltTree {
   readonly stats: DegradingStats;
 }
 
+/** The models the degrading tree is built for: one-ported, without copyAll (InvalidArgumentError otherwise). */
+export function checkDegradingModel(model: CostModel): void {
+  if (model.ports !== 1) throw new InvalidArgumentError('model', `the degrading tree is one-ported; got ${model.ports} ports`);
+  if (model.copyAll) throw new InvalidArgumentError('model', 'the degrading tree does not support copyAll (Traff18 Lemma 4)');
+}
+
 /**
  * The degrading adaptive tree (module comment). `opts.root` given: that root; omitted: the
  * root the free adaptive construction ends at (adaptiveBinomialTree's best root).
  */
 export function degradingTree(sizes: ArrayLike<number>, model: CostModel, opts?: RootOption): DegradingTree {
   const { m, p, root: fixed } = prepareProblem(sizes, model, opts);
-  const lin = model.linear;
-  if (model.kind !== 'linear' || lin === undefined) throw new InvalidArgumentError('model', 'the degrading tree needs a linear (homogeneous) model');
-  if (model.ports !== 1) throw new InvalidArgumentError('model', `the degrading tree is one-ported; got ${model.ports} ports`);
-  if (model.copyAll) throw new InvalidArgumentError('model', 'the degrading tree does not support copyAll');
+  checkDegradingModel(model);
   const root = fixed ?? adaptiveBinomialTree(m, model).root;
-  const { alpha, beta, gamma } = lin;
-  const comm = (s: number): number => (s > 0 ? alpha + beta * s : 0);
+  const costs = degradingCosts(model, root);
 
-  const C = new Float64Array(p); // completion time of v's range at v, while v is a range root
-  const S = Float64Array.from(m); // data v sends up (its range's, or its own block once opened)
-  const hasKids = new Uint8Array(p);
+  /** Each range's summary at its gather root; a sender's stays as it was when it joined. */
+  const rec: DegradingRecord[] = Array.from({ length: p }, (_, v) => degradingLeaf(v, m[v], costs));
   const kids: number[][] = Array.from({ length: p }, () => []);
   const rootKids: number[] = [];
-  let rootBusy = gamma * m[root]; // B_r
   let opened = 0;
   let redirects = 0;
 
-  /** Completion time of `recv`'s range after receiving `send`'s (the ordered copy convention). */
-  const joinTime = (recv: number, send: number): number => {
-    if (hasKids[recv]) return Math.max(C[recv], C[send]) + comm(S[send]);
-    return send > recv ? Math.max(gamma * m[recv], C[send]) + comm(S[send]) : C[send] + comm(S[send]) + gamma * m[recv];
-  };
-  const late = (v: number, deadline: number): boolean => kids[v].length > 0 && C[v] - deadline > alpha * kids[v].length;
-
-  /** Opens v at `deadline` (late(v) holds): v's own block and its children's pieces go to the root. */
+  /** Opens v at `deadline`: its own block and its children's pieces go to the root. */
   const open = (v: number, deadline: number): void => {
     opened++;
-    const children = kids[v].slice().sort((a, b) => C[a] - C[b] || a - b);
-    redirects += children.length;
-    kids[v] = [];
-    S[v] = m[v];
-    C[v] = 0;
-    hasKids[v] = 0;
+    redirects += kids[v].length;
     rootKids.push(v);
-    // each child's deadline and whether it opens, decided in one pass over the summaries
-    let t = deadline + comm(m[v]);
-    const opens: { readonly c: number; readonly at: number }[] = [];
-    for (const c of children) {
-      if (late(c, t)) {
-        opens.push({ c, at: t });
-        t += alpha * (kids[c].length + (m[c] > 0 ? 1 : 0)) + beta * S[c];
-      } else {
-        rootKids.push(c);
-        t = Math.max(t, C[c]) + comm(S[c]);
-      }
-    }
-    for (const o of opens) open(o.c, o.at);
+    const pass = openingPass(v, m[v], deadline, kids[v].map((c) => rec[c]), costs);
+    kids[v] = [];
+    for (const c of pass) if (!c.opens) rootKids.push(c.record.gatherRoot);
+    for (const c of pass) if (c.opens) open(c.record.gatherRoot, c.deadline);
   };
 
   let rootOf = Int32Array.from({ length: p }, (_, i) => i);
@@ -121,37 +105,16 @@ export function degradingTree(sizes: ArrayLike<number>, model: CostModel, opts?:
       const ra = rootOf[a];
       const rb = rootOf[a + 1];
       const lo = a * width;
+      const mid = (a + 1) * width - 1;
       const hi = Math.min((a + 2) * width, p) - 1;
-      if (root >= lo && root <= hi) {
-        // the root's range takes its partner: whole (an empty one costs nothing), or opened
-        const send = root < (a + 1) * width ? rb : ra;
-        next[g] = root;
-        const deadline = Math.max(C[root], rootBusy);
-        if (S[send] > 0 && late(send, deadline)) {
-          rootBusy += alpha * (kids[send].length + (m[send] > 0 ? 1 : 0)) + beta * S[send];
-          open(send, deadline);
-          continue;
-        }
-        C[root] = joinTime(root, send);
-        hasKids[root] = 1;
-        kids[root].push(send);
-        rootBusy += comm(S[send]);
-        S[root] += S[send];
-        continue;
-      }
-      // a free join: the receiver whose join completes first, ties to the upper range
-      const recv = joinTime(rb, ra) <= joinTime(ra, rb) ? rb : ra;
-      const send = recv === ra ? rb : ra;
-      if (S[send] === 0) {
-        // nothing to send: hang it under the root (no message, no copy forced on `recv`)
-        rootKids.push(send);
-      } else {
-        C[recv] = joinTime(recv, send);
-        hasKids[recv] = 1;
-        kids[recv].push(send);
-        S[recv] += S[send];
-      }
+      const d = degradingJoin(rec[ra], rec[rb], lo, mid, hi, costs);
+      const recv = d.rightReceives ? rb : ra;
+      const send = d.rightReceives ? ra : rb;
+      rec[recv] = d.joined;
       next[g] = recv;
+      if (d.verdict === VERDICT.OPEN) open(send, d.deadline);
+      else if (d.verdict === VERDICT.EMPTY) rootKids.push(send); // nothing to send: no message, no copy forced on `recv`
+      else kids[recv].push(send);
     }
     rootOf = next;
   }

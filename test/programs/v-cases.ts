@@ -102,7 +102,8 @@ export function makeCase(ch: CaseChoice): VCase {
       alpha: int(rnd, 0, 200),
       beta: int(rnd, 0, 3),
       gamma: int(rnd, 0, 2),
-      copyAll: rnd() < 0.2,
+      // degrading builds its tree under the ordered copy convention only (a drawn copyAll is dropped, the stream kept)
+      copyAll: rnd() < 0.2 && !ORDERED_COPY_ONLY.has(ch.algorithm),
       ports: K_PORTED.has(ch.algorithm) && rnd() < 0.3 ? int(rnd, 2, 3) : 1,
     },
     starts: ch.starts,
@@ -110,6 +111,7 @@ export function makeCase(ch: CaseChoice): VCase {
 }
 
 const K_PORTED = new Set(['binomial', 'two-block', 'linear', 'auto']);
+const ORDERED_COPY_ONLY = new Set(['degrading']);
 
 /** Byte j of rank r's block in execution round k. */
 export function blockByte(r: number, j: number, k: number): number {

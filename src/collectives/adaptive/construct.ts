@@ -23,6 +23,13 @@
  * and the join where it sends its whole range (its parent); the MPI root only receives.
  * `onEvent` reports each join the moment this rank learns it, which lets the gather data
  * phase start before the construction has finished (Traff18 §3).
+ *
+ * Under the degrading rule (JoinContext.degrading, trees/degrading-rule.ts) the records are
+ * 56 bytes (κ and B_r) and the notifications too: a 'recv' carries the sender range's summary
+ * (C, κ, own block), which the receiver needs if it is opened later; a 'send' carries the
+ * verdict on the sender (free join, empty, whole to the root, or open at deadline D). What
+ * the verdicts mean for the ranks below an opened gather root is settled after the
+ * construction (adaptive/verdicts.ts).
  */
 import type { Communicator, Status } from '../../comm/communicator.js';
 import { handled, Resumable, type Request } from '../../comm/request.js';
@@ -32,12 +39,15 @@ import {
   contextFingerprint,
   countCheck,
   decideJoin,
+  DEGRADING_RECORD_BYTES,
   writeRecord,
   leafRecord,
+  readRecord,
   RECORD_BYTES,
   type JoinContext,
   type RangeRecord,
 } from './decide.js';
+import { VERDICT, type DegradingRecord, type Verdict } from '../../trees/degrading-rule.js';
 import { hypercubeRounds } from './hypercube.js';
 import type { ScheduleBuffer, ScheduleOptions, Span } from '../../comm/schedule.js';
 import { scheduleOfShape } from '../../schedule/shapes.js';
@@ -45,16 +55,48 @@ import { bindSchedule } from '../../schedule/run.js';
 import { scratchBuffer } from '../../comm/scratch.js';
 
 /**
- * A rank's construction buffer: the exchange's record in [0, 48) and out [48, 96), the
- * notification [96, 128). One buffer for both kinds of round (a simulation holds one per rank).
+ * A rank's construction buffer: the exchange's record in [0, R) and out [R, 2R), the
+ * notification [2R, 2R + N) (R, N: a record's and a notification's bytes under the rule). One
+ * buffer for both kinds of round (a simulation holds one per rank).
  */
-const BUFFER_BYTES = 2 * RECORD_BYTES + 32;
-const CONSTRUCTION_BUFFERS: readonly ScheduleBuffer[] = [{ name: 'construction', bytes: BUFFER_BYTES }];
-const RECORD_SPAN_IN: Span = [{ buffer: 0, offset: 0, length: RECORD_BYTES }];
-const RECORD_SPAN_OUT: Span = [{ buffer: 0, offset: RECORD_BYTES, length: RECORD_BYTES }];
-const NOTIFY_AT = 2 * RECORD_BYTES;
+interface Wire {
+  readonly recordBytes: number;
+  readonly notifyBytes: number;
+  readonly bufferBytes: number;
+  readonly buffers: readonly ScheduleBuffer[];
+  readonly recordIn: Span;
+  readonly recordOut: Span;
+  readonly notifyAt: number;
+  readonly notifySpan: Span;
+  readonly degrading: boolean;
+}
+
+function wire(recordBytes: number, notifyBytes: number, degrading: boolean): Wire {
+  const bufferBytes = 2 * recordBytes + notifyBytes;
+  const notifyAt = 2 * recordBytes;
+  return {
+    recordBytes,
+    notifyBytes,
+    bufferBytes,
+    buffers: [{ name: 'construction', bytes: bufferBytes }],
+    recordIn: [{ buffer: 0, offset: 0, length: recordBytes }],
+    recordOut: [{ buffer: 0, offset: recordBytes, length: recordBytes }],
+    notifyAt,
+    notifySpan: [{ buffer: 0, offset: notifyAt, length: notifyBytes }],
+    degrading,
+  };
+}
+
+/** Bytes of a notification: kind (+ 2·count checksum), round, peer, size as float64. */
+export const NOTIFY_BYTES = 32;
+/** The degrading rule's notification: three more words (a 'recv': the sender's C, κ, own block; a 'send': verdict, deadline). */
+export const DEGRADING_NOTIFY_BYTES = 56;
+
+const ADAPTIVE_WIRE = wire(RECORD_BYTES, NOTIFY_BYTES, false);
+const DEGRADING_WIRE = wire(DEGRADING_RECORD_BYTES, DEGRADING_NOTIFY_BYTES, true);
+
 /** Words of a record or notification while it is encoded or decoded (synchronously, then copied). */
-const WORDS = new Float64Array(RECORD_BYTES / 8);
+const WORDS = new Float64Array(DEGRADING_RECORD_BYTES / 8);
 const WORD_BYTES = new Uint8Array(WORDS.buffer);
 import type { AdaptiveTags } from './tags.js';
 
@@ -72,6 +114,11 @@ export interface RoleEvent {
   readonly hi: number;
   /** Count checksum of [lo..hi] by its ranks' own counts (decide.ts countCheck); 0 on a 'send'. */
   readonly check: number;
+  /** The degrading rule, a 'recv': the sending range's summary when it joined (peer = its gather root). */
+  readonly summary?: DegradingRecord;
+  /** The degrading rule, a 'send': what the sender does (VERDICT) and its opening deadline. */
+  readonly verdict?: Verdict;
+  readonly deadline?: number;
 }
 
 /** A rank's place in the tree. */
@@ -103,20 +150,20 @@ export interface ConstructionInput {
   readonly onEvent?: (e: RoleEvent) => void;
 }
 
-/** Bytes of a notification: kind (+ 2·count checksum), round, peer, size as float64. */
-export const NOTIFY_BYTES = 32;
-
-/** A gather root's notification from its range's fixed root: one receive of NOTIFY_BYTES. */
-const NOTIFY_SPAN: Span = [{ buffer: 0, offset: NOTIFY_AT, length: NOTIFY_BYTES }];
-
 /** A notification's bytes (a small typed array: on V8's heap, no ArrayBuffer of its own). */
-function encodeEvent(e: RoleEvent): Uint8Array {
+function encodeEvent(e: RoleEvent, w: Wire): Uint8Array {
   WORDS[0] = (e.kind === 'recv' ? 0 : 1) + 2 * e.check;
   WORDS[1] = e.round;
   WORDS[2] = e.peer;
   WORDS[3] = e.size;
-  const out = new Uint8Array(NOTIFY_BYTES);
-  for (let i = 0; i < NOTIFY_BYTES; i++) out[i] = WORD_BYTES[i];
+  if (w.degrading) {
+    const s = e.summary;
+    WORDS[4] = s !== undefined ? s.time : (e.verdict ?? VERDICT.FREE);
+    WORDS[5] = s !== undefined ? s.kids : (e.deadline ?? 0);
+    WORDS[6] = s !== undefined ? s.rootBlock : 0;
+  }
+  const out = new Uint8Array(w.notifyBytes);
+  for (let i = 0; i < w.notifyBytes; i++) out[i] = WORD_BYTES[i];
   return out;
 }
 
@@ -173,6 +220,8 @@ class Construction extends Resumable {
   private parent: RoleEvent | undefined;
   private pending: Request<void>[] | null = null;
   private readonly fingerprint: number;
+  /** The sizes and buffer layout of the messages under the rule. */
+  private readonly wire: Wire;
   /** This round's ranges: own [ownLo..ownHi], the partner's [otherLo..otherHi]. */
   private ownLo = 0;
   private ownHi = 0;
@@ -202,6 +251,7 @@ class Construction extends Resumable {
     this.record = leafRecord(this.v, input.count, input.ctx);
     this.check = countCheck(this.v, input.count);
     this.fingerprint = contextFingerprint(input.ctx);
+    this.wire = input.ctx.degrading !== undefined ? DEGRADING_WIRE : ADAPTIVE_WIRE;
   }
 
   run(): Promise<AdaptiveRole> {
@@ -285,7 +335,7 @@ class Construction extends Resumable {
   }
 
   private constructionBuffers(): Uint8Array[] {
-    return (this.buffers ??= [scratchBuffer(this.comm, BUFFER_BYTES)]);
+    return (this.buffers ??= [scratchBuffer(this.comm, this.wire.bufferBytes)]);
   }
 
   /** The words received at [at, at + bytes) of the construction buffer (in WORDS, valid until the next call). */
@@ -310,29 +360,30 @@ class Construction extends Resumable {
    * it is two plain requests, which cost less memory than binding a schedule per round.
    */
   private exchange(record: RangeRecord): void {
-    const { v, comm } = this;
+    const { v, comm, wire: w } = this;
+    const rb = w.recordBytes;
     const peer = this.otherHi;
     const tag = this.input.tags.exchange;
     const buffers = this.constructionBuffers();
-    writeRecord(record, this.fingerprint, this.check, WORDS);
-    buffers[0].set(WORD_BYTES, RECORD_BYTES);
+    writeRecord(record, this.fingerprint, this.check, WORDS, w.degrading);
+    buffers[0].set(WORD_BYTES.subarray(0, rb), rb);
     if (comm.clock !== undefined) {
       const b = buffers[0];
       this.waiting = WAIT_EXCHANGE;
-      this.wait(comm.irecv(peer, tag, (this.recordIn ??= b.subarray(0, RECORD_BYTES))), comm.isend(peer, tag, (this.recordOut ??= b.subarray(RECORD_BYTES, 2 * RECORD_BYTES))));
+      this.wait(comm.irecv(peer, tag, (this.recordIn ??= b.subarray(0, rb))), comm.isend(peer, tag, (this.recordOut ??= b.subarray(rb, 2 * rb))));
       return;
     }
     // a message of another length: the partner runs something else (a longer one: the transport's truncation)
     this.exchangeOptions ??= { once: true, recvError: (_peer, _tag, _expected, got, cause) => (got === undefined ? (cause as Error) : this.mismatch()) };
-    const schedule = scheduleOfShape(`adaptive exchange ${v} ${peer} ${tag}`, () => ({
+    const schedule = scheduleOfShape(`adaptive exchange ${v} ${peer} ${tag} ${rb}`, () => ({
       rank: v,
-      buffers: CONSTRUCTION_BUFFERS,
+      buffers: w.buffers,
       steps: [
         {
           window: 2,
           ops: [
-            { kind: 'recv', peer, tag, data: RECORD_SPAN_IN },
-            { kind: 'send', peer, tag, data: RECORD_SPAN_OUT },
+            { kind: 'recv', peer, tag, data: w.recordIn },
+            { kind: 'send', peer, tag, data: w.recordOut },
           ],
         },
       ],
@@ -352,32 +403,39 @@ class Construction extends Resumable {
     }
     const st = this.waitedValue<Status>();
     if (this.waiting === WAIT_EXCHANGE) {
-      if (st.bytes === RECORD_BYTES) this.exchanged();
+      if (st.bytes === this.wire.recordBytes) this.exchanged();
       else this.reject(this.mismatch());
-    } else if (st.bytes === NOTIFY_BYTES) this.notified();
-    else this.reject(this.shortNotification(st.source, st.bytes, NOTIFY_BYTES));
+    } else if (st.bytes === this.wire.notifyBytes) this.notified();
+    else this.reject(this.shortNotification(st.source, st.bytes, this.wire.notifyBytes));
   }
 
   private afterExchange(): void {
     const { v, ownIsLeft, d } = this;
     const record = this.record as RangeRecord;
-    const f = this.words(0, RECORD_BYTES);
-    if (f[5] !== this.fingerprint) throw this.mismatch();
-    const bit = f[3] % 2;
-    const theirCheck = (f[3] - bit) / 2;
-    const theirs: RangeRecord = { gatherRoot: f[0], total: f[1], time: f[2], received: bit === 1, rootBlock: f[4] };
+    const w = this.wire;
+    const { record: theirs, fingerprint, check: theirCheck } = readRecord(this.words(0, w.recordBytes), w.degrading);
+    if (fingerprint !== this.fingerprint) throw this.mismatch();
     const leftLo = ownIsLeft ? this.ownLo : this.otherLo;
     const leftHi = ownIsLeft ? this.ownHi : this.otherHi;
     const rightHi = ownIsLeft ? this.otherHi : this.ownHi;
     const dec = decideJoin(ownIsLeft ? record : theirs, ownIsLeft ? theirs : record, leftLo, leftHi, rightHi, this.input.ctx);
     const ownReceives = dec.rightReceives !== ownIsLeft;
-    const ev: RoleEvent = ownReceives
-      ? { kind: 'recv', round: d, peer: theirs.gatherRoot, size: theirs.total, lo: this.otherLo, hi: this.otherHi, check: theirCheck }
-      : { kind: 'send', round: d, peer: theirs.gatherRoot, size: record.total, lo: this.ownLo, hi: this.ownHi, check: 0 };
+    let ev: RoleEvent;
+    if (!w.degrading) {
+      ev = ownReceives
+        ? { kind: 'recv', round: d, peer: theirs.gatherRoot, size: theirs.total, lo: this.otherLo, hi: this.otherHi, check: theirCheck }
+        : { kind: 'send', round: d, peer: theirs.gatherRoot, size: record.total, lo: this.ownLo, hi: this.ownHi, check: 0 };
+    } else if (ownReceives) {
+      const summary: DegradingRecord = { gatherRoot: theirs.gatherRoot, total: theirs.total, time: theirs.time, kids: theirs.kids, rootBlock: theirs.rootBlock, busy: 0 };
+      ev = { kind: 'recv', round: d, peer: theirs.gatherRoot, size: theirs.total, lo: this.otherLo, hi: this.otherHi, check: theirCheck, summary };
+    } else {
+      const verdict = dec.verdict ?? VERDICT.FREE;
+      ev = { kind: 'send', round: d, peer: theirs.gatherRoot, size: record.total, lo: this.ownLo, hi: this.ownHi, check: 0, verdict, deadline: dec.deadline ?? 0 };
+    }
     if (record.gatherRoot === v) {
       this.emit(ev);
     } else {
-      (this.pending ??= []).push(handled(this.comm.isend(record.gatherRoot, this.input.tags.notify, encodeEvent(ev))));
+      (this.pending ??= []).push(handled(this.comm.isend(record.gatherRoot, this.input.tags.notify, encodeEvent(ev, w))));
     }
     this.record = ownIsLeft ? undefined : dec.joined;
     this.check = addChecks(this.check, theirCheck);
@@ -389,16 +447,17 @@ class Construction extends Resumable {
     const from = this.ownHi;
     const tag = this.input.tags.notify;
     const buffers = this.constructionBuffers();
+    const w = this.wire;
     if (comm.clock !== undefined) {
       this.waiting = WAIT_NOTIFY;
-      this.wait(comm.irecv(from, tag, (this.notifyIn ??= buffers[0].subarray(NOTIFY_AT, NOTIFY_AT + NOTIFY_BYTES))));
+      this.wait(comm.irecv(from, tag, (this.notifyIn ??= buffers[0].subarray(w.notifyAt, w.notifyAt + w.notifyBytes))));
       return;
     }
     this.notifyOptions ??= { once: true, recvError: (peer, _tag, expected, got, cause) => (got === undefined ? (cause as Error) : this.shortNotification(peer, got, expected)) };
-    const schedule = scheduleOfShape(`adaptive notify ${v} ${from} ${tag}`, () => ({
+    const schedule = scheduleOfShape(`adaptive notify ${v} ${from} ${tag} ${w.notifyBytes}`, () => ({
       rank: v,
-      buffers: CONSTRUCTION_BUFFERS,
-      steps: [{ window: 1, ops: [{ kind: 'recv', peer: from, tag, data: NOTIFY_SPAN }] }],
+      buffers: w.buffers,
+      steps: [{ window: 1, ops: [{ kind: 'recv', peer: from, tag, data: w.notifySpan }] }],
     }));
     bindSchedule(comm, schedule, buffers, this.notifyOptions).run().then((this.notifiedFn ??= () => this.notified()), this.failed);
   }
@@ -409,13 +468,19 @@ class Construction extends Resumable {
 
   private afterNotification(): void {
     const { v, d } = this;
-    const f = this.words(NOTIFY_AT, NOTIFY_BYTES);
+    const w = this.wire;
+    const f = this.words(w.notifyAt, w.notifyBytes);
     const kind = f[0] % 2;
     if (f[1] !== d) throw new CommunicationError(`rank ${v}: adaptive construction notification for round ${f[1]} in round ${d}`, { rank: v });
-    const ev: RoleEvent =
-      kind === 0
-        ? { kind: 'recv', round: d, peer: f[2], size: f[3], lo: this.otherLo, hi: this.otherHi, check: (f[0] - kind) / 2 }
-        : { kind: 'send', round: d, peer: f[2], size: f[3], lo: this.ownLo, hi: this.ownHi, check: 0 };
+    let ev: RoleEvent;
+    if (kind === 0) {
+      const check = (f[0] - kind) / 2;
+      ev = { kind: 'recv', round: d, peer: f[2], size: f[3], lo: this.otherLo, hi: this.otherHi, check };
+      if (w.degrading) ev = { ...ev, summary: { gatherRoot: f[2], total: f[3], time: f[4], kids: f[5], rootBlock: f[6], busy: 0 } };
+    } else {
+      ev = { kind: 'send', round: d, peer: f[2], size: f[3], lo: this.ownLo, hi: this.ownHi, check: 0 };
+      if (w.degrading) ev = { ...ev, verdict: f[4] as Verdict, deadline: f[5] };
+    }
     this.emit(ev);
   }
 

@@ -22,6 +22,7 @@
  */
 import type { CostModel } from '../../model/cost-model.js';
 import type { AdaptiveRule } from '../../trees/adaptive.js';
+import { degradingJoin, degradingLeaf, type DegradingCosts, type Verdict } from '../../trees/degrading-rule.js';
 
 export interface RangeRecord {
   /** The range's gather root (receives the range's data). */
@@ -34,6 +35,10 @@ export interface RangeRecord {
   readonly received: boolean;
   /** The gather root's own block (elements). */
   readonly rootBlock: number;
+  /** Joins the gather root received (the degrading rule: non-empty ones only); received ⇔ kids > 0 there. */
+  readonly kids: number;
+  /** The degrading rule, the MPI root's range only: B_r (trees/degrading-rule.ts); else 0. */
+  readonly busy: number;
 }
 
 export interface JoinContext {
@@ -43,6 +48,12 @@ export interface JoinContext {
   readonly copyAll: boolean;
   /** The MPI root (always the receiver of the ranges that contain it). */
   readonly root: number;
+  /**
+   * Set: the degrading rule (trees/degrading-rule.ts: late partners of the root's range open,
+   * empty ranges hang under the root) takes the decisions instead, and the records carry κ and
+   * B_r (DEGRADING_RECORD_BYTES).
+   */
+  readonly degrading?: DegradingCosts;
 }
 
 export interface JoinDecision {
@@ -50,11 +61,15 @@ export interface JoinDecision {
   readonly rightReceives: boolean;
   /** The joined range's record. */
   readonly joined: RangeRecord;
+  /** The degrading rule's verdict on the sender (VERDICT), and its opening deadline. */
+  readonly verdict?: Verdict;
+  readonly deadline?: number;
 }
 
 /** Record of a single rank v (level 0). */
 export function leafRecord(v: number, count: number, ctx: JoinContext): RangeRecord {
-  return { gatherRoot: v, total: count, time: ctx.copyAll ? ctx.model.copy(v, count) : 0, received: false, rootBlock: count };
+  if (ctx.degrading !== undefined) return { ...degradingLeaf(v, count, ctx.degrading), received: false };
+  return { gatherRoot: v, total: count, time: ctx.copyAll ? ctx.model.copy(v, count) : 0, received: false, rootBlock: count, kids: 0, busy: 0 };
 }
 
 /** Completion time at `recv`'s gather root of receiving `send`'s range (as adaptiveRounds' join). */
@@ -84,6 +99,10 @@ export function joinTime(recv: RangeRecord, send: RangeRecord, ctx: JoinContext)
  * Both fixed roots call this with the same arguments and get the same answer.
  */
 export function decideJoin(left: RangeRecord, right: RangeRecord, leftLo: number, leftHi: number, rightHi: number, ctx: JoinContext): JoinDecision {
+  if (ctx.degrading !== undefined) {
+    const d = degradingJoin(left, right, leftLo, leftHi, rightHi, ctx.degrading);
+    return { rightReceives: d.rightReceives, joined: { ...d.joined, received: d.joined.kids > 0 }, verdict: d.verdict, deadline: d.deadline };
+  }
   const root = ctx.root;
   let rightReceives: boolean;
   if (root >= leftLo && root <= leftHi) rightReceives = false;
@@ -100,6 +119,8 @@ export function decideJoin(left: RangeRecord, right: RangeRecord, leftLo: number
       time: joinTime(recv, send, ctx),
       received: true,
       rootBlock: recv.rootBlock,
+      kids: recv.kids + 1,
+      busy: 0,
     },
   };
 }
@@ -121,7 +142,7 @@ export function contextFingerprint(ctx: JoinContext): number {
     byModel = new Map();
     fingerprints.set(model, byModel);
   }
-  const key = ctx.root * 4 + (ctx.rule === 'exact' ? 2 : 0) + (ctx.copyAll ? 1 : 0);
+  const key = ctx.root * 8 + (ctx.degrading !== undefined ? 4 : 0) + (ctx.rule === 'exact' ? 2 : 0) + (ctx.copyAll ? 1 : 0);
   let h = byModel.get(key);
   if (h === undefined) {
     h = fingerprintOf(ctx);
@@ -135,7 +156,7 @@ const fingerprints = new WeakMap<object, Map<number, number>>();
 function fingerprintOf(ctx: JoinContext): number {
   const m = ctx.model;
   const l = m.linear;
-  const text = [ctx.root, ctx.rule, ctx.copyAll, m.kind, m.ports, m.size ?? '', l ? `${l.alpha},${l.beta},${l.gamma}` : ''].join('|');
+  const text = [ctx.root, ctx.rule, ctx.copyAll, ctx.degrading !== undefined ? 'degrading' : 'adaptive', m.kind, m.ports, m.size ?? '', l ? `${l.alpha},${l.beta},${l.gamma}` : ''].join('|');
   let h = 0x811c9dc5;
   for (let i = 0; i < text.length; i++) {
     h ^= text.charCodeAt(i);
@@ -146,6 +167,15 @@ function fingerprintOf(ctx: JoinContext): number {
 
 /** Bytes of an encoded record (with the context fingerprint): 6 float64. */
 export const RECORD_BYTES = 48;
+/** The degrading rule's record: B_r as a seventh float64 (κ shares the check's word). */
+export const DEGRADING_RECORD_BYTES = 56;
+/** κ's share of the check word under the degrading rule: word = κ + KIDS_SPAN·check (κ ≤ ⌈log₂p⌉ < 128). */
+const KIDS_SPAN = 128;
+
+/** The bytes of a record under `ctx`'s rule. */
+export function recordBytes(ctx: JoinContext): number {
+  return ctx.degrading !== undefined ? DEGRADING_RECORD_BYTES : RECORD_BYTES;
+}
 
 /**
  * The record on the wire; `check` (the range's count checksum, countCheck) shares the float64
@@ -156,25 +186,42 @@ export function encodeRecord(r: RangeRecord, fingerprint: number, into: Float64A
   return new Uint8Array(into.buffer, into.byteOffset, RECORD_BYTES);
 }
 
-/** encodeRecord's six words written into `into` (nothing allocated). */
-export function writeRecord(r: RangeRecord, fingerprint: number, check: number, into: Float64Array): void {
+/**
+ * encodeRecord's six words written into `into` (nothing allocated); `degrading`: the degrading
+ * rule's seven (κ + 128·check in the check's word, B_r seventh).
+ */
+export function writeRecord(r: RangeRecord, fingerprint: number, check: number, into: Float64Array, degrading = false): void {
   into[0] = r.gatherRoot;
   into[1] = r.total;
   into[2] = r.time;
-  into[3] = (r.received ? 1 : 0) + 2 * check;
+  into[3] = degrading ? r.kids + KIDS_SPAN * check : (r.received ? 1 : 0) + 2 * check;
   into[4] = r.rootBlock;
   into[5] = fingerprint;
+  if (degrading) into[6] = r.busy;
+}
+
+/** A record's words as writeRecord wrote them: the record, the fingerprint and the range's count checksum. */
+export function readRecord(f: ArrayLike<number>, degrading = false): { record: RangeRecord; fingerprint: number; check: number } {
+  if (degrading) {
+    const kids = f[3] % KIDS_SPAN;
+    return {
+      record: { gatherRoot: f[0], total: f[1], time: f[2], received: kids > 0, rootBlock: f[4], kids, busy: f[6] },
+      fingerprint: f[5],
+      check: (f[3] - kids) / KIDS_SPAN,
+    };
+  }
+  const bit = f[3] % 2;
+  return {
+    record: { gatherRoot: f[0], total: f[1], time: f[2], received: bit === 1, rootBlock: f[4], kids: bit, busy: 0 },
+    fingerprint: f[5],
+    check: (f[3] - bit) / 2,
+  };
 }
 
 export function decodeRecord(bytes: Uint8Array): { record: RangeRecord; fingerprint: number; check: number } {
   const aligned = bytes.byteOffset % 8 === 0;
   const f = aligned ? new Float64Array(bytes.buffer, bytes.byteOffset, 6) : new Float64Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + RECORD_BYTES));
-  const bit = f[3] % 2;
-  return {
-    record: { gatherRoot: f[0], total: f[1], time: f[2], received: bit === 1, rootBlock: f[4] },
-    fingerprint: f[5],
-    check: (f[3] - bit) / 2,
-  };
+  return readRecord(f);
 }
 
 /**

@@ -28,13 +28,16 @@ function rangeRanks(lo: number, hi: number): number[] {
   return Array.from({ length: hi - lo + 1 }, (_, i) => lo + i);
 }
 
-/** This rank's schedule of adaptive gatherv for its constructed `role`. */
-export function adaptiveGatherSchedule(d: VRankDescription, role: AdaptiveRole, tag: number): RankSchedule {
+/**
+ * This rank's schedule of adaptive gatherv for its constructed `role`; `rootCopyAt`: the root's
+ * copy position when it is not copyPosition's (the degrading tree's root copies first).
+ */
+export function adaptiveGatherSchedule(d: VRankDescription, role: AdaptiveRole, tag: number, rootCopyAt?: number): RankSchedule {
   const u = d.unitBytes;
   const b = new Buffers();
   const steps = new Steps();
   const kids = role.children;
-  const at = copyPosition(role, d.copyAll);
+  const at = d.rank === d.root && rootCopyAt !== undefined ? rootCopyAt : copyPosition(role, d.copyAll);
   if (d.rank === d.root) {
     const { counts, displs } = rootArrays(d);
     const inPlace = d.inPlace ?? false;
@@ -76,13 +79,13 @@ export function adaptiveGatherSchedule(d: VRankDescription, role: AdaptiveRole, 
   return { rank: d.rank, buffers: b.list, steps: steps.list };
 }
 
-/** This rank's schedule of adaptive scatterv for its constructed `role`. */
-export function adaptiveScatterSchedule(d: VRankDescription, role: AdaptiveRole, tag: number): RankSchedule {
+/** This rank's schedule of adaptive scatterv for its constructed `role` (`rootCopyAt` as for the gather). */
+export function adaptiveScatterSchedule(d: VRankDescription, role: AdaptiveRole, tag: number, rootCopyAt?: number): RankSchedule {
   const u = d.unitBytes;
   const b = new Buffers();
   const steps = new Steps();
   const kids = role.children;
-  const at = copyPosition(role, d.copyAll);
+  const at = d.rank === d.root && rootCopyAt !== undefined ? rootCopyAt : copyPosition(role, d.copyAll);
   const out: { peer: number; bytes: number; data: ReturnType<typeof span> }[] = [];
   let ownCopy: ScheduleOp | undefined;
   if (d.rank === d.root) {
