@@ -16,6 +16,7 @@ import { EXACT_NON_ORDERED_MAX_P, decreasingRerankTree, exactNonOrderedOptimal }
 import { OPTIMAL_MAX_P, optimalTree } from './optimal/homogeneous.js';
 import { MAX_PAIRWISE_P, optimalPairwiseTree } from './optimal/pairwise.js';
 import { twoBlockTree } from './two-block.js';
+import { degradingTree } from './degrading.js';
 import type { BuiltTree } from './types.js';
 
 export interface BuildOptions {
@@ -69,6 +70,13 @@ export const TREE_ALGORITHMS: readonly TreeAlgorithm[] = [
     source: 'Traff18 Lemmas 1, 2, 4; Traff17 Proposition 1',
     ordered: true,
     build: (s, m, o) => adaptiveBinomialTree(s, m, { root: o?.root }),
+  },
+  {
+    name: 'degrading',
+    description: 'adaptive binomial tree whose late subtrees send their pieces straight to the root (graceful degradation; one-ported, no copyAll)',
+    source: 'Traff18 §3 (left undone there), Lemma 2',
+    ordered: true,
+    build: (s, m, o) => degradingTree(s, m, { root: o?.root }),
   },
   {
     name: 'optimal',
