@@ -1,6 +1,6 @@
 /**
- * `vcoll run --algorithm hierarchical`: the hierarchical gather and gatherv of TraffRougier14 from
- * the command line — verified at the root on the simulator for several (p, ranks per node,
+ * `vcoll run --algorithm hierarchical`: the hierarchical gather and gatherv of TraffRougier14 (and
+ * their mirror, the scatter and scatterv, over binomial or adaptive trees) from the command line — verified at the root on the simulator for several (p, ranks per node,
  * placement, variant, root), the simulated time equal to the two-level evaluation
  * (src/run/hierarchical-predict.ts) and that evaluation checked against the round count of
  * TraffRougier14 §2 and the copy cost of §4; worker threads and the two-level model file;
@@ -175,6 +175,80 @@ describe('vcoll run --algorithm hierarchical on the simulator', () => {
   });
 });
 
+describe('vcoll run --algorithm hierarchical --op scatterv, and --hier-tree adaptive', () => {
+  it('the scatter and scatterv verify on every rank and take exactly the two-level evaluation (binomial tree; the regular ones also adaptive)', async () => {
+    const cases: Partial<RunCommandOptions>[] = [
+      { op: 'scatterv', p: 32, perNode: 4 },
+      { op: 'scatterv', p: 36, perNode: 6, placement: 'random', root: 35, hierVariant: 'reorder', dist: 'spikes' },
+      { op: 'scatterv', p: 64, perNode: 16, placement: 'random', root: 17, dist: 'same', b: 7 },
+      { op: 'scatterv', p: 64, perNode: 16, root: 40, dist: 'same', b: 9, hierVariant: 'reorder', unitBytes: 3 },
+      { op: 'scatterv', p: 48, perNode: 8, placement: 'random', root: 5, dist: 'same', b: 6, hierTree: 'adaptive', unitBytes: 2 },
+      { op: 'gatherv', p: 48, perNode: 8, placement: 'random', root: 9, dist: 'same', b: 6, hierTree: 'adaptive', hierVariant: 'reorder' },
+      { op: 'scatterv', p: 27, perNode: 27, root: 26, dist: 'decreasing', unitBytes: 4 },
+      { op: 'scatterv', p: 40, perNode: 8, placement: 'random', root: 9, hierVariant: 'flat', dist: 'same', b: 5 },
+      { op: 'scatterv', p: 1, perNode: 1 },
+    ];
+    for (const c of cases) {
+      const r = await inProcess(c);
+      const what = JSON.stringify(c);
+      expect(r.verified, what).toBe(true);
+      expect(r.op, what).toBe(c.op);
+      const regular = c.dist === 'same';
+      expect(r.collective, what).toBe(c.op === 'gatherv' ? (regular ? 'gather' : 'gatherv') : regular ? 'scatter' : 'scatterv');
+      expect(r.tree, what).toBe(c.hierTree ?? 'binomial');
+      expect(r.messages, what).toBe((c.p as number) - 1);
+      expect(r.constructionRounds, what).toBe(0);
+      expectSameTime(r.time, r.predicted, what);
+    }
+  });
+
+  it('adaptive gatherv and scatterv: verified, the construction rounds of both levels reported, at least the predicted data phase', async () => {
+    for (const op of ['gatherv', 'scatterv'] as const) {
+      for (const c of [
+        { p: 48, perNode: 8, placement: 'random', root: 13, dist: 'increasing' },
+        { p: 36, perNode: 4, root: 0, dist: 'two-blocks', hierVariant: 'reorder' },
+      ] as Partial<RunCommandOptions>[]) {
+        const r = await inProcess({ ...c, op, hierTree: 'adaptive' });
+        const what = `${op} ${JSON.stringify(c)}`;
+        expect(r.verified, what).toBe(true);
+        expect(r).toMatchObject({ tree: 'adaptive', collective: op, op });
+        const nodes = (c.p as number) / (c.perNode as number);
+        const per = c.perNode as number;
+        const rounds = (x: number): number => (x <= 2 ? Math.ceil(Math.log2(x)) : Math.ceil(Math.log2(x)) + 1);
+        expect(r.constructionRounds, what).toBe(rounds(per) + rounds(nodes));
+        expect(r.height, what).toBe(Math.ceil(Math.log2(nodes)) + Math.ceil(Math.log2(per)));
+        expect(r.time, what).toBeGreaterThanOrEqual(r.predicted);
+      }
+    }
+  });
+
+  it('JSON: every field of the other algorithms, the hierarchical ones, and tree', () => {
+    const r = vcoll(['run', '--p', '24', '--op', 'scatterv', '--algorithm', 'hierarchical', '--per-node', '6', '--hier-tree', 'adaptive', '--dist', 'spikes', '--format', 'json']);
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    const o = JSON.parse(r.stdout) as RunReport;
+    const linear = JSON.parse(vcoll(['run', '--p', '24', '--op', 'scatterv', '--algorithm', 'linear', '--format', 'json']).stdout) as RunReport;
+    for (const key of Object.keys(linear)) expect(o, key).toHaveProperty(key);
+    expect(o).toMatchObject({ verified: true, op: 'scatterv', algorithm: 'hierarchical', collective: 'scatterv', variant: 'zero-copy', tree: 'adaptive', nodes: 4, perNode: 6, modelKind: 'hierarchical' });
+  });
+
+  it('the table names the call and the trees', async () => {
+    const out = sink();
+    await runRun({ ...HIER, op: 'scatterv', hierTree: 'adaptive', format: 'table' }, out.stream);
+    expect(out.text()).toMatch(/hierarchical \(hierarchicalScatterv, zero-copy, adaptive trees\)/);
+  });
+
+  it('worker threads: scatter and scatterv, both trees, verified on every rank', async () => {
+    for (const hierTree of ['binomial', 'adaptive'] as const) {
+      for (const dist of ['random', 'same']) {
+        const r = await inProcess({ transport: 'threads', op: 'scatterv', p: 8, perNode: 2, placement: 'random', dist, hierTree, root: 3, reps: 2 });
+        expect(r.verified, `${hierTree} ${dist}`).toBe(true);
+        expect(r).toMatchObject({ transport: 'threads', timeUnit: 's', nodes: 4, tree: hierTree, collective: dist === 'same' ? 'scatter' : 'scatterv' });
+      }
+    }
+  }, 60_000);
+});
+
 describe('the node structure is built once per run', () => {
   const built = vi.mocked(nodeStructure);
   beforeEach(() => built.mockClear());
@@ -223,11 +297,12 @@ describe('typed errors (exit status 2)', () => {
     expect(r.stdout).toBe('');
   });
 
-  it('there is no hierarchical scatterv', async () => {
-    expect(await failure({ op: 'scatterv' })).toMatchObject({ code: 'INVALID_ARGUMENT', field: '--op' });
-    const r = vcoll(['run', '--p', '8', '--op', 'scatterv', '--algorithm', 'hierarchical', '--per-node', '4']);
+  it('--op must be gatherv or scatterv; --hier-tree must name a tree', async () => {
+    expect(await failure({ op: 'allgatherv' as RunCommandOptions['op'] })).toMatchObject({ code: 'INVALID_ARGUMENT', field: '--op' });
+    expect(await failure({ hierTree: 'bogus' as RunCommandOptions['hierTree'] })).toMatchObject({ code: 'INVALID_ARGUMENT', field: '--hier-tree' });
+    const r = vcoll(['run', '--p', '8', '--op', 'scatterv', '--algorithm', 'hierarchical', '--per-node', '4', '--hier-tree', 'bogus']);
     expect(r.status).toBe(2);
-    expect(r.stderr).toMatch(/no hierarchical scatterv/);
+    expect(r.stderr).toMatch(/--hier-tree/);
   });
 
   it('--alpha, --beta, --gamma, --ports given on the command line are refused (their defaults are not: the runs above)', () => {
@@ -247,6 +322,7 @@ describe('typed errors (exit status 2)', () => {
       [{ algorithm: 'linear', perNode: 4 }, '--per-node'],
       [{ algorithm: 'binomial', perNode: undefined, placement: 'random' }, '--placement'],
       [{ algorithm: 'auto', perNode: undefined, hierVariant: 'flat' }, '--hier-variant'],
+      [{ algorithm: 'adaptive', perNode: undefined, hierTree: 'adaptive' }, '--hier-tree'],
     ];
     for (const [opts, field] of cases) {
       expect(await failure(opts), JSON.stringify(opts)).toMatchObject({ code: 'INVALID_ARGUMENT', field });

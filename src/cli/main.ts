@@ -6,6 +6,7 @@ import { COMPILED_V_ALGORITHMS } from '../collectives/v-schedule.js';
 import { PORTABLE_V_ALGORITHMS, V_ALGORITHMS } from '../collectives/v-variants.js';
 import { parseDistribution } from '../workloads/distributions.js';
 import { HIERARCHICAL_VARIANT_NAMES } from '../collectives/hierarchical/variants.js';
+import { HIERARCHICAL_TREE_NAMES } from '../collectives/hierarchical/types.js';
 import { NODE_PLACEMENTS, RUN_ALGORITHMS, SEED000_DISTRIBUTIONS, TRANSPORTS, V_OPERATIONS } from '../run/spec.js';
 import { COMPARED_ALGORITHMS, parseComparedAlgorithms, parseRootSelection } from '../trees/compare.js';
 import { BENCH_DEFAULTS } from '../harness/bench-defaults.js';
@@ -97,13 +98,13 @@ export function buildProgram(): Command {
 
   program
     .command('run')
-    .description('run one gatherv or scatterv (or the hierarchical gather/gatherv) on the simulator, on worker threads or on MPI processes (mpirun), verified and timed')
+    .description('run one gatherv or scatterv (or the hierarchical gather(v)/scatter(v)) on the simulator, on worker threads or on MPI processes (mpirun), verified and timed')
     .option('--transport <t>', 'sim | threads | mpi (mpirun -np p; VCOLL_MPIRUN, VCOLL_MPIRUN_ARGS choose the launcher and its options)', parseChoice('transport', TRANSPORTS), 'sim')
     .option('--p <n>', 'number of ranks', parseIntegerOption('p', 1), 8)
     .option('--op <op>', 'gatherv | scatterv', parseChoice('op', V_OPERATIONS), 'gatherv')
     .option(
       '--algorithm <name>',
-      `${RUN_ALGORITHMS.join(' | ')} (mpi-native: the MPI library's own MPI_Gatherv/MPI_Scatterv, --transport mpi only; hierarchical: TraffRougier14's two-level gather(v), --op gatherv, needs --per-node)`,
+      `${RUN_ALGORITHMS.join(' | ')} (mpi-native: the MPI library's own MPI_Gatherv/MPI_Scatterv, --transport mpi only; hierarchical: TraffRougier14's two-level gather(v) (--op gatherv) or its mirror, the scatter(v) (--op scatterv), needs --per-node)`,
       parseChoice('algorithm', RUN_ALGORITHMS),
       'auto',
     )
@@ -129,6 +130,11 @@ export function buildProgram(): Command {
     .option('--per-node <n>', 'hierarchical: ranks per node (p must be a multiple)', parseIntegerOption('per-node', 1))
     .option('--placement <how>', `hierarchical: ${NODE_PLACEMENTS.join(' | ')} — rank r on node ⌊r/per-node⌋, or that map shuffled (--seed) (default ordered)`, parseChoice('placement', NODE_PLACEMENTS))
     .option('--hier-variant <name>', `hierarchical: ${HIERARCHICAL_VARIANT_NAMES.join(' | ')} (default zero-copy)`, parseChoice('hier-variant', HIERARCHICAL_VARIANT_NAMES))
+    .option(
+      '--hier-tree <name>',
+      `hierarchical: the tree of both levels, ${HIERARCHICAL_TREE_NAMES.join(' | ')} (default binomial; adaptive: Traff18's trees over the blocks and the node totals)`,
+      parseChoice('hier-tree', HIERARCHICAL_TREE_NAMES),
+    )
     .exitOverride()
     .action(async (cliOpts: RunCommandOptions, cmd: Command) => {
       // the linear model's options given on the command line (--algorithm hierarchical refuses them)

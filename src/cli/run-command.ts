@@ -2,15 +2,15 @@
  * `vcoll run`: one gatherv or scatterv on one transport (the virtual-time simulator or worker
  * threads), verified byte for byte on every rank, timed, with its traffic and the model's
  * prediction. JSON output is one object (the contract of RunReport in src/run/job.ts).
- * `--algorithm hierarchical` runs the hierarchical gather or gatherv of TraffRougier14 instead
- * (src/run/hierarchical-case.ts, hierarchical-job.ts): ranks on nodes (--per-node, --placement),
- * a variant (--hier-variant), a two-level model.
+ * `--algorithm hierarchical` runs the hierarchical gather(v) of TraffRougier14, or its mirror the
+ * scatter(v), instead (src/run/hierarchical-case.ts, hierarchical-job.ts): ranks on nodes
+ * (--per-node, --placement), a variant (--hier-variant), a tree (--hier-tree), a two-level model.
  */
 import { writeFileSync } from 'node:fs';
 import Table from 'cli-table3';
 import { parseDistribution } from '../workloads/distributions.js';
 import { requiresNative, type VAlgorithm } from '../collectives/types.js';
-import type { HierarchicalVariantName } from '../collectives/hierarchical/index.js';
+import type { HierarchicalTreeName, HierarchicalVariantName } from '../collectives/hierarchical/index.js';
 import { CommunicationError, InvalidArgumentError, UnavailableError, VcollError } from '../errors.js';
 import { checkCaseResources, checkCaseTree, checkHierarchicalResources, simCaseRankBytes } from '../run/case-limits.js';
 import { hierarchicalCase, type HierarchicalRunCase } from '../run/hierarchical-case.js';
@@ -57,6 +57,8 @@ export interface RunCommandOptions {
   placement?: NodePlacement;
   /** --algorithm hierarchical: the variant (default the library's, 'zero-copy'). */
   hierVariant?: HierarchicalVariantName;
+  /** --algorithm hierarchical: the tree of both levels (default the library's, 'binomial'). */
+  hierTree?: HierarchicalTreeName;
   /**
    * The linear model's options the command line gave (e.g. ['alpha', 'ports']; main.ts reads
    * commander's value sources): --algorithm hierarchical refuses them, its model is two-level.
@@ -70,6 +72,7 @@ function hierarchicalOnlyOptions(opts: RunCommandOptions): [string, unknown][] {
     ['--per-node', opts.perNode],
     ['--placement', opts.placement],
     ['--hier-variant', opts.hierVariant],
+    ['--hier-tree', opts.hierTree],
   ];
 }
 
@@ -126,7 +129,7 @@ export function caseFromOptions(opts: RunCommandOptions): RunCase {
  * it does not support — --persistent, --calibrate, the linear model's options.
  */
 export function hierarchicalCaseFromOptions(opts: RunCommandOptions): HierarchicalRunCase {
-  if (opts.persistent) throw new InvalidArgumentError('--persistent', 'the hierarchical gathers have no persistent form: leave out --persistent with --algorithm hierarchical');
+  if (opts.persistent) throw new InvalidArgumentError('--persistent', 'the hierarchical gathers and scatters have no persistent form: leave out --persistent with --algorithm hierarchical');
   if (opts.calibrate === true) {
     throw new InvalidArgumentError('--calibrate', 'fits a linear model; --algorithm hierarchical runs on a two-level one (TraffRougier14 §4\'s machine, or a hierarchical --model-file)');
   }
@@ -144,6 +147,7 @@ export function hierarchicalCaseFromOptions(opts: RunCommandOptions): Hierarchic
       perNode: opts.perNode,
       placement: opts.placement,
       variant: opts.hierVariant,
+      tree: opts.hierTree,
       ...caseBlocksOfOptions(opts),
       ...(loaded !== undefined ? { modelSpec: loaded.spec, model: loaded.model } : {}),
     },
@@ -169,9 +173,12 @@ function modelText(r: RunReport): string {
   return `model: α=${num(r.model.alpha)}, β=${num(r.model.beta)}, γ=${num(r.model.gamma)} per element${r.model.ports !== undefined ? `, ${r.model.ports} ports` : ''}`;
 }
 
+/** The library call of each hierarchical collective, as the table names it. */
+const HIERARCHICAL_CALLS = { gather: 'hierarchicalGather', gatherv: 'hierarchicalGatherv', scatter: 'hierarchicalScatter', scatterv: 'hierarchicalScatterv' } as const;
+
 export function formatRunTable(r: RunReport): string {
   const t = new Table({ head: ['', { sim: 'simulator', threads: 'worker threads', mpi: 'MPI' }[r.transport]], style: { head: [], border: [] } });
-  const hierarchical = r.collective !== undefined ? ` (${r.collective === 'gather' ? 'hierarchicalGather' : 'hierarchicalGatherv'}, ${r.variant})` : '';
+  const hierarchical = r.collective !== undefined ? ` (${HIERARCHICAL_CALLS[r.collective]}, ${r.variant}${r.tree === 'adaptive' ? ', adaptive trees' : ''})` : '';
   const rows: [string, string][] = [
     ['operation', `${r.op}, ${r.algorithm}${hierarchical}${r.requestedAlgorithm === 'auto' ? ' (auto)' : ''}${r.persistent ? ', persistent' : ''}`],
     ['p, root', `${r.p}, ${r.root}`],

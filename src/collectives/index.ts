@@ -37,10 +37,13 @@ export { interAllgather, interAllgatherv } from './inter/index.js';
 export { type InterAllgatherArgs, type InterAllgathervArgs, type InterOptions } from './inter/types.js';
 export { INTER_ALLGATHER_ALGORITHMS, INTER_ALLGATHER_VARIANTS, type InterAllgatherAlgorithm, type InterAllgatherVariantRow } from './inter/variants.js';
 
-// Hierarchical gather / gatherv (TraffRougier14).
+// Hierarchical gather / gatherv (TraffRougier14), scatter / scatterv (its mirror); binomial or adaptive (Traff18) levels.
 export {
   hierarchicalGather,
   hierarchicalGatherv,
+  hierarchicalScatter,
+  hierarchicalScatterv,
+  HIERARCHICAL_TREE_NAMES,
   HIERARCHICAL_VARIANTS,
   HIERARCHICAL_VARIANT_NAMES,
   type HierarchicalVariant,
@@ -48,6 +51,9 @@ export {
   type HierarchicalGathervArgs,
   type HierarchicalInfo,
   type HierarchicalOptions,
+  type HierarchicalScatterArgs,
+  type HierarchicalScattervArgs,
+  type HierarchicalTreeName,
   type HierarchicalVariantName,
   nodeStructure,
   type NodeStructure,

@@ -1,20 +1,26 @@
 /**
- * One run of the hierarchical gather or gatherv (TraffRougier14, src/collectives/hierarchical/)
- * as `vcoll run --algorithm hierarchical` describes it, validated once here with typed errors:
- * where the ranks live (p / perNode nodes, ranks placed in order or shuffled; or the nodeOf of a
- * hierarchical model file), the variant, the blocks, and the two-level cost model the
- * simulator charges and the prediction uses.
+ * One run of the hierarchical gather, gatherv, scatter or scatterv (TraffRougier14 and its
+ * mirror, src/collectives/hierarchical/) as `vcoll run --algorithm hierarchical` describes it,
+ * validated once here with typed errors: where the ranks live (p / perNode nodes, ranks placed
+ * in order or shuffled; or the nodeOf of a hierarchical model file), the variant, the tree of
+ * both levels (binomial, or Traff18's adaptive trees), the blocks, and the two-level cost model
+ * the simulator charges, the adaptive trees are built for and the prediction uses.
  *
- * - The collective: the regular gather (hierarchicalGather, every block b elements) for
- *   `--dist same`, the gatherv (hierarchicalGatherv) for every other distribution. There is no
- *   hierarchical scatterv: TraffRougier14 treats gather only.
+ * - The collective: `--op gatherv` gathers, `--op scatterv` scatters; the regular one
+ *   (hierarchicalGather / hierarchicalScatter, every block b elements) for `--dist same`, the
+ *   irregular one (hierarchicalGatherv / hierarchicalScatterv) for every other distribution.
  * - The default model is TraffRougier14 §4's machine (tools/hier-bench.ts, one-ported, µs):
  *   intra-node α = 0.5, β = 1/4000 per byte; inter-node α = 2, β = 1/3200 per byte; γ = 1/5000
  *   per byte — per element: β and γ times unitBytes. A hierarchical `--model-file` replaces it
  *   (and its nodeOf replaces --per-node/--placement).
  */
 import prand from 'pure-rand';
-import { HIERARCHICAL_VARIANT_NAMES, type HierarchicalVariantName } from '../collectives/hierarchical/index.js';
+import {
+  HIERARCHICAL_TREE_NAMES,
+  HIERARCHICAL_VARIANT_NAMES,
+  type HierarchicalTreeName,
+  type HierarchicalVariantName,
+} from '../collectives/hierarchical/index.js';
 import { InvalidArgumentError } from '../errors.js';
 import { hierarchicalModel, type CostModel } from '../model/cost-model.js';
 import { modelFromSpec, type CostModelSpec } from '../model/model-json.js';
@@ -26,6 +32,19 @@ export type NodePlacementName = NodePlacement | 'model-file';
 
 /** The library's default variant (HierarchicalOptions.variant). */
 export const DEFAULT_HIERARCHICAL_VARIANT: HierarchicalVariantName = 'zero-copy';
+
+/** The library's default tree (HierarchicalOptions.tree). */
+export const DEFAULT_HIERARCHICAL_TREE: HierarchicalTreeName = 'binomial';
+
+/** The library call a run makes. */
+export type HierarchicalCollective = 'gather' | 'gatherv' | 'scatter' | 'scatterv';
+
+/** The call of `op` for distribution `dist`: the regular one for 'same', else the irregular one. */
+export function hierarchicalCollectiveOf(op: VOperation, dist: string): HierarchicalCollective {
+  const regular = dist === 'same';
+  if (op === 'gatherv') return regular ? 'gather' : 'gatherv';
+  return regular ? 'scatter' : 'scatterv';
+}
 
 /** α per message, β per element, γ per element of a two-level machine. */
 export interface TwoLevelParams {
@@ -51,6 +70,8 @@ export interface HierarchicalRunInput extends CaseBlocks {
   readonly placement?: NodePlacement;
   /** Default DEFAULT_HIERARCHICAL_VARIANT. */
   readonly variant?: HierarchicalVariantName;
+  /** Default DEFAULT_HIERARCHICAL_TREE. */
+  readonly tree?: HierarchicalTreeName;
   /** A model given as data (--model-file): must be hierarchical, one-ported, for p ranks. */
   readonly modelSpec?: CostModelSpec;
   /** That spec's model when the caller has built it already (loadModelJson). */
@@ -79,6 +100,23 @@ export function defaultTwoLevel(unitBytes: number): TwoLevelParams {
     inter: { alpha: m.inter.alpha, beta: m.inter.beta * unitBytes },
     gamma: m.gamma * unitBytes,
   };
+}
+
+/**
+ * The model a run's adaptive trees are built for (HierarchicalOptions.model): the run's
+ * two-level machine over `nodeOf`, per element for gatherv and scatterv (counts are elements),
+ * per byte for the regular gather and scatter (the library sizes their blocks in bytes). The
+ * rank programs and the prediction build it the same way, so they decide the same trees.
+ */
+export function treeModelOf(c: { readonly collective: HierarchicalCollective; readonly unitBytes: number; readonly twoLevel: TwoLevelParams }, nodeOf: ArrayLike<number>): CostModel {
+  const per = c.collective === 'gather' || c.collective === 'scatter' ? c.unitBytes : 1;
+  const t = c.twoLevel;
+  return hierarchicalModel({
+    nodeOf,
+    intra: { alpha: t.intra.alpha, beta: t.intra.beta / per },
+    inter: { alpha: t.inter.alpha, beta: t.inter.beta / per },
+    gamma: t.gamma / per,
+  });
 }
 
 /** The node of every rank: p / perNode nodes of perNode ranks, in rank order or shuffled (seeded xoroshiro128+). */
@@ -142,12 +180,16 @@ function placementAndModel(input: HierarchicalRunInput, prefix: string): Pick<Hi
 /** Validates `input` and builds the run (O(p): the node map and the model). */
 export function hierarchicalCase(input: HierarchicalRunInput, prefix = ''): HierarchicalRunCase {
   const p = integerIn(`${prefix}p`, input.p, 1);
-  if (input.op !== 'gatherv') {
-    throw new InvalidArgumentError(`${prefix}op`, `--algorithm hierarchical is a gather (TraffRougier14): there is no hierarchical ${String(input.op)}; use --op gatherv`);
+  if (input.op !== 'gatherv' && input.op !== 'scatterv') {
+    throw new InvalidArgumentError(`${prefix}op`, `must be gatherv or scatterv with --algorithm hierarchical, got "${String(input.op)}"`);
   }
   const variant = input.variant ?? DEFAULT_HIERARCHICAL_VARIANT;
   if (!HIERARCHICAL_VARIANT_NAMES.includes(variant)) {
     throw new InvalidArgumentError(`${prefix}hier-variant`, `must be one of ${HIERARCHICAL_VARIANT_NAMES.join(', ')}, got "${String(variant)}"`);
+  }
+  const tree = input.tree ?? DEFAULT_HIERARCHICAL_TREE;
+  if (!HIERARCHICAL_TREE_NAMES.includes(tree)) {
+    throw new InvalidArgumentError(`${prefix}hier-tree`, `must be one of ${HIERARCHICAL_TREE_NAMES.join(', ')}, got "${String(tree)}"`);
   }
   integerIn(`${prefix}b`, input.b, 1);
   integerIn(`${prefix}rho`, input.rho, 1);
@@ -158,8 +200,10 @@ export function hierarchicalCase(input: HierarchicalRunInput, prefix = ''): Hier
   integerIn(`${prefix}warmup`, input.warmup, 0);
   const placed = placementAndModel({ ...input, p }, prefix);
   const rankCase: HierarchicalRankCase = {
-    collective: input.dist === 'same' ? 'gather' : 'gatherv',
+    collective: hierarchicalCollectiveOf(input.op, input.dist),
     variant,
+    tree,
+    twoLevel: placed.twoLevel,
     ...caseBlocksOf(input),
   };
   return { rankCase, ...placed };

@@ -1,7 +1,8 @@
 /**
- * Runs one hierarchical gather or gatherv case (TraffRougier14; `vcoll run --algorithm
- * hierarchical`) on the simulator, worker threads or MPI processes, and turns the ranks'
- * reports into the run's report (RunReport of src/run/job.ts, with the hierarchical fields).
+ * Runs one hierarchical gather, gatherv, scatter or scatterv case (TraffRougier14 and its
+ * mirror; `vcoll run --algorithm hierarchical`) on the simulator, worker threads or MPI
+ * processes, and turns the ranks' reports into the run's report (RunReport of src/run/job.ts,
+ * with the hierarchical fields).
  *
  * On the simulator the node structure is computed once for the run, O(p), and shared by every
  * rank (HierarchicalOptions.structure), as are the block data (src/run/data.ts) and the
@@ -10,21 +11,23 @@
  * the map goes to the transport (`nodes`) and each communicator computes its own structure.
  *
  * `predicted` (src/run/hierarchical-predict.ts): the exact simulator time of the call for
- * 'zero-copy' and 'reorder', and for the flat gather (the ordered binomial tree over all ranks,
- * interior ranks copying their block: a one-node structure); for the flat gatherv the binomial
- * gatherv's data phase only, as `--algorithm binomial` predicts it (src/run/predict.ts), without
- * the scatter of the counts that precedes it.
+ * 'zero-copy' and 'reorder' over either tree, except tree 'adaptive' of gatherv and scatterv,
+ * whose prediction is the data phase of the trees the construction builds (the construction is
+ * not predicted); for the flat gather and scatter the binomial tree over all ranks (interior
+ * ranks copying their block: a one-node structure); for the flat gatherv and scatterv the data
+ * phase of the binomial (adaptive) tree, as `--algorithm binomial` (adaptive) predicts it
+ * (src/run/predict.ts), without the scatter of the counts (the construction) that precedes it.
  */
 import { nodeStructure, type NodeStructure } from '../collectives/hierarchical/index.js';
 import { runMpi, type RunMpiOptions } from '../transports/mpi/run.js';
 import { runSim } from '../transports/sim/index.js';
 import { runThreads } from '../transports/threads/index.js';
-import { ceilLog2 } from '../util/ceil-log.js';
 import { sharedBlockSizes } from '../workloads/distributions.js';
 import { checkHierarchicalResources } from './case-limits.js';
 import { sharedCaseData } from './data.js';
 import type { HierarchicalRunCase } from './hierarchical-case.js';
-import { oneNodeStructure, predictTwoLevel } from './hierarchical-predict.js';
+import { treeModelOf } from './hierarchical-case.js';
+import { adaptiveRolesOf, binomialRolesOf, oneNodeStructure, predictTwoLevel, predictTwoLevelScatter, rolesTree } from './hierarchical-predict.js';
 import type { HierarchicalJobArgs } from './hierarchical-program.js';
 import { runHierarchicalOnRank, type HierarchicalRankResult, type HierarchicalShared } from './hierarchical-rank.js';
 import { foldRanks, type RunReport, type SimRunOptions } from './job.js';
@@ -36,6 +39,9 @@ const PROGRAM_URL = new URL(import.meta.url.endsWith('.ts') ? './hierarchical-pr
 
 /** The bytes of the size check every hierarchical gatherv message carries (collectives/hierarchical/size-check.ts). */
 const GATHERV_CHECK_BYTES = 8;
+/** Bytes per rank of a binomial scatterv message's counts (two-level-scatter.ts), per node of an adaptive scatterv bridge message's checks (adaptive-scatter.ts). */
+const SCATTERV_COUNT_BYTES = 4;
+const SCATTERV_NODE_CHECK_BYTES = 4;
 
 export interface HierarchicalRunOptions extends SimRunOptions {
   /** MPI only: the launcher's options. */
@@ -52,14 +58,52 @@ export function runStructure(hc: HierarchicalRunCase): NodeStructure {
 export function predictHierarchical(hc: HierarchicalRunCase, structure: NodeStructure, counts: readonly number[]): number {
   const c = hc.rankCase;
   const u = c.unitBytes;
-  const blockBytes = new Float64Array(counts.length);
-  for (let i = 0; i < counts.length; i++) blockBytes[i] = counts[i] * u;
+  const p = counts.length;
+  const root = c.root;
+  const blockBytes = new Float64Array(p);
+  for (let i = 0; i < p; i++) blockBytes[i] = counts[i] * u;
+  const gather = c.collective === 'gather' || c.collective === 'gatherv';
+  const regular = c.collective === 'gather' || c.collective === 'scatter';
+  const op = gather ? 'gatherv' : 'scatterv';
   if (c.variant === 'flat') {
-    if (c.collective === 'gatherv') return predictTime('binomial', 'gatherv', counts, hc.model, c.root);
-    return predictTwoLevel({ structure: oneNodeStructure(counts.length), blockBytes, root: c.root, unitBytes: u, trailerBytes: 0, reorder: false, interiorCopies: true }, hc.model);
+    if (!regular || c.tree === 'adaptive') return predictTime(c.tree === 'adaptive' ? 'adaptive' : 'binomial', op, counts, hc.model, root);
+    const one = oneNodeStructure(p);
+    if (gather) return predictTwoLevel({ structure: one, blockBytes, root, unitBytes: u, trailerBytes: 0, reorder: false, interiorCopies: true }, hc.model);
+    const tree = rolesTree(one, root, binomialRolesOf(one, root));
+    return predictTwoLevelScatter({ structure: one, tree, blockBytes, root, unitBytes: u, reorder: false, interiorCopies: true, copyAfterSends: true }, hc.model);
   }
-  const trailerBytes = c.collective === 'gatherv' ? GATHERV_CHECK_BYTES : 0;
-  return predictTwoLevel({ structure, blockBytes, root: c.root, unitBytes: u, trailerBytes, reorder: c.variant === 'reorder' }, hc.model);
+  const reorder = c.variant === 'reorder';
+  // the adaptive trees are decided on bytes (regular) or elements (irregular), in the model the ranks use
+  const rolesOf = c.tree === 'binomial' ? binomialRolesOf(structure, root) : adaptiveRolesOf(structure, root, regular ? blockBytes : counts, treeModelOf(c, hc.nodeOf));
+  if (gather) {
+    const tree = c.tree === 'binomial' ? undefined : rolesTree(structure, root, rolesOf);
+    const trailerBytes = c.collective === 'gatherv' ? GATHERV_CHECK_BYTES : 0;
+    return predictTwoLevel({ structure, blockBytes, root, unitBytes: u, trailerBytes, reorder, ...(tree !== undefined ? { tree } : {}) }, hc.model);
+  }
+  const tree = rolesTree(structure, root, rolesOf);
+  let extraBytes: ((child: number, ranks: number) => number) | undefined;
+  if (c.collective === 'scatterv' && c.tree === 'binomial') extraBytes = (_child, ranks) => (ranks > 1 ? SCATTERV_COUNT_BYTES * ranks : 0);
+  if (c.collective === 'scatterv' && c.tree === 'adaptive') {
+    // a bridge message carries one check per node of its range: a leader's nodes are its own and its bridge children's ranges
+    const nodes = new Int32Array(p);
+    for (let v = 0; v < p; v++) {
+      const r = rolesOf(v);
+      if (!r.leader || r.parent < 0) continue;
+      const b = structure.nodeIndex[v];
+      let lo = b;
+      let hi = b;
+      for (const x of r.remote) {
+        lo = Math.min(lo, x.lo);
+        hi = Math.max(hi, x.hi);
+      }
+      nodes[v] = hi - lo + 1;
+    }
+    extraBytes = (child) => SCATTERV_NODE_CHECK_BYTES * nodes[child];
+  }
+  return predictTwoLevelScatter(
+    { structure, tree, blockBytes, root, unitBytes: u, reorder, interiorCopies: c.collective === 'scatterv' && c.tree === 'binomial', ...(extraBytes !== undefined ? { extraBytes } : {}) },
+    hc.model,
+  );
 }
 
 /** Combines the ranks' results into the report. */
@@ -76,8 +120,8 @@ export function summarizeHierarchical(
   const counts = sharedBlockSizes(c.dist, { p, b: c.b, rho: c.rho, seed: c.seed });
   const { verified, time, repTimes, messages, bytes, mismatches } = foldRanks(ranks, c.root);
   const rounds = info?.rounds ?? 0;
-  // the flat gatherv ('binomial') scatters the counts first: ⌈log₂p⌉ rounds before the data
-  const constructionRounds = c.variant === 'flat' && c.collective === 'gatherv' ? ceilLog2(p) : 0;
+  // before the data: the flat binomial gatherv/scatterv's counts scatter, the adaptive trees' construction
+  const constructionRounds = info?.constructionRounds ?? 0;
   const { twoLevel } = hc;
   return {
     verified,
@@ -89,7 +133,7 @@ export function summarizeHierarchical(
     constructionRounds,
     height: rounds - constructionRounds,
     transport,
-    op: 'gatherv',
+    op: c.collective === 'gather' || c.collective === 'gatherv' ? 'gatherv' : 'scatterv',
     algorithm: 'hierarchical',
     requestedAlgorithm: 'hierarchical',
     p,
@@ -107,6 +151,7 @@ export function summarizeHierarchical(
     mismatches,
     collective: c.collective,
     variant: c.variant,
+    tree: c.tree,
     nodes: structure.nodes,
     ...(hc.perNode !== undefined ? { perNode: hc.perNode } : {}),
     largestNode: structure.largestNode,
@@ -120,7 +165,10 @@ async function runOnSim(p: number, hc: HierarchicalRunCase, options: SimRunOptio
   const c = hc.rankCase;
   const structure = runStructure(hc);
   const data = sharedCaseData(sharedBlockSizes(c.dist, { p, b: c.b, rho: c.rho, seed: c.seed }), c.unitBytes);
-  const shared: HierarchicalShared = { data, options: { variant: c.variant, structure } };
+  const shared: HierarchicalShared = {
+    data,
+    options: { variant: c.variant, tree: c.tree, structure, ...(c.tree === 'adaptive' ? { model: treeModelOf(c, hc.nodeOf) } : {}) },
+  };
   const sim = await runSim(p, (comm) => runHierarchicalOnRank(comm, c, VIRTUAL_TIMER, shared), {
     model: hc.model,
     unitBytes: c.unitBytes,

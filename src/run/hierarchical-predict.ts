@@ -3,6 +3,11 @@
  * src/collectives/hierarchical/two-level.ts and schedule.ts), computed from the node structure,
  * the block sizes and the cost model without running it: the `predicted` of `vcoll run
  * --algorithm hierarchical`, exact on the simulator for the 'zero-copy' and 'reorder' variants.
+ * The same for the two-level scatter and scatterv (`predictTwoLevelScatter`, the mirror), and
+ * for either over the adaptive trees of Traff18 (`adaptiveRolesOf`: the trees the distributed
+ * construction builds, computed centrally with its decisions): exact for the regular gather and
+ * scatter (no construction), the data phase alone for gatherv and scatterv (their
+ * constructions come first, or beside the data: not predicted).
  *
  * The two levels form one gather tree over the p ranks: on every node the ordered binomial tree
  * (collectives/basic/tree.ts) over its members in local order, rooted at the root on the root's
@@ -27,6 +32,18 @@
  */
 import type { CostModel } from '../model/cost-model.js';
 import type { NodeStructure } from '../collectives/hierarchical/index.js';
+import {
+  adaptiveLevelTree,
+  binomialRoles,
+  bridgeModel,
+  leaderIndex,
+  leaderOf,
+  nodeModel,
+  outermostFirst,
+  type LevelRoles,
+  type LevelTree,
+} from '../collectives/hierarchical/level-trees.js';
+import { bridgeFor } from '../collectives/hierarchical/structure.js';
 
 export interface TwoLevelInput {
   readonly structure: NodeStructure;
@@ -45,6 +62,8 @@ export interface TwoLevelInput {
    * as a one-node structure. Default false (the two-level gather's ranks send their block in place).
    */
   readonly interiorCopies?: boolean;
+  /** The tree (default: the binomial two-level tree, `twoLevelTree`); e.g. `rolesTree(…, adaptiveRolesOf(…))`. */
+  readonly tree?: { readonly parent: Int32Array; readonly topDown: Int32Array };
 }
 
 /**
@@ -107,7 +126,7 @@ export function twoLevelTree(s: NodeStructure, root: number): { parent: Int32Arr
 export function predictTwoLevel(input: TwoLevelInput, model: Pick<CostModel, 'comm' | 'copy'>): number {
   const { structure: s, blockBytes, root, unitBytes: u, trailerBytes } = input;
   const p = s.size;
-  const { parent, topDown } = twoLevelTree(s, root);
+  const { parent, topDown } = input.tree ?? twoLevelTree(s, root);
   // children of every rank, compressed: kids[first[v] … first[v + 1] − 1]
   const first = new Int32Array(p + 1);
   for (let v = 0; v < p; v++) if (parent[v] >= 0) first[parent[v] + 1]++;
@@ -150,6 +169,160 @@ export function predictTwoLevel(input: TwoLevelInput, model: Pick<CostModel, 'co
   let time = Math.max(ready[root], own > 0 ? model.copy(root, own / u) : 0);
   if (input.reorder) {
     for (let v = 0; v < p; v++) if (v !== root && blockBytes[v] > 0) time += model.copy(root, blockBytes[v] / u);
+  }
+  return time;
+}
+
+/** A two-level tree with every rank's children in the order a scatter sends to them: bridge children, then node children, each outermost range first. */
+export interface OrderedTree {
+  readonly parent: Int32Array;
+  /** Every parent before its children. */
+  readonly topDown: Int32Array;
+  /** Rank v's children are kids[first[v] … first[v + 1] − 1]. */
+  readonly first: Int32Array;
+  readonly kids: Int32Array;
+}
+
+/** The tree the roles of every rank make (`rolesOf(rank)`), O(p + Σ children). */
+export function rolesTree(s: NodeStructure, root: number, rolesOf: (rank: number) => LevelRoles): OrderedTree {
+  const p = s.size;
+  const rootNode = s.nodeIndex[root];
+  const parent = new Int32Array(p).fill(-1);
+  const first = new Int32Array(p + 1);
+  const lists: Int32Array[] = new Array<Int32Array>(p);
+  for (let v = 0; v < p; v++) {
+    const r = rolesOf(v);
+    const members = s.members[s.nodeIndex[v]];
+    const out = new Int32Array(r.remote.length + r.local.length);
+    let k = 0;
+    for (const c of r.remote) out[k++] = leaderOf(s, rootNode, root, c.peer);
+    for (const c of r.local) out[k++] = members[c.peer];
+    lists[v] = out;
+    first[v + 1] = first[v] + out.length;
+  }
+  const kids = new Int32Array(first[p]);
+  for (let v = 0; v < p; v++) {
+    kids.set(lists[v], first[v]);
+    for (const c of lists[v]) parent[c] = v;
+  }
+  const topDown = new Int32Array(p);
+  topDown[0] = root;
+  let n = 1;
+  for (let i = 0; i < n; i++) {
+    const v = topDown[i];
+    for (let j = first[v]; j < first[v + 1]; j++) topDown[n++] = kids[j];
+  }
+  return { parent, topDown, first, kids };
+}
+
+/** Every rank's roles in the binomial two-level tree rooted at `root` (collectives/hierarchical/level-trees.ts). */
+export function binomialRolesOf(s: NodeStructure, root: number): (rank: number) => LevelRoles {
+  const rootNode = s.nodeIndex[root];
+  return (rank) => binomialRoles(s, bridgeFor(s, rootNode, s.nodeIndex[rank]), root, rank);
+}
+
+/**
+ * Every rank's roles in the adaptive two-level tree rooted at `root` (Traff18's trees, as the
+ * distributed construction builds them: level-trees.ts `adaptiveLevelTree`): each node's tree
+ * over its members' `sizes` (model units per rank) rooted at its leader, the bridge's over the
+ * node totals rooted at the root's node, decided in `model` as the call decides them. O(p).
+ */
+export function adaptiveRolesOf(s: NodeStructure, root: number, sizes: ArrayLike<number>, model: CostModel): (rank: number) => LevelRoles {
+  const rootNode = s.nodeIndex[root];
+  const nodeTrees: LevelTree[] = [];
+  const totals = new Float64Array(s.nodes);
+  for (let b = 0; b < s.nodes; b++) {
+    const members = s.members[b];
+    const own = new Float64Array(members.length);
+    for (let i = 0; i < members.length; i++) {
+      own[i] = sizes[members[i]];
+      totals[b] += own[i];
+    }
+    nodeTrees.push(adaptiveLevelTree(own, nodeModel(model, s, b), leaderIndex(s, rootNode, root, b)));
+  }
+  const bridge = adaptiveLevelTree(totals, bridgeModel(model, s, root), rootNode);
+  return (rank) => {
+    const b = s.nodeIndex[rank];
+    const li = s.localIndex[rank];
+    const t = nodeTrees[b];
+    const members = s.members[b];
+    const local = outermostFirst(t.joins[li]);
+    if (li !== leaderIndex(s, rootNode, root, b)) return { local, remote: [], leader: false, parent: members[t.parent[li]] };
+    const up = bridge.parent[b];
+    return { local, remote: outermostFirst(bridge.joins[b]), leader: true, parent: up < 0 ? -1 : leaderOf(s, rootNode, root, up) };
+  };
+}
+
+export interface ScatterPredictInput {
+  readonly structure: NodeStructure;
+  readonly tree: OrderedTree;
+  /** Every rank's block in bytes. */
+  readonly blockBytes: ArrayLike<number>;
+  readonly root: number;
+  /** Bytes per model unit (element). */
+  readonly unitBytes: number;
+  /**
+   * Bytes a message to `child` carries beyond its subtree's blocks, given how many ranks the
+   * subtree holds and whether it is a bridge message: the scatterv's counts (binomial: 4 per
+   * rank of an inner subtree) or node checks (adaptive: 4 per node of a bridge range).
+   */
+  readonly extraBytes?: (child: number, ranks: number) => number;
+  /** 'reorder': the root copies every other block into its packed buffer before its first send. */
+  readonly reorder: boolean;
+  /** Every non-root rank with children copies its own block out of the message, after posting its sends (binomial scatterv). */
+  readonly interiorCopies?: boolean;
+  /**
+   * Every rank's copy waits for its last send to end (basic/scatter.ts's window of 1: the flat
+   * scatter); otherwise only the root's (the hierarchical scatters send from the root one
+   * message at a time, then copy its block) and the others' run beside their sends.
+   */
+  readonly copyAfterSends?: boolean;
+}
+
+/**
+ * The predicted time (model units) of the two-level scatter(v) on the simulator (the mirror of
+ * predictTwoLevel): a rank posts its sends the moment its own message is in (R(v); the root at
+ * 0, after packing for 'reorder'), to its children in `tree`'s order, each a transfer of its
+ * subtree's bytes (plus `extraBytes`) that starts when the rank's port is free — the child
+ * waits with its receive posted: R(c) = previous send's end + comm(v, c, bytes/u); a 0-byte
+ * message ends when posted. The root's own copy comes after its last send, another rank's runs
+ * beside its sends (the processor's copy holds no port) or after them (`copyAfterSends`).
+ * Time = the last rank's end.
+ */
+export function predictTwoLevelScatter(input: ScatterPredictInput, model: Pick<CostModel, 'comm' | 'copy'>): number {
+  const { structure: s, tree, blockBytes, root, unitBytes: u } = input;
+  const p = s.size;
+  const { first, kids, topDown } = tree;
+  // subtree bytes and ranks, bottom up
+  const bytes = new Float64Array(p);
+  const ranks = new Int32Array(p);
+  for (let i = p - 1; i >= 0; i--) {
+    const v = topDown[i];
+    let b = blockBytes[v];
+    let n = 1;
+    for (let j = first[v]; j < first[v + 1]; j++) {
+      b += bytes[kids[j]];
+      n += ranks[kids[j]];
+    }
+    bytes[v] = b;
+    ranks[v] = n;
+  }
+  const ready = new Float64Array(p); // R(v): v's message is in
+  let time = 0;
+  if (input.reorder) for (let v = 0; v < p; v++) if (v !== root && blockBytes[v] > 0) ready[root] += model.copy(root, blockBytes[v] / u);
+  for (let i = 0; i < p; i++) {
+    const v = topDown[i];
+    let t = ready[v];
+    for (let j = first[v]; j < first[v + 1]; j++) {
+      const c = kids[j];
+      const msg = bytes[c] + (input.extraBytes?.(c, ranks[c]) ?? 0);
+      if (msg > 0) t += model.comm(v, c, msg / u);
+      ready[c] = msg > 0 ? t : ready[v];
+    }
+    let end = t;
+    const copies = (v === root || (input.interiorCopies === true && first[v + 1] > first[v])) && blockBytes[v] > 0;
+    if (copies) end = Math.max(end, (input.copyAfterSends === true || v === root ? t : ready[v]) + model.copy(v, blockBytes[v] / u));
+    time = Math.max(time, end);
   }
   return time;
 }

@@ -1,25 +1,46 @@
 /**
- * One rank's part of a hierarchical gather or gatherv run (TraffRougier14, `vcoll run --algorithm
- * hierarchical`): its block from the deterministic pattern (src/run/data.ts), the call —
- * hierarchicalGather or hierarchicalGatherv — timed between synchronisations, its traffic
- * counted, and its data checked byte for byte after every execution: its send buffer
- * unchanged, and at the root the receive buffer equal to the reference. The same code runs on
- * the simulator (VIRTUAL_TIMER, every rank's buffers views of one shared arena, one node
- * structure shared by all) and on worker threads or MPI processes (WALL_TIMER).
+ * One rank's part of a hierarchical gather, gatherv, scatter or scatterv run (TraffRougier14 and
+ * its mirror, `vcoll run --algorithm hierarchical`): its block from the deterministic pattern
+ * (src/run/data.ts), the call timed between synchronisations, its traffic counted, and its data
+ * checked byte for byte after every execution — gathers: its send buffer unchanged, and at the
+ * root the receive buffer equal to the reference; scatters: its receive buffer equal to its
+ * block, and at the root the send buffer unchanged. The same code runs on the simulator
+ * (VIRTUAL_TIMER, every rank's buffers views of one shared arena, one node structure and one
+ * tree model shared by all) and on worker threads or MPI processes (WALL_TIMER).
  */
-import { hierarchicalGather, hierarchicalGatherv, type HierarchicalInfo, type HierarchicalOptions, type HierarchicalVariantName } from '../collectives/hierarchical/index.js';
+import {
+  hierarchicalGather,
+  hierarchicalGatherv,
+  hierarchicalScatter,
+  hierarchicalScatterv,
+  type HierarchicalInfo,
+  type HierarchicalOptions,
+  type HierarchicalTreeName,
+  type HierarchicalVariantName,
+} from '../collectives/hierarchical/index.js';
 import type { Communicator } from '../comm/communicator.js';
 import { InvalidArgumentError } from '../errors.js';
 import { CountingCommunicator } from './counting.js';
 import { blockOf, caseCounts, firstMismatch, fullBuffer, poison, rankView, type SharedCaseData } from './data.js';
+import { treeModelOf, type HierarchicalCollective, type TwoLevelParams } from './hierarchical-case.js';
 import { timedRuns, type RankTimer, type TimedExecution } from './rank.js';
 import type { CaseBlocks } from './spec.js';
 
 /** What every rank of a hierarchical run needs: plain data (structured-clone safe). */
 export interface HierarchicalRankCase extends CaseBlocks {
-  /** 'gather': hierarchicalGather (every block b elements); 'gatherv': hierarchicalGatherv. */
-  readonly collective: 'gather' | 'gatherv';
+  /** The library call: hierarchicalGather / hierarchicalScatter (every block b elements) or hierarchicalGatherv / hierarchicalScatterv. */
+  readonly collective: HierarchicalCollective;
   readonly variant: HierarchicalVariantName;
+  readonly tree: HierarchicalTreeName;
+  /** The run's two-level machine, per element: what tree 'adaptive' builds its trees for (hierarchical-case.ts treeModelOf). */
+  readonly twoLevel: TwoLevelParams;
+}
+
+/** The options of a call of case `c` on `comm` (threads, MPI: each rank builds its tree model from comm.nodeOf). */
+function callOptions(comm: Communicator, c: HierarchicalRankCase): HierarchicalOptions {
+  if (c.tree === 'binomial') return { variant: c.variant, tree: c.tree };
+  const nodeOf = Int32Array.from({ length: comm.size }, (_, r) => comm.nodeOf(r));
+  return { variant: c.variant, tree: c.tree, model: treeModelOf(c, nodeOf) };
 }
 
 /** What one rank reports. */
@@ -61,10 +82,13 @@ export function runHierarchicalOnRank(comm: Communicator, c: HierarchicalRankCas
   }
 }
 
+const isScatter = (c: HierarchicalRankCase): boolean => c.collective === 'scatter' || c.collective === 'scatterv';
+
 /**
- * One rank's hierarchical gather or gatherv of a case: its buffers, the call, the checks. One
- * object per rank, no closures; with shared data (the simulator) it keeps only its send buffer
- * (a view of the arena), and finds its block in the reference when it checks.
+ * One rank's hierarchical call of a case: its buffers, the call, the checks. One object per
+ * rank, no closures; with shared data (the simulator) it keeps views of the arena (gathers: its
+ * send buffer; scatters: its receive buffer), and finds its block in the reference when it
+ * checks.
  */
 class HierarchicalExecution implements TimedExecution<HierarchicalInfo> {
   private readonly me: number;
@@ -72,12 +96,13 @@ class HierarchicalExecution implements TimedExecution<HierarchicalInfo> {
   private readonly counts: readonly number[];
   private readonly options: HierarchicalOptions;
   private readonly data: SharedCaseData | undefined;
-  /** This rank's block as the reference has it (its own copy; undefined with shared data: a view of the reference), and its send buffer. */
+  /** This rank's block as the reference has it (its own copy; undefined with shared data: a view of the reference). */
   private readonly mine: Uint8Array | undefined;
-  private readonly send: Uint8Array;
-  /** The root's reference and receive buffer. */
+  /** Gathers: this rank's send buffer; scatters: its receive buffer. */
+  private readonly own: Uint8Array;
+  /** The root's reference of its full buffer (gathers: recv; scatters: send), and that buffer. */
   private readonly expected: Uint8Array | undefined;
-  private readonly recv: Uint8Array | undefined;
+  private readonly full: Uint8Array | undefined;
 
   constructor(
     comm: Communicator,
@@ -97,40 +122,65 @@ class HierarchicalExecution implements TimedExecution<HierarchicalInfo> {
       throw new InvalidArgumentError('shared', `rank ${me}: the shared case data was built for other block sizes than case ${c.dist} p ${p}`, { rank: me });
     }
     this.data = data;
-    this.options = shared?.options ?? { variant: c.variant };
+    this.options = shared?.options ?? callOptions(comm, c);
+    const scatter = isScatter(c);
     if (data !== undefined) {
       this.mine = undefined;
-      this.send = rankView(data, data.arena, me);
-      this.send.set(rankView(data, data.reference, me));
+      this.own = rankView(data, data.arena, me);
+      if (!scatter) this.own.set(rankView(data, data.reference, me));
     } else {
       this.mine = blockOf(me, counts[me], u);
-      this.send = this.mine.slice();
+      this.own = scatter ? new Uint8Array(this.mine.length) : this.mine.slice();
     }
     this.expected = this.isRoot ? (data?.reference ?? fullBuffer(counts, u)) : undefined;
-    this.recv = this.expected !== undefined ? new Uint8Array(this.expected.length) : undefined;
+    this.full = this.expected === undefined ? undefined : scatter ? this.expected.slice() : new Uint8Array(this.expected.length);
   }
 
   run(): Promise<HierarchicalInfo> {
-    const { c, send, recv } = this;
-    return c.collective === 'gather'
-      ? hierarchicalGather(this.counting, { send, recv, root: c.root }, this.options)
-      : hierarchicalGatherv(
-          this.counting,
-          this.isRoot ? { send, recv, root: c.root, counts: this.counts, unitBytes: c.unitBytes } : { send, root: c.root, unitBytes: c.unitBytes },
-          this.options,
+    const { c, own, full, counting, options } = this;
+    const root = c.root;
+    switch (c.collective) {
+      case 'gather':
+        return hierarchicalGather(counting, { send: own, recv: full, root }, options);
+      case 'gatherv':
+        return hierarchicalGatherv(
+          counting,
+          this.isRoot ? { send: own, recv: full, root, counts: this.counts, unitBytes: c.unitBytes } : { send: own, root, unitBytes: c.unitBytes },
+          options,
         );
+      case 'scatter':
+        return hierarchicalScatter(counting, { send: full, recv: own, root }, options);
+      case 'scatterv':
+        return hierarchicalScatterv(
+          counting,
+          this.isRoot ? { send: full, recv: own, root, counts: this.counts, unitBytes: c.unitBytes } : { recv: own, root, unitBytes: c.unitBytes },
+          options,
+        );
+    }
+  }
+
+  private reference(): Uint8Array {
+    const { data, me } = this;
+    return this.mine ?? rankView(data as SharedCaseData, (data as SharedCaseData).reference, me);
   }
 
   prepare(): void {
-    if (this.recv !== undefined && this.expected !== undefined) poison(this.recv, this.expected);
+    if (isScatter(this.c)) poison(this.own, this.reference());
+    else if (this.full !== undefined && this.expected !== undefined) poison(this.full, this.expected);
   }
 
   check(): string | undefined {
-    const { recv, expected, me, data } = this;
-    const mine = this.mine ?? rankView(data as SharedCaseData, (data as SharedCaseData).reference, me);
+    const { full, expected, me } = this;
+    const mine = this.reference();
+    if (isScatter(this.c)) {
+      return (
+        firstMismatch(this.own, mine, `rank ${me} receive buffer`) ??
+        (full !== undefined && expected !== undefined ? firstMismatch(full, expected, `root ${me} send buffer (changed)`) : undefined)
+      );
+    }
     return (
-      firstMismatch(this.send, mine, `rank ${me} send buffer (changed)`) ??
-      (recv !== undefined && expected !== undefined ? firstMismatch(recv, expected, `root ${me} receive buffer`) : undefined)
+      firstMismatch(this.own, mine, `rank ${me} send buffer (changed)`) ??
+      (full !== undefined && expected !== undefined ? firstMismatch(full, expected, `root ${me} receive buffer`) : undefined)
     );
   }
 }

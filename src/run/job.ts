@@ -16,8 +16,8 @@ import { predictTime } from './predict.js';
 import { sharedCaseData } from './data.js';
 import { VIRTUAL_TIMER, runCaseOnRank, type RankCaseResult } from './rank.js';
 import { caseModel, validateCase, type RunAlgorithm, type RunCase, type TransportName, type VOperation } from './spec.js';
-import type { HierarchicalVariantName } from '../collectives/hierarchical/index.js';
-import type { NodePlacementName, TwoLevelParams } from './hierarchical-case.js';
+import type { HierarchicalTreeName, HierarchicalVariantName } from '../collectives/hierarchical/index.js';
+import type { HierarchicalCollective, NodePlacementName, TwoLevelParams } from './hierarchical-case.js';
 import { calibratedCase, type ThreadsJobArgs, type ThreadsJobRankResult } from './threads-program.js';
 import { maxOf, minOf } from '../util/extremes.js';
 import { checkSimRanks } from '../util/limits.js';
@@ -73,10 +73,12 @@ export interface RunReport {
   /** The first differences found (empty when verified). */
   readonly mismatches: string[];
   // `--algorithm hierarchical` only (src/run/hierarchical-job.ts, TraffRougier14):
-  /** The library call that ran: 'gather' (hierarchicalGather: --dist same, every block b elements) or 'gatherv' (hierarchicalGatherv). */
-  readonly collective?: 'gather' | 'gatherv';
+  /** The library call that ran: 'gather' / 'scatter' (hierarchicalGather / hierarchicalScatter: --dist same, every block b elements) or 'gatherv' / 'scatterv'. */
+  readonly collective?: HierarchicalCollective;
   /** The variant (collectives/hierarchical/variants.ts). */
   readonly variant?: HierarchicalVariantName;
+  /** The tree of both levels: 'binomial' or 'adaptive' (Traff18's trees). */
+  readonly tree?: HierarchicalTreeName;
   /** N: nodes. */
   readonly nodes?: number;
   /** Ranks per node (--per-node; absent when a --model-file places the ranks). */

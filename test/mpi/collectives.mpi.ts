@@ -7,7 +7,8 @@
  * - the building blocks (bcast, gather, scatter, allgather, reduce, allreduce, exscan,
  *   barrier): the same results as worker threads give for the same program and arguments;
  * - allgather / allgatherv: every algorithm, regular and irregular, against the reference;
- * - hierarchical gather / gatherv on virtual nodes (ordered, permuted, unequal), every variant;
+ * - hierarchical gather / gatherv / scatter / scatterv on virtual nodes (ordered, permuted,
+ *   unequal), every variant, binomial and adaptive trees (Traff18's construction on each level);
  * - intergroup allgather / allgatherv, both algorithms, groups of every split of p;
  * - adaptive gatherv / scatterv with large blocks, overlap and persistent starts.
  */
@@ -17,6 +18,7 @@ import {
   ALLGATHER_ALGORITHMS,
   ALLGATHERV_ALGORITHMS,
   GATHERV_VARIANTS,
+  HIERARCHICAL_TREE_NAMES,
   HIERARCHICAL_VARIANT_NAMES,
   INTER_ALLGATHER_ALGORITHMS,
   SCATTERV_VARIANTS,
@@ -29,7 +31,7 @@ import { int, rng } from '../helpers/random.js';
 import type { AdaptiveThreadsArgs, AdaptiveThreadsResult } from '../programs/adaptive-threads.js';
 import { makeCase as agCase, type AgCase } from '../programs/allgather-program.js';
 import type { BasicArgs, BasicResult } from '../programs/basic-collectives.js';
-import { gatherCase, gathervCase, placementOf, type HierCase, type Placement } from '../programs/hierarchical-program.js';
+import { asOp, gatherCase, gathervCase, placementOf, type HierCase, type Placement } from '../programs/hierarchical-program.js';
 import type { InterCase, InterResult } from '../programs/inter-program.js';
 import { makeCase, type DisplLayout, type RankOutcome, type VCase } from '../programs/v-cases.js';
 
@@ -117,17 +119,20 @@ describe('allgather and allgatherv over MPI', () => {
   });
 });
 
-describe('hierarchical gather and gatherv over MPI with virtual nodes', () => {
-  it.each(SIZES)('p = %i: every variant on ordered, permuted and unequal placements', async (p) => {
+describe('hierarchical gather, gatherv, scatter and scatterv over MPI with virtual nodes', () => {
+  it.each(SIZES)('p = %i: every variant and tree on ordered, permuted and unequal placements', async (p) => {
     const placements: Placement[] = ['ordered', 'permuted', 'ordered-unequal', 'permuted-unequal'];
     for (const kind of placements) {
       const rnd = rng(p * 31 + kind.length);
       const nodes = placementOf(kind, p, 2, rnd);
       const cases: HierCase[] = [];
       for (const variant of HIERARCHICAL_VARIANT_NAMES) {
-        cases.push(gatherCase(p, variant, int(rnd, 0, p - 1), 5, 1));
-        cases.push(gathervCase(p, variant, rnd, 2));
-        cases.push(gathervCase(p, variant, rnd, 3, { maxCount: 30000, unitBytes: 1 }));
+        for (const tree of HIERARCHICAL_TREE_NAMES) {
+          const regular = { ...gatherCase(p, variant, int(rnd, 0, p - 1), 5, 1), tree };
+          const small = { ...gathervCase(p, variant, rnd, 2), tree };
+          const large = { ...gathervCase(p, variant, rnd, 3, { maxCount: 30000, unitBytes: 1 }), tree };
+          cases.push(regular, small, large, asOp(regular, 'scatter'), asOp(small, 'scatterv'), asOp(large, 'scatterv'));
+        }
       }
       const perRank = await runMpi<(string | undefined)[]>(p, program('hierarchical-program.ts'), cases, { nodes });
       for (const r of perRank) for (const bad of r) expect(bad, kind).toBeUndefined();

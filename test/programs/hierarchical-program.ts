@@ -1,14 +1,19 @@
 /**
- * Hierarchical gather / gatherv cases shared by test/hierarchical.test.ts (simulator) and its
- * worker-threads runs (this module's default export is the threads rank program): placements
- * of ranks on nodes, deterministic block data, the reference receive buffer (sentinels outside
- * the blocks) and one rank's run of a case.
+ * Hierarchical gather / gatherv / scatter / scatterv cases shared by test/hierarchical*.test.ts
+ * (simulator), their worker-threads runs and the MPI suite (this module's default export is the
+ * threads and MPI rank program): placements of ranks on nodes, deterministic block data, the
+ * reference buffer of the root (sentinels outside the blocks) and one rank's run of a case,
+ * checked on the rank that can see the result (the root of a gather, every rank of a scatter).
  */
 import type { Communicator } from '../../src/comm/communicator.js';
 import {
   hierarchicalGather,
   hierarchicalGatherv,
+  hierarchicalScatter,
+  hierarchicalScatterv,
   type HierarchicalInfo,
+  type HierarchicalOptions,
+  type HierarchicalTreeName,
   type HierarchicalVariantName,
 } from '../../src/collectives/hierarchical/index.js';
 import { firstMismatch } from '../../src/run/data.js';
@@ -17,16 +22,20 @@ import { blockOf, expectedRecv, SENTINEL } from '../helpers/blocks.js';
 
 export { blockOf } from '../helpers/blocks.js';
 
+export type HierOp = 'gather' | 'gatherv' | 'scatter' | 'scatterv';
+
 export interface HierCase {
-  readonly op: 'gather' | 'gatherv';
+  readonly op: HierOp;
   readonly variant: HierarchicalVariantName;
+  /** The tree of both levels (default: the library's, 'binomial'). */
+  readonly tree?: HierarchicalTreeName;
   readonly root: number;
   /** Elements per rank (gather: all equal). */
   readonly counts: readonly number[];
   /** gatherv: element displacements (undefined: prefix sums, and displs not passed). */
   readonly displs?: readonly number[];
   readonly unitBytes: number;
-  /** Bytes of the root's recv. */
+  /** Bytes of the root's full buffer (gather: its recv; scatter: its send). */
   readonly recvBytes: number;
   readonly seed: number;
 }
@@ -102,13 +111,47 @@ export function gatherCase(p: number, variant: HierarchicalVariantName, root: nu
   return { op: 'gather', variant, root, counts: new Array<number>(p).fill(m), unitBytes: 1, recvBytes: p * m, seed };
 }
 
-/** One rank's part of a case; resolves with the root's recv (undefined elsewhere) and the info. */
-export async function runCaseRank(comm: Communicator, c: HierCase): Promise<{ recv: Uint8Array | undefined; info: HierarchicalInfo }> {
+/** The case as the scatter (or scatterv) of the same blocks, or on another tree. */
+export function asOp(c: HierCase, op: HierOp, tree?: HierarchicalTreeName): HierCase {
+  return { ...c, op, ...(tree !== undefined ? { tree } : {}) };
+}
+
+export function withTree(c: HierCase, tree: HierarchicalTreeName): HierCase {
+  return { ...c, tree };
+}
+
+/**
+ * One rank's part of a case; resolves with the root's recv (gathers; undefined elsewhere), the
+ * info and this rank's verdict: the first wrong byte it can see (gather: the root's recv;
+ * scatter: its own block, and at the root its send unchanged), or undefined.
+ */
+export async function runCaseRank(
+  comm: Communicator,
+  c: HierCase,
+  extra: Omit<HierarchicalOptions, 'variant' | 'tree'> = {},
+): Promise<{ recv: Uint8Array | undefined; info: HierarchicalInfo; bad: string | undefined }> {
   const r = comm.rank;
   const isRoot = r === c.root;
+  const options: HierarchicalOptions = { ...extra, variant: c.variant, ...(c.tree !== undefined ? { tree: c.tree } : {}) };
+  if (c.op === 'scatter' || c.op === 'scatterv') {
+    const send = isRoot ? expectedRecv(c) : undefined;
+    const kept = send?.slice();
+    const recv = new Uint8Array(c.counts[r] * c.unitBytes).fill(SENTINEL);
+    const info =
+      c.op === 'scatter'
+        ? await hierarchicalScatter(comm, { send, recv, root: c.root }, options)
+        : await hierarchicalScatterv(
+            comm,
+            { send, recv, root: c.root, counts: isRoot ? c.counts : undefined, displs: isRoot ? c.displs : undefined, unitBytes: c.unitBytes },
+            options,
+          );
+    const bad =
+      firstMismatch(recv, blockOf(r, c.counts[r] * c.unitBytes, c.seed), `rank ${r} recv`) ??
+      (send !== undefined && kept !== undefined ? firstMismatch(send, kept, `root ${r} send (changed)`) : undefined);
+    return { recv: undefined, info, bad };
+  }
   const send = blockOf(r, c.counts[r] * c.unitBytes, c.seed);
   const recv = isRoot ? new Uint8Array(c.recvBytes).fill(SENTINEL) : undefined;
-  const options = { variant: c.variant };
   const info =
     c.op === 'gather'
       ? await hierarchicalGather(comm, { send, recv, root: c.root }, options)
@@ -124,7 +167,7 @@ export async function runCaseRank(comm: Communicator, c: HierCase): Promise<{ re
           },
           options,
         );
-  return { recv, info };
+  return { recv, info, bad: isRoot ? mismatch(c, recv) : undefined };
 }
 
 /** The first differing byte of the root's recv against the reference, or undefined. */
@@ -133,14 +176,13 @@ export function mismatch(c: HierCase, recv: Uint8Array | undefined): string | un
   return firstMismatch(recv, expectedRecv(c), 'recv');
 }
 
-/** Threads rank program: runs every case (twice: the second call uses the cache); the root reports mismatches. */
+/** Threads and MPI rank program: runs every case twice (the second call uses the cache); each rank reports what it can see. */
 export default async function hierarchicalProgram(comm: Communicator, cases: readonly HierCase[]): Promise<(string | undefined)[]> {
   const out: (string | undefined)[] = [];
   for (const c of cases) {
     for (let k = 0; k < 2; k++) {
-      const { recv } = await runCaseRank(comm, c);
-      if (comm.rank === c.root) out.push(mismatch(c, recv));
-      else out.push(undefined);
+      const { bad } = await runCaseRank(comm, c);
+      out.push(bad === undefined ? undefined : `${c.op} ${c.variant} ${c.tree ?? 'binomial'} root ${c.root}: ${bad}`);
     }
   }
   return out;

@@ -1,5 +1,5 @@
 /**
- * What the hierarchical gathers keep per communicator (a WeakMap on the communicator object,
+ * What the hierarchical gathers and scatters keep per communicator (a WeakMap on the communicator object,
  * so it goes when the communicator goes):
  * - the node structure (structure.ts), computed locally from `comm.nodeOf` on first use: O(p)
  *   — or the one the caller shares (HierarchicalOptions.structure: computed once for every

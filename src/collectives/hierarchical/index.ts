@@ -1,79 +1,151 @@
 /**
- * Hierarchical gather and gatherv (TraffRougier14 §2–§4, §6): the public entries. They validate the
- * arguments (gather like basic/gather.ts, gatherv exactly like gatherv: collectives/args.ts),
- * pick the variant (variants.ts) and run the two-level gather (two-level.ts) over the cached
- * node communicator and bridge (cache.ts), or the flat algorithm.
+ * Hierarchical gather, gatherv, scatter and scatterv (TraffRougier14 §2–§4, §6; the scatters are
+ * the gathers' mirror; adaptive levels: Traff18 §2–§3, §6's "use the new algorithms in a
+ * hierarchical fashion"): the public entries. They validate the arguments (gather and scatter
+ * like basic/gather.ts and basic/scatter.ts, gatherv and scatterv exactly like gatherv and
+ * scatterv: collectives/args.ts), pick the variant (variants.ts: what the root does) and the tree
+ * of both levels (HierarchicalOptions.tree: binomial or adaptive, level-trees.ts), and run the
+ * two-level algorithm over the cached node structure and bridge (cache.ts), or the flat one.
  *
- * MPI semantics: gather — every rank's block is m bytes (the same m everywhere), rank i's lands
- * at recv[i·m …]; gatherv — counts, displs and recv are significant at the root only, a rank's
- * count is its send length / unitBytes. Any root, any placement of ranks on nodes (ordered or
- * permuted, equal or unequal numbers of ranks per node). Every rank must pass the same variant.
+ * MPI semantics: gather — every rank's block is m bytes (the same m everywhere), rank i's
+ * lands at recv[i·m …]; gatherv — counts, displs and recv are significant at the root only, a
+ * rank's count is its send length / unitBytes; scatter — the root's send holds p blocks of m
+ * bytes, rank i's recv gets send[i·m …]; scatterv — send, counts and displs significant at the
+ * root only, a rank's count is its recv length / unitBytes (or `count`). Any root, any
+ * placement of ranks on nodes (ordered or permuted, equal or unequal numbers of ranks per
+ * node). Every rank must pass the same variant and tree.
  *
- * Cost: two-level.ts (≤ ⌈log₂N⌉ + ⌈log₂n_max⌉ rounds); nothing but the data messages (both
- * levels travel on `comm` itself, cache.ts). Local work: the node structure once per
+ * Cost: ≤ ⌈log₂N⌉ + ⌈log₂n_max⌉ data rounds (two-level.ts, scatter-schedule.ts,
+ * two-level-scatter.ts, adaptive-gather.ts, adaptive-scatter.ts); the adaptive gatherv and
+ * scatterv first build their trees, (⌈log₂n_max⌉ + 1) + (⌈log₂N⌉ + 1) rounds of constant-size
+ * messages (level-construction.ts; the gather overlaps them with its data). Nothing else is
+ * sent (both levels travel on `comm` itself, cache.ts). Local work: the node structure once per
  * communicator, O(p) (or none: HierarchicalOptions.structure, shared by the caller), then
- * O(log N + log n) per rank and O(p) at the root per call.
+ * O(log N + log n) per rank and O(p) at the root per call (adaptive trees of the regular
+ * collectives: O(n + N) once per node, root and block size).
  */
 import type { Communicator } from '../../comm/communicator.js';
 import { InvalidArgumentError } from '../../errors.js';
+import type { CostModel } from '../../model/cost-model.js';
 import { ceilLog2 } from '../../util/ceil-log.js';
-import { normalizeGatherv } from '../args.js';
+import { normalizeGatherv, normalizeScatterv } from '../args.js';
 import { beginCall } from '../call-scope.js';
 import { checkGatherArgs, gather } from '../basic/gather.js';
+import { scatter } from '../basic/scatter.js';
+import { checkBytes, checkRoot } from '../basic/validate.js';
+import { DEFAULT_MODEL } from '../defaults.js';
+import { ADAPTIVE_GATHERV } from '../gatherv/adaptive.js';
 import { BINOMIAL_GATHERV } from '../gatherv/binomial.js';
+import { ADAPTIVE_SCATTERV } from '../scatterv/adaptive.js';
+import { BINOMIAL_SCATTERV } from '../scatterv/binomial.js';
+import { constructionRounds } from '../adaptive/construct.js';
 import { rootLayout } from '../placement.js';
 import type { PersistentCollective } from '../types.js';
+import { adaptiveGather } from './adaptive-gather.js';
+import { adaptiveScatter } from './adaptive-scatter.js';
 import { bridgeOf, structureOf } from './cache.js';
+import { levelConstructionRounds, levelTags } from './level-construction.js';
+import { adaptiveRegularRoles, binomialRoles, type LevelRoles } from './level-trees.js';
+import { runHierarchicalScatter } from './scatter-schedule.js';
 import { type NodeStructure } from './structure.js';
 import { twoLevelGather } from './two-level.js';
+import { twoLevelScatter } from './two-level-scatter.js';
 import { runHierarchicalGather } from './schedule.js';
-import type { HierarchicalGatherArgs, HierarchicalGathervArgs, HierarchicalInfo, HierarchicalOptions } from './types.js';
+import {
+  HIERARCHICAL_TREE_NAMES,
+  type HierarchicalGatherArgs,
+  type HierarchicalGathervArgs,
+  type HierarchicalInfo,
+  type HierarchicalOptions,
+  type HierarchicalScatterArgs,
+  type HierarchicalScattervArgs,
+  type HierarchicalTreeName,
+} from './types.js';
 import { HIERARCHICAL_VARIANT_NAMES, HIERARCHICAL_VARIANTS, type HierarchicalVariant } from './variants.js';
 
-function variantOf(comm: Communicator, options: HierarchicalOptions | undefined): HierarchicalVariant {
+/** The variant and tree of a call, and the model its adaptive trees are built for (validated on every rank). */
+interface Choice {
+  readonly variant: HierarchicalVariant;
+  readonly tree: HierarchicalTreeName;
+  /** The caller's model (tree 'adaptive'; undefined otherwise). */
+  readonly model: CostModel | undefined;
+}
+
+function choiceOf(comm: Communicator, options: HierarchicalOptions | undefined): Choice {
+  const rank = comm.rank;
   if (options !== undefined && (options === null || typeof options !== 'object')) {
-    throw new InvalidArgumentError('options', 'must be an object', { rank: comm.rank });
+    throw new InvalidArgumentError('options', 'must be an object', { rank });
   }
   const name = options?.variant ?? 'zero-copy';
   let v: HierarchicalVariant | undefined;
   for (let i = 0; i < HIERARCHICAL_VARIANTS.length && v === undefined; i++) if (HIERARCHICAL_VARIANTS[i].name === name) v = HIERARCHICAL_VARIANTS[i];
   if (v === undefined) {
-    throw new InvalidArgumentError('variant', `must be one of ${HIERARCHICAL_VARIANT_NAMES.join(', ')}, got ${String(name)}`, {
-      rank: comm.rank,
-    });
+    throw new InvalidArgumentError('variant', `must be one of ${HIERARCHICAL_VARIANT_NAMES.join(', ')}, got ${String(name)}`, { rank });
   }
-  return v;
-}
-
-function info(v: HierarchicalVariant, s: NodeStructure, flatRounds: number): HierarchicalInfo {
-  const rounds = v.rootTarget === undefined ? flatRounds : ceilLog2(s.nodes) + ceilLog2(s.largestNode);
-  return { variant: v.name, nodes: s.nodes, largestNode: s.largestNode, rounds };
+  const tree = options?.tree ?? 'binomial';
+  if (!HIERARCHICAL_TREE_NAMES.includes(tree)) {
+    throw new InvalidArgumentError('tree', `must be one of ${HIERARCHICAL_TREE_NAMES.join(', ')}, got ${String(tree)}`, { rank });
+  }
+  if (tree === 'binomial') return { variant: v, tree, model: undefined };
+  const model = options?.model ?? DEFAULT_MODEL;
+  if (model === null || typeof model !== 'object' || typeof model.comm !== 'function' || typeof model.copy !== 'function') {
+    throw new InvalidArgumentError('model', 'must be a CostModel (see linearModel, pairwiseModel, hierarchicalModel)', { rank });
+  }
+  if (model.size !== undefined && model.size !== comm.size) {
+    throw new InvalidArgumentError('model', `is defined for ${model.size} ranks, the communicator has ${comm.size}`, { rank });
+  }
+  if (model.ports !== 1) {
+    throw new InvalidArgumentError('model', `has ${model.ports} ports: the adaptive trees are one-ported (Traff18 §2), as the hierarchical collectives are (TraffRougier14 §2)`, { rank });
+  }
+  return { variant: v, tree, model };
 }
 
 /**
- * What a gatherv call returns, made by a function kept per (structure, variant) — the rounds
- * depend on nothing else: the structure's size is the communicator's — that the two-level
- * gather calls once the rank's part is done, so that no call makes a closure or a `then` of its
- * own (a simulation runs one call per rank, all pending at once). Each call still gets an
- * object of its own.
+ * What a call reports: the data rounds of the two-level trees (≤ ⌈log₂N⌉ + ⌈log₂n_max⌉) plus
+ * the construction's; 'flat': the flat algorithm's (its data rounds and counts scatter or
+ * construction).
  */
-const INFO_OF = new WeakMap<NodeStructure, Map<HierarchicalVariant, () => HierarchicalInfo>>();
+function info(v: HierarchicalVariant, tree: HierarchicalTreeName, s: NodeStructure, construction: number, flatRounds: number): HierarchicalInfo {
+  const rounds = v.rootTarget === undefined ? flatRounds : ceilLog2(s.nodes) + ceilLog2(s.largestNode) + construction;
+  return { variant: v.name, tree, nodes: s.nodes, largestNode: s.largestNode, rounds, constructionRounds: construction };
+}
 
-function infoOf(v: HierarchicalVariant, s: NodeStructure, flatRounds: number): () => HierarchicalInfo {
-  let byVariant = INFO_OF.get(s);
-  if (byVariant === undefined) {
-    byVariant = new Map();
-    INFO_OF.set(s, byVariant);
+/**
+ * The info of an irregular call (gatherv, scatterv), made by a function kept per (structure,
+ * variant, tree) — the rounds depend on nothing else: the structure's size is the
+ * communicator's — that the call's data phase calls once the rank's part is done, so that no
+ * call makes a closure or a `then` of its own (a simulation runs one call per rank, all
+ * pending at once). Each call still gets an object of its own.
+ */
+const INFO_OF = new WeakMap<NodeStructure, Map<string, () => HierarchicalInfo>>();
+
+function irregularInfo(v: HierarchicalVariant, tree: HierarchicalTreeName, s: NodeStructure): () => HierarchicalInfo {
+  let kept = INFO_OF.get(s);
+  if (kept === undefined) {
+    kept = new Map();
+    INFO_OF.set(s, kept);
   }
-  let make = byVariant.get(v);
+  const key = `${v.name} ${tree}`;
+  let make = kept.get(key);
   if (make === undefined) {
-    make = () => info(v, s, flatRounds);
-    byVariant.set(v, make);
+    const p = s.size;
+    const flat = v.rootTarget === undefined;
+    // flat: binomial counts scatter ⌈log₂p⌉ + data ⌈log₂p⌉; adaptive construction + data ⌈log₂p⌉
+    const construction = tree === 'binomial' ? (flat ? ceilLog2(p) : 0) : flat ? constructionRounds(p) : levelConstructionRounds(s);
+    const flatRounds = construction + ceilLog2(p);
+    make = () => info(v, tree, s, construction, flatRounds);
+    kept.set(key, make);
   }
   return make;
 }
 
 const startPlan = (plan: PersistentCollective): Promise<void> => plan.start();
+
+/** The two-level roles of a regular call on this rank: binomial, or the adaptive trees computed locally for blocks of `m`. */
+function regularRoles(comm: Communicator, c: Choice, s: NodeStructure, root: number, m: number): LevelRoles {
+  if (c.tree === 'binomial') return binomialRoles(s, bridgeOf(comm, s.nodeIndex[root]), root, comm.rank);
+  return adaptiveRegularRoles(s, root, comm.rank, m, c.model as CostModel);
+}
 
 /** Regular gather, hierarchically: every rank's m-byte block to `recv[rank·m …]` at the root. */
 export async function hierarchicalGather(
@@ -84,16 +156,24 @@ export async function hierarchicalGather(
   comm = beginCall(comm);
   if (args === null || typeof args !== 'object') throw new InvalidArgumentError('args', 'must be an object', { rank: comm.rank });
   const { root, send, recv } = checkGatherArgs(comm, args);
-  const v = variantOf(comm, options);
+  const c = choiceOf(comm, options);
   const p = comm.size;
   const s = structureOf(comm, options?.structure);
-  if (v.rootTarget === undefined) {
-    await gather(comm, { send, recv, root });
-  } else {
+  if (c.variant.rootTarget !== undefined) {
     // every size is known: the data phase is a schedule (schedule.ts), over comm itself
-    await runHierarchicalGather(comm, s, bridgeOf(comm, s.nodeIndex[root]), root, send, recv, v.name === 'reorder');
+    const roles = regularRoles(comm, c, s, root, send.length);
+    await runHierarchicalGather(comm, s, bridgeOf(comm, s.nodeIndex[root]), root, send, recv, c.variant.name === 'reorder', roles);
+    return info(c.variant, c.tree, s, 0, 0);
   }
-  return info(v, s, ceilLog2(p));
+  if (c.tree === 'binomial') {
+    await gather(comm, { send, recv, root });
+    return info(c.variant, c.tree, s, 0, ceilLog2(p));
+  }
+  // flat adaptive: Traff18's gatherv with every count m
+  const counts = comm.rank === root ? new Array<number>(p).fill(send.length) : undefined;
+  const { input } = normalizeGatherv(comm, { root, send, recv, counts }, { model: c.model });
+  await ADAPTIVE_GATHERV.init(input).then(startPlan);
+  return info(c.variant, c.tree, s, constructionRounds(p), constructionRounds(p) + ceilLog2(p));
 }
 
 /**
@@ -111,15 +191,92 @@ export function hierarchicalGatherv(
     comm = beginCall(comm);
     if (args === null || typeof args !== 'object') throw new InvalidArgumentError('args', 'must be an object', { rank: comm.rank });
     const plain = { root: args.root, send: args.send, recv: args.recv, counts: args.counts, displs: args.displs, unitBytes: args.unitBytes };
-    const { input } = normalizeGatherv(comm, plain);
-    const v = variantOf(comm, options);
+    const c = choiceOf(comm, options);
+    const { input } = normalizeGatherv(comm, plain, c.model !== undefined ? { model: c.model } : undefined);
+    const v = c.variant;
     const s = structureOf(comm, options?.structure);
-    const done = infoOf(v, s, 2 * ceilLog2(comm.size));
-    if (v.rootTarget === undefined) return BINOMIAL_GATHERV.init(input).then(startPlan).then(done); // the arguments are validated already
+    const done = irregularInfo(v, c.tree, s);
+    if (v.rootTarget === undefined) return (c.tree === 'binomial' ? BINOMIAL_GATHERV : ADAPTIVE_GATHERV).init(input).then(startPlan).then(done); // the arguments are validated already
     const root = input.root;
-    const bridge = bridgeOf(comm, s.nodeIndex[root]);
     const target = comm.rank === root ? v.rootTarget({ comm, root, send: input.send, recv: input.recv as Uint8Array, layout: rootLayout(input), structure: s }) : undefined;
+    if (c.tree === 'adaptive') {
+      return adaptiveGather({ comm, structure: s, root, send: input.send, unitBytes: input.unitBytes, model: input.model, tags: levelTags(comm), target }, done);
+    }
+    const bridge = bridgeOf(comm, s.nodeIndex[root]);
     return twoLevelGather({ comm, structure: s, bridge, root, send: input.send, uniformBytes: undefined, target, field: 'counts' }, done);
+  } catch (e) {
+    return Promise.reject(e);
+  }
+}
+
+/** Regular scatter, hierarchically: the root's `send[i·m …]` to rank i's m-byte `recv`. */
+export async function hierarchicalScatter(
+  comm: Communicator,
+  args: HierarchicalScatterArgs,
+  options?: HierarchicalOptions,
+): Promise<HierarchicalInfo> {
+  comm = beginCall(comm);
+  const rank = comm.rank;
+  if (args === null || typeof args !== 'object') throw new InvalidArgumentError('args', 'must be an object', { rank });
+  const root = checkRoot(comm, args.root);
+  const recv = checkBytes(comm, 'recv', args.recv);
+  const p = comm.size;
+  const m = recv.length;
+  let send: Uint8Array | undefined;
+  if (rank === root) {
+    send = checkBytes(comm, 'send', args.send);
+    if (send.length !== p * m) throw new InvalidArgumentError('send', `holds ${send.length} bytes, p·m = ${p}·${m} = ${p * m} expected`, { rank });
+  }
+  const c = choiceOf(comm, options);
+  const s = structureOf(comm, options?.structure);
+  if (c.variant.rootSource !== undefined) {
+    const roles = regularRoles(comm, c, s, root, m);
+    await runHierarchicalScatter(comm, s, bridgeOf(comm, s.nodeIndex[root]), root, send, recv, c.variant.name === 'reorder', roles);
+    return info(c.variant, c.tree, s, 0, 0);
+  }
+  if (c.tree === 'binomial') {
+    await scatter(comm, { send, recv, root });
+    return info(c.variant, c.tree, s, 0, ceilLog2(p));
+  }
+  // flat adaptive: Traff18's scatterv with every count m
+  const counts = rank === root ? new Array<number>(p).fill(m) : undefined;
+  const { input } = normalizeScatterv(comm, { root, send, recv, counts }, { model: c.model });
+  await ADAPTIVE_SCATTERV.init(input).then(startPlan);
+  return info(c.variant, c.tree, s, constructionRounds(p), constructionRounds(p) + ceilLog2(p));
+}
+
+/**
+ * Irregular scatter (MPI_Scatterv semantics), hierarchically: the root's blocks, at `displs`
+ * in `send`, to every rank's `recv`. Like hierarchicalGatherv, not an async function; every
+ * error comes as a rejection.
+ */
+export function hierarchicalScatterv(
+  comm: Communicator,
+  args: HierarchicalScattervArgs,
+  options?: HierarchicalOptions,
+): Promise<HierarchicalInfo> {
+  try {
+    comm = beginCall(comm);
+    if (args === null || typeof args !== 'object') throw new InvalidArgumentError('args', 'must be an object', { rank: comm.rank });
+    const plain = { root: args.root, send: args.send, recv: args.recv, count: args.count, counts: args.counts, displs: args.displs, unitBytes: args.unitBytes };
+    const c = choiceOf(comm, options);
+    const { input } = normalizeScatterv(comm, plain, c.model !== undefined ? { model: c.model } : undefined);
+    const v = c.variant;
+    const s = structureOf(comm, options?.structure);
+    const done = irregularInfo(v, c.tree, s);
+    if (v.rootSource === undefined) return (c.tree === 'binomial' ? BINOMIAL_SCATTERV : ADAPTIVE_SCATTERV).init(input).then(startPlan).then(done);
+    const root = input.root;
+    const isRoot = comm.rank === root;
+    const source = isRoot ? v.rootSource({ comm, root, send: input.send as Uint8Array, recv: input.recv, layout: rootLayout(input), structure: s }) : undefined;
+    const counts = isRoot ? input.counts : undefined;
+    if (c.tree === 'adaptive') {
+      return adaptiveScatter(
+        { comm, structure: s, root, recv: input.recv, count: input.count, unitBytes: input.unitBytes, model: input.model, tags: levelTags(comm), source, counts },
+        done,
+      );
+    }
+    const roles = binomialRoles(s, bridgeOf(comm, s.nodeIndex[root]), root, comm.rank);
+    return twoLevelScatter({ comm, structure: s, root, roles, recv: input.recv, count: input.count, unitBytes: input.unitBytes, source, counts }, done);
   } catch (e) {
     return Promise.reject(e);
   }
@@ -128,10 +285,14 @@ export function hierarchicalGatherv(
 export { HIERARCHICAL_VARIANT_NAMES, HIERARCHICAL_VARIANTS, type HierarchicalVariant } from './variants.js';
 export {
   HIER_TAG,
+  HIERARCHICAL_TREE_NAMES,
   type HierarchicalGatherArgs,
   type HierarchicalGathervArgs,
   type HierarchicalInfo,
   type HierarchicalOptions,
+  type HierarchicalScatterArgs,
+  type HierarchicalScattervArgs,
+  type HierarchicalTreeName,
   type HierarchicalVariantName,
 } from './types.js';
 export { BRIDGES_KEPT, cachedBridges } from './cache.js';

@@ -4,7 +4,9 @@
  * structure and the bridge are known: the same messages, posted in the same order, with the
  * same waits, so the simulator's times are those of two-level.ts. Every block is m bytes, so
  * every message's size is known on both sides; gatherv, whose sizes only the root knows
- * (two-level.ts receives them with recvAlloc), stays program code.
+ * (two-level.ts receives them with recvAlloc), stays program code. The tree is the one a
+ * rank's LevelRoles describe (level-trees.ts): binomial on both levels (TraffRougier14), or
+ * Traff18's adaptive trees, which the regular gather computes locally.
  *
  * - Every rank: step 0 posts the receives of its node children (local tree, children in
  *   reverse order) and, at a node's leader, of its bridge children, all at once; the root
@@ -25,8 +27,8 @@ import type { ByteRange, RankSchedule, ScheduleOp, ScheduleStep, Span } from '..
 import { InvalidArgumentError } from '../../errors.js';
 import { bindSchedule } from '../../schedule/run.js';
 import { expectBytes } from '../bytes.js';
-import { orderedBinomialRole } from '../basic/tree.js';
-import { ranksInNodes, type Bridge, type NodeStructure } from './structure.js';
+import { binomialRoles, leaderOf, type LevelRoles } from './level-trees.js';
+import { ranksInNodes, ranksOfNodes, type Bridge, type NodeStructure } from './structure.js';
 import { HIER_TAG } from './types.js';
 import { describe } from './two-level.js';
 
@@ -63,30 +65,34 @@ function blockRanges(buffer: number, ranks: ArrayLike<number>, m: number): ByteR
 
 /**
  * Rank `rank`'s schedule of the regular hierarchical gather of m-byte blocks to `root`
- * (`reorder`: TraffRougier14's intermediate buffer at the root instead of zero-copy).
+ * (`reorder`: TraffRougier14's intermediate buffer at the root instead of zero-copy), over the
+ * two-level tree `roles` describes (default: the binomial one; level-trees.ts).
  */
-export function hierarchicalGatherSchedule(s: NodeStructure, bridge: Bridge, root: number, rank: number, m: number, reorder: boolean): HierarchicalSchedule {
+export function hierarchicalGatherSchedule(
+  s: NodeStructure,
+  bridge: Bridge,
+  root: number,
+  rank: number,
+  m: number,
+  reorder: boolean,
+  roles: LevelRoles = binomialRoles(s, bridge, root, rank),
+): HierarchicalSchedule {
   const myNode = s.nodeIndex[rank];
   const members = s.members[myNode];
-  const onRootNode = myNode === bridge.rootNode;
-  const localRoot = onRootNode ? s.localIndex[root] : 0;
   const li = s.localIndex[rank];
-  const lrole = orderedBinomialRole(members.length, localRoot, li);
-  const isLeader = li === localRoot;
+  const isLeader = roles.leader;
   const isRoot = rank === root;
-  const brole = bridge.role;
   const receives: HierarchicalReceive[] = [];
   // node children in reverse order (smallest range first), then bridge children likewise
-  const nodeKids = [...lrole.children].reverse();
+  const nodeKids = [...roles.local].reverse();
   for (const c of nodeKids) {
     receives.push({ peer: members[c.peer], tag: HIER_TAG.local, bytes: (c.hi - c.lo + 1) * m, ranks: members.subarray(c.lo, c.hi + 1) });
   }
-  const bridgeKids = isLeader ? [...brole.children].reverse() : [];
-  bridgeKids.forEach((c, j) => {
-    const k = bridgeKids.length - 1 - j;
-    const ranks = isRoot ? bridge.childRanks[k] : NO_RANKS;
-    receives.push({ peer: bridge.leaders[c.peer], tag: HIER_TAG.bridge, bytes: ranksInNodes(s, c.lo, c.hi) * m, ranks });
-  });
+  const bridgeKids = isLeader ? [...roles.remote].reverse() : [];
+  for (const c of bridgeKids) {
+    const ranks = isRoot ? ranksOfNodes(s, c.lo, c.hi) : NO_RANKS;
+    receives.push({ peer: leaderOf(s, bridge.rootNode, root, c.peer), tag: HIER_TAG.bridge, bytes: ranksInNodes(s, c.lo, c.hi) * m, ranks });
+  }
   const steps: ScheduleStep[] = [];
   if (isRoot) {
     const p = s.size;
@@ -144,22 +150,18 @@ export function hierarchicalGatherSchedule(s: NodeStructure, bridge: Bridge, roo
   nodePieces.sort((a, b) => a.at - b.at);
   const nodeSpan = nodePieces.flatMap((x) => x.span);
   let out: Span;
-  let dest: number;
   let tag: number;
   if (!isLeader) {
     out = nodeSpan;
-    dest = members[lrole.parent];
     tag = HIER_TAG.local;
   } else {
     const all: { at: number; span: Span }[] = [{ at: myNode, span: nodeSpan }];
     bridgeKids.forEach((c, j) => all.push({ at: c.lo, span: at[nNode + j].length > 0 ? [at[nNode + j]] : [] }));
     all.sort((a, b) => a.at - b.at);
     out = all.flatMap((x) => x.span);
-    const parentNode = brole.parent;
-    dest = parentNode === bridge.rootNode ? root : bridge.leaders[parentNode];
     tag = HIER_TAG.bridge;
   }
-  steps.push({ window: 1, ops: [{ kind: 'send', peer: dest, tag, data: out }] });
+  steps.push({ window: 1, ops: [{ kind: 'send', peer: roles.parent, tag, data: out }] });
   return { schedule: { rank, buffers, steps }, receives };
 }
 
@@ -176,9 +178,10 @@ export async function runHierarchicalGather(
   send: Uint8Array,
   recv: Uint8Array | undefined,
   reorder: boolean,
+  roles?: LevelRoles,
 ): Promise<void> {
   const me = comm.rank;
-  const { schedule, receives } = hierarchicalGatherSchedule(s, bridge, root, me, send.length, reorder);
+  const { schedule, receives } = hierarchicalGatherSchedule(s, bridge, root, me, send.length, reorder, roles);
   const byPeer = new Map<string, HierarchicalReceive>();
   for (const r of receives) byPeer.set(`${r.tag}:${r.peer}`, r);
   const recvError = (peer: number, tag: number, expected: number, got: number | undefined, cause: unknown): Error => {

@@ -332,54 +332,8 @@ async function rootGather<T>(input: TwoLevelInput, target: RootTarget, result: (
   const members = s.members[s.nodeIndex[me]];
   const li = s.localIndex[me];
   const lrole = orderedBinomialRole(members.length, li, li);
-  const checked = input.uniformBytes === undefined;
 
-  /** Receives one child's message (the blocks of `seq`, in that order) into the target. */
-  const receive = (peer: number, tag: number, seq: ArrayLike<number>): Promise<void> => {
-    const place = target.place(seq);
-    const trailer = checked ? new Uint8Array(CHECK_BYTES) : undefined;
-    const into = trailer === undefined ? place.buffer : [...(Array.isArray(place.buffer) ? place.buffer : [place.buffer]), trailer];
-    const want = place.bytes + (trailer === undefined ? 0 : CHECK_BYTES);
-    return comm.recv(peer, tag, into).then(
-      (st) => {
-        if (st.bytes !== want) {
-          throw new InvalidArgumentError(
-            input.field,
-            `ranks ${describe(seq)} delivered ${st.bytes - (want - place.bytes)} bytes, the root expects ${place.bytes}`,
-            { rank: me },
-          );
-        }
-        if (trailer !== undefined) {
-          // the sums the root's counts give (size-check.ts); readSum's −1 for no valid sum never matches
-          let a = 0;
-          let b = 0;
-          for (let j = 0; j < seq.length; j++) {
-            const bytes = target.blockBytes(seq[j]);
-            a = addSums(a, blockSumA(bytes));
-            b = addSums(b, blockSumB(seq[j], bytes));
-          }
-          if (readSum(trailer, 0) !== a || readSum(trailer, 4) !== b) {
-            throw new InvalidArgumentError(
-              input.field,
-              `ranks ${describe(seq)}: their blocks' sizes do not match the root's counts (their total, ${place.bytes} bytes, does)`,
-              { rank: me },
-            );
-          }
-        }
-      },
-      (e: unknown) => {
-        // longer than the root's counts allow: the message would overrun the target (TraffRougier14 §6)
-        if (e instanceof TruncationError) {
-          throw new InvalidArgumentError(
-            input.field,
-            `ranks ${describe(seq)} delivered more than the ${place.bytes} bytes the root expects from them (their blocks do not match the root's counts)`,
-            { rank: me, cause: e },
-          );
-        }
-        throw e;
-      },
-    );
-  };
+  const receive = (peer: number, tag: number, seq: ArrayLike<number>): Promise<void> => rootReceive(input, target, peer, tag, seq);
 
   const received: Promise<void>[] = [];
   const local = lrole.children;
@@ -394,6 +348,62 @@ async function rootGather<T>(input: TwoLevelInput, target: RootTarget, result: (
   await Promise.all(received);
   target.finish();
   return result();
+}
+
+/**
+ * The root receives one child's message (the blocks of `seq`, in that order, and for gatherv
+ * the size check behind them) into its target, and checks it against its counts: a total
+ * that differs, or blocks whose sizes differ in a way the total hides (size-check.ts), is an
+ * InvalidArgumentError on `input.field` naming the ranks; a longer message too (not the
+ * transport's truncation).
+ */
+export function rootReceive(input: Pick<TwoLevelInput, 'comm' | 'uniformBytes' | 'field'>, target: RootTarget, peer: number, tag: number, seq: ArrayLike<number>): Promise<void> {
+  const { comm } = input;
+  const me = comm.rank;
+  const checked = input.uniformBytes === undefined;
+  const place = target.place(seq);
+  const trailer = checked ? new Uint8Array(CHECK_BYTES) : undefined;
+  const into = trailer === undefined ? place.buffer : [...(Array.isArray(place.buffer) ? place.buffer : [place.buffer]), trailer];
+  const want = place.bytes + (trailer === undefined ? 0 : CHECK_BYTES);
+  return comm.recv(peer, tag, into).then(
+    (st) => {
+      if (st.bytes !== want) {
+        throw new InvalidArgumentError(
+          input.field,
+          `ranks ${describe(seq)} delivered ${st.bytes - (want - place.bytes)} bytes, the root expects ${place.bytes}`,
+          { rank: me },
+        );
+      }
+      if (trailer !== undefined) {
+        // the sums the root's counts give (size-check.ts); readSum's −1 for no valid sum never matches
+        let a = 0;
+        let b = 0;
+        for (let j = 0; j < seq.length; j++) {
+          const bytes = target.blockBytes(seq[j]);
+          a = addSums(a, blockSumA(bytes));
+          b = addSums(b, blockSumB(seq[j], bytes));
+        }
+        if (readSum(trailer, 0) !== a || readSum(trailer, 4) !== b) {
+          throw new InvalidArgumentError(
+            input.field,
+            `ranks ${describe(seq)}: their blocks' sizes do not match the root's counts (their total, ${place.bytes} bytes, does)`,
+            { rank: me },
+          );
+        }
+      }
+    },
+    (e: unknown) => {
+      // longer than the root's counts allow: the message would overrun the target (TraffRougier14 §6)
+      if (e instanceof TruncationError) {
+        throw new InvalidArgumentError(
+          input.field,
+          `ranks ${describe(seq)} delivered more than the ${place.bytes} bytes the root expects from them (their blocks do not match the root's counts)`,
+          { rank: me, cause: e },
+        );
+      }
+      throw e;
+    },
+  );
 }
 
 /** The ranks of a message as error texts name them: all of them up to 8, else the ends. */

@@ -1,0 +1,106 @@
+/**
+ * Where the root of the hierarchical scatters sends each child's message from: the mirror of
+ * root-target.ts (TraffRougier14 §6 for the gather; the scatter is its reverse). Every message
+ * holds the blocks of a sequence of ranks in the node-sorted order π of TraffRougier14 Fig. 2
+ * (a range of the root's node in local order, or the nodes of a bridge range node by node).
+ *
+ * - zero-copy: the message is sent straight out of `send` through the same per-message layout
+ *   the gather receives through (root-target.ts `messageLayout`: indexed-block at the ranks'
+ *   displacements when the message's blocks are equal, else indexed), turned into a vectored
+ *   send by `views` (adjacent blocks merged, one view when contiguous). The root copies one
+ *   block: its own, `send` → `recv` (γ·m_root), after posting its sends (the copy holds no
+ *   port).
+ * - reorder (what MPI allows: MPI_Pack, then a scatter of contiguous pieces): before its first
+ *   send the root copies every other rank's block into a contiguous intermediate buffer in
+ *   node order (γ·Σ_{i≠root} m_i, on the critical path) and sends every message as one slice
+ *   of it; then the same copy of its own block.
+ *
+ * Cost of building a source: O(p) per call (offsets from counts).
+ */
+import type { Communicator } from '../../comm/communicator.js';
+import { VcollError } from '../../errors.js';
+import { views } from '../../layout/index.js';
+import { blockView, type BlockLayout, type Placement } from '../placement.js';
+import { messageLayout } from './root-target.js';
+import type { NodeStructure } from './structure.js';
+
+export interface RootSource {
+  /** What the message holding the blocks of `ranks`, in that order, is sent from. */
+  place(ranks: ArrayLike<number>): Placement;
+  /** The bytes the root's counts give rank `rank`. */
+  blockBytes(rank: number): number;
+  /** Before the first send: what the variant has to do first (reorder: pack every other block). */
+  prepare(): void;
+  /** Copies the root's own block from `send` into its `recv`. */
+  copyOwn(): void;
+}
+
+/** What a source needs from the call. */
+export interface SourceInput {
+  readonly comm: Communicator;
+  readonly root: number;
+  /** The root's send buffer (every block at its displacement). */
+  readonly send: Uint8Array;
+  /** The root's own block's destination. */
+  readonly recv: Uint8Array;
+  readonly layout: BlockLayout;
+  readonly structure: NodeStructure;
+}
+
+function copyOwn(t: SourceInput): void {
+  const own = blockView(t.send, t.layout, t.root);
+  if (own.length > 0) t.comm.copy(t.recv, own);
+}
+
+export function zeroCopySource(t: SourceInput): RootSource {
+  const u = t.layout.unitBytes;
+  return {
+    place: (ranks) => {
+      const l = messageLayout(t.layout, ranks);
+      const buffer = views(l, t.send, 0, l.size, u, 'read');
+      const bytes = l.size * u;
+      return { buffer, bytes, segments: Array.isArray(buffer) ? buffer.length : bytes > 0 ? 1 : 0 };
+    },
+    blockBytes: (r) => t.layout.counts[r] * u,
+    prepare: () => {},
+    copyOwn: () => copyOwn(t),
+  };
+}
+
+export function reorderSource(t: SourceInput): RootSource {
+  const { structure: s, layout, root } = t;
+  const u = layout.unitBytes;
+  const offset = new Float64Array(s.size);
+  const order: number[] = [];
+  let total = 0;
+  for (const r of s.order) {
+    if (r === root) continue;
+    offset[r] = total;
+    total += layout.counts[r] * u;
+    order.push(r);
+  }
+  const inter = new Uint8Array(total);
+  return {
+    place: (ranks) => {
+      if (ranks.length === 0) return { buffer: inter.subarray(0, 0), bytes: 0, segments: 0 };
+      const start = offset[ranks[0]];
+      let bytes = 0;
+      for (let i = 0; i < ranks.length; i++) {
+        const r = ranks[i];
+        if (offset[r] !== start + bytes || r === root) {
+          throw new VcollError('INTERNAL', `reorder: rank ${r} is not next in node order`, { rank: t.comm.rank });
+        }
+        bytes += layout.counts[r] * u;
+      }
+      return { buffer: inter.subarray(start, start + bytes), bytes, segments: bytes > 0 ? 1 : 0 };
+    },
+    blockBytes: (r) => layout.counts[r] * u,
+    prepare: () => {
+      for (const r of order) {
+        const n = layout.counts[r] * u;
+        if (n > 0) t.comm.copy(inter.subarray(offset[r], offset[r] + n), blockView(t.send, layout, r));
+      }
+    },
+    copyOwn: () => copyOwn(t),
+  };
+}
