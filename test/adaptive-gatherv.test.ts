@@ -348,19 +348,18 @@ describe('adaptive gatherv: overlap, persistence, errors', () => {
     );
   });
 
-  it('rejects a k-ported model with InvalidArgumentError on model', async () => {
-    const model = linearModel({ alpha: 1, beta: 1, ports: 2 });
-    const err = await runSim(
-      3,
-      async (comm) => {
-        const s = gatherSetup(comm, { sizes: [1, 1, 1], root: 0, unitBytes: 1 }, model);
-        await ADAPTIVE_GATHERV.init(s.input);
-      },
-      { model: linearModel({ alpha: 1, beta: 1 }) },
-    ).then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-    expect(((err as CommunicationError).cause as InvalidArgumentError).field).toBe('model');
+  it('a k-ported model: init waits for the construction (no overlapped first start), the first start is the compiled data phase', async () => {
+    const model = linearModel({ alpha: 50, beta: 1, ports: 2 });
+    const inst: Instance = { sizes: [1, 5, 2, 0, 9, 3, 3, 7], root: 3, unitBytes: 1 };
+    const res = await gatherOnce(inst, model, { overlap: true }, true);
+    expect(res.results[inst.root].bad).toEqual([]);
+    // every rank sends its data only after its own part of the construction is over
+    const msgs = res.trace?.messages ?? [];
+    for (let v = 0; v < inst.sizes.length; v++) {
+      const mine = msgs.filter((m) => m.from === v || m.to === v);
+      const built = Math.max(0, ...mine.filter((m) => adaptiveTagKind(m.tag) !== 'data').map((m) => m.end));
+      for (const m of mine) if (adaptiveTagKind(m.tag) === 'data' && m.from === v) expect(m.start).toBeGreaterThanOrEqual(built);
+    }
+    expect(msgs.some((m) => adaptiveTagKind(m.tag) === 'data')).toBe(true);
   });
 });

@@ -90,7 +90,7 @@ describe('vcoll schedule in process', () => {
 
   it('refuses mpi-native (not compiled), a root outside p and a variant restriction', () => {
     expect(() => inProcess({ algorithm: 'mpi-native' })).toThrow(UnavailableError);
-    expect(() => inProcess({ algorithm: 'adaptive', ports: 2 })).toThrow(/ports/);
+    expect(() => inProcess({ algorithm: 'degrading', ports: 2 })).toThrow(/ports/);
     expect(() => inProcess({ root: 8 })).toThrow(/--root/);
     expect(() => inProcess({ algorithm: 'optimal', ports: 2 })).toThrow(/ports/);
   });

@@ -4,14 +4,14 @@
  *
  * Decision (root): the predicted time of each cheap candidate under options.model — the
  * exact model time of its data tree from the tree layer (linear: `linearTree`; binomial:
- * `obliviousBinomialTree`; adaptive, when that variant is registered and the model one-ported:
- * `adaptiveBinomialTree`;
+ * `obliviousBinomialTree`; adaptive, when that variant is registered: `adaptiveBinomialTree`
+ * (k-ported for a k-ported model);
  * two-block, when the counts have at most two distinct values: `twoBlockTree`), plus an
  * estimate of its planning phase: nothing for linear; the root's sends of the counts
- * scatter for binomial; those of the two schedule scatters for two-block; 2⌈log₂p⌉
- * constant-size messages for adaptive — plus `roundLatency` (options.auto) per dependent
- * round: linear 1, binomial ⌈log₂p⌉ + its height, adaptive its construction rounds + ⌈log₂p⌉,
- * two-block 2⌈log₂p⌉ + its height. The smallest wins, ties in AUTO_ORDER (simplest first).
+ * scatter for binomial; those of the two schedule scatters for two-block; 2⌈log_{k+1}p⌉
+ * constant-size messages for adaptive (k = model.ports) — plus `roundLatency` (options.auto)
+ * per dependent round: linear 1, binomial ⌈log₂p⌉ + its height, adaptive its construction
+ * rounds + ⌈log_{k+1}p⌉, two-block 2⌈log₂p⌉ + its height. The smallest wins, ties in AUTO_ORDER (simplest first).
  * The optimal and binary dynamic programs (O(p³)) are never run by auto, nor is `mpi-native`
  * (the MPI library's own collective, MPI transport only: auto plans among the portable
  * variants, `portableVariants`). Cost at the root: O(p log p) time.

@@ -21,8 +21,8 @@
  * | --------------------- | ----------------------------- | ---------------------------------- | --------------------------------- |
  * | linear                | Traff17 §5.1 (what MPI ships) | star, root receives/sends directly | none                              |
  * | binomial              | Traff18 §2, Lemma 2           | rank-ordered binomial, fixed root  | counts scattered, ⌈log₂p⌉ rounds  |
- * | adaptive              | Traff18 Lemmas 1–4            | adaptive binomial, fixed root      | distributed construction          |
- * | degrading             | Traff18 §3 (left undone there) | adaptive, late subtrees opened    | construction + verdicts           |
+ * | adaptive              | Traff18 Lemmas 1–4, Thm 1     | adaptive binomial ((k+1)-ary with k ports), fixed root | distributed construction |
+ * | degrading             | Traff18 §3 (left undone there) | adaptive, late subtrees opened (one-ported) | construction + verdicts |
  * | optimal               | Traff17 Theorem 2 (1)         | optimal ordered tree (DP)          | root builds, schedules 2⌈log₂p⌉   |
  * | binary                | Traff17 Theorem 3             | optimal ordered binary tree (DP)   | root builds, schedules 2⌈log₂p⌉   |
  * | two-block             | Traff17 §5.2, Lemma 2         | TWO_Gatherv / TWO_Scatterv         | root builds, schedules 2⌈log₂p⌉   |
@@ -58,8 +58,8 @@ import { MPI_NATIVE_SCATTERV } from './scatterv/mpi-native.js';
 import { treeScatter } from './scatterv/tree.js';
 import { BINOMIAL_DESCRIPTION, treeVariant } from './tree-exec.js';
 import { portableAlgorithms, type NativeAlgorithm, type VAlgorithm } from './types.js';
-import { ADAPTIVE_ONE_PORTED } from './adaptive/plan.js';
-import { degradingRounds } from './adaptive/degrading.js';
+import { DEGRADING_ONE_PORTED, degradingRounds } from './adaptive/degrading.js';
+import { hypercubeRounds } from './adaptive/hypercube.js';
 import { DEGRADING_RECORD_BYTES } from './adaptive/decide.js';
 import {
   onePorted,
@@ -223,15 +223,19 @@ const ROWS = [
   } satisfies VVariantRow<'binomial'>,
   {
     name: 'adaptive',
-    paper: 'Traff18 Lemmas 1–4',
-    summary: 'distributed adaptive binomial tree (constant-size construction messages, Lemma 3), fixed root (Lemma 2)',
-    restrictions: [ADAPTIVE_ONE_PORTED],
+    paper: 'Traff18 Lemmas 1–4, Theorem 1 (k ports)',
+    summary: 'distributed adaptive binomial tree (constant-size construction messages, Lemma 3), fixed root (Lemma 2); k-ported: k + 1 ranges joined per round',
+    // any ports: k-ported models build the (k+1)-ary tree of trees/adaptive.ts (adaptive/kported-construct.ts)
+    restrictions: [],
     dataTree: (sizes: readonly number[], model: CostModel, root: number) => adaptiveBinomialTree(sizes, model, { root }),
     auto: {
       byte: 2,
+      // ⌈log_{k+1}p⌉ construction rounds of about two constant-size message times each (the
+      // exchange: one-ported a send and a receive, k-ported k of each on k ports), then the
+      // data tree of height at most ⌈log_{k+1}p⌉ (k = 1: ⌈log₂p⌉, the estimate unchanged)
       planning: (model: CostModel, p: number, root: number, unitBytes: number) => ({
-        setup: 2 * ceilLog2(p) * model.comm(root, (root + 1) % p, 16 / unitBytes),
-        rounds: constructionRounds(p) + ceilLog2(p),
+        setup: 2 * hypercubeRounds(p, model.ports) * model.comm(root, (root + 1) % p, 16 / unitBytes),
+        rounds: constructionRounds(p, model.ports) + hypercubeRounds(p, model.ports),
       }),
     },
     gatherv: ADAPTIVE_GATHERV,
@@ -241,7 +245,7 @@ const ROWS = [
     name: 'degrading',
     paper: 'Traff18 §3 (graceful degradation, left undone there)',
     summary: 'the distributed adaptive tree in which late subtrees send straight to the root (opened at a model deadline), fixed root',
-    restrictions: [ADAPTIVE_ONE_PORTED, NO_COPY_ALL],
+    restrictions: [DEGRADING_ONE_PORTED, NO_COPY_ALL],
     dataTree: (sizes: readonly number[], model: CostModel, root: number) => degradingTree(sizes, model, { root }),
     auto: {
       byte: 6,

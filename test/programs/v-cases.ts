@@ -29,7 +29,7 @@ export interface VCase {
   readonly capacity: number;
   readonly unitBytes: number;
   readonly inPlace: boolean;
-  /** ports: k > 1 only for the algorithms that run k-ported (binomial, two-block, linear, auto). */
+  /** ports: k > 1 only for the algorithms that run k-ported (binomial, two-block, linear, adaptive, auto). */
   readonly model: { readonly alpha: number; readonly beta: number; readonly gamma: number; readonly copyAll: boolean; readonly ports?: number };
   /** 0: one call of gatherv/scatterv; n > 0: *Init once, start() n times with fresh data. */
   readonly starts: number;
@@ -110,7 +110,7 @@ export function makeCase(ch: CaseChoice): VCase {
   };
 }
 
-const K_PORTED = new Set(['binomial', 'two-block', 'linear', 'auto']);
+const K_PORTED = new Set(['binomial', 'two-block', 'linear', 'adaptive', 'auto']);
 const ORDERED_COPY_ONLY = new Set(['degrading']);
 
 /** Byte j of rank r's block in execution round k. */

@@ -30,6 +30,10 @@
  * verdict on the sender (free join, empty, whole to the root, or open at deadline D). What
  * the verdicts mean for the ranks below an opened gather root is settled after the
  * construction (adaptive/verdicts.ts).
+ *
+ * This is the one-ported construction (48-byte records, 32-byte notifications); a k-ported
+ * model (k ≥ 2) runs kported-construct.ts (groups of k + 1 ranges over the (k+1)-ary
+ * hypercube), which `constructAdaptive` and `startConstruction` choose by model.ports.
  */
 import type { Communicator, Status } from '../../comm/communicator.js';
 import { handled, Resumable, type Request } from '../../comm/request.js';
@@ -49,6 +53,7 @@ import {
 } from './decide.js';
 import { VERDICT, type DegradingRecord, type Verdict } from '../../trees/degrading-rule.js';
 import { hypercubeRounds } from './hypercube.js';
+import { constructAdaptiveK, startConstructionK } from './kported-construct.js';
 import type { ScheduleBuffer, ScheduleOptions, Span } from '../../comm/schedule.js';
 import { scheduleOfShape } from '../../schedule/shapes.js';
 import { bindSchedule } from '../../schedule/run.js';
@@ -174,9 +179,11 @@ const WAIT_END = 2;
 
 /**
  * Runs this rank's part of the construction. Every rank of `comm` must call it with the same
- * root, context and tags.
+ * root, context and tags. A k-ported model (k ≥ 2) runs the k-ported construction
+ * (kported-construct.ts: groups of k + 1 ranges per round); the degrading rule is one-ported.
  */
 export function constructAdaptive(input: ConstructionInput): Promise<AdaptiveRole> {
+  if (input.ctx.model.ports > 1) return constructAdaptiveK(input);
   return new Construction(input).run();
 }
 
@@ -197,7 +204,8 @@ export interface ConstructionSink {
  * state machine waiting on it holds no promise per rank).
  */
 export function startConstruction(input: ConstructionInput, sink: ConstructionSink): void {
-  new Construction(input).runInto(sink);
+  if (input.ctx.model.ports > 1) startConstructionK(input, sink);
+  else new Construction(input).runInto(sink);
 }
 
 /**
@@ -516,9 +524,10 @@ class Construction extends Resumable {
 
 /**
  * Rounds reported in CollectiveInfo.constructionRounds: the longest chain of dependent
- * construction messages the protocol can produce, ⌈log₂p⌉ + 1 (p = 2: one exchange; p = 1: 0).
+ * construction messages the protocol can produce, ⌈log₂p⌉ + 1 (p = 2: one exchange; p = 1: 0);
+ * with k ports ⌈log_{k+1}p⌉ + 1 (p ≤ k + 1: one exchange, every rank its own fixed root).
  */
-export function constructionRounds(p: number): number {
-  const D = hypercubeRounds(p);
-  return p <= 2 ? D : D + 1;
+export function constructionRounds(p: number, ports = 1): number {
+  const D = hypercubeRounds(p, ports);
+  return p <= ports + 1 ? D : D + 1;
 }

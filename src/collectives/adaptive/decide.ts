@@ -18,7 +18,8 @@
  *   receive carries no copy; otherwise the first receive of a gather root carries its copy,
  *   overlapping the wait when the sender lies to its right and after it when to its left.
  * Any one-ported cost model works (per-pair models too): the costs only need the two gather
- * roots' ranks, which the records carry. O(1) time.
+ * roots' ranks, which the records carry. O(1) time. A k-ported model joins groups of k + 1
+ * ranges with the gather roots' port-free times in the records: kported-decide.ts.
  */
 import type { CostModel } from '../../model/cost-model.js';
 import type { AdaptiveRule } from '../../trees/adaptive.js';

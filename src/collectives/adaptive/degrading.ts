@@ -18,7 +18,7 @@ import { degradingCosts } from '../../trees/degrading-rule.js';
 import { bindPlanSchedule, describeRank, schedulePlan } from '../compiled-plan.js';
 import type { RankSchedule, VRankDescription } from '../schedule-builder.js';
 import type { AdaptiveVariantOptions, CollectiveInfo, PersistentCollective } from '../types.js';
-import type { GathervPlanInput, ScattervPlanInput, VPlanInput } from '../variant.js';
+import { onePorted, type GathervPlanInput, type ScattervPlanInput, type VPlanInput } from '../variant.js';
 import { constructAdaptive, constructionRounds, type AdaptiveRole } from './construct.js';
 import type { JoinContext } from './decide.js';
 import { hypercubeRounds } from './hypercube.js';
@@ -30,12 +30,18 @@ import { settleDegradingRole } from './verdicts.js';
 /** The degrading tree's root copies its own block first (trees/degrading.ts). */
 const DEGRADING_ROOT_COPY_AT = 0;
 
+/** The degrading rule decides one-ported joins (trees/degrading-rule.ts): the variant table's restriction. */
+export const DEGRADING_ONE_PORTED = onePorted('degrading gatherv/scatterv build one-ported trees (the degrading rule, Traff18 §3)');
+
 /**
- * The join context of a degrading plan: adaptive's (one-ported models, the model's size),
- * with the degrading rule. Traff18 Lemma 4's every-rank-copies convention and the Lemma 1
- * rule are not the degrading tree's: InvalidArgumentError on every rank.
+ * The join context of a degrading plan: adaptive's (the model's size), with the degrading
+ * rule, for one-ported models only. A k-ported model, Traff18 Lemma 4's every-rank-copies
+ * convention and the Lemma 1 rule are not the degrading tree's: InvalidArgumentError on every
+ * rank.
  */
 export function degradingContext(comm: Communicator, root: number, model: CostModel, options: AdaptiveVariantOptions): JoinContext {
+  const ports = DEGRADING_ONE_PORTED.why({ p: comm.size, model });
+  if (ports !== undefined) throw DEGRADING_ONE_PORTED.error(ports, comm.rank);
   const ctx = adaptiveContext(comm, root, model, options);
   if (ctx.copyAll) {
     const field = model.copyAll ? 'model' : 'adaptive.lemma4';

@@ -13,17 +13,14 @@ import type { AdaptiveVariantOptions, CollectiveInfo } from '../types.js';
 import { constructionRounds, type AdaptiveRole, type RoleEvent } from './construct.js';
 import { checkPrefix, rangeCheck, type JoinContext } from './decide.js';
 import { hypercubeRounds } from './hypercube.js';
-import { onePorted } from '../variant.js';
-
-/** The adaptive construction builds one-ported trees (Traff18 §2): the variant table's restriction. */
-export const ADAPTIVE_ONE_PORTED = onePorted('adaptive gatherv/scatterv build one-ported trees (Traff18)');
 
 /**
- * The join context of a plan. Any one-ported cost model is accepted (homogeneous linear,
- * per-pair, hierarchical): the decisions need only model.comm / model.copy between the two
- * gather roots, whose ranks the records carry. A k-ported model (k > 1) is rejected: its
- * adaptive tree joins k + 1 ranges per round, which this construction does not do.
- * `lemma4` (or a model with copyAll) selects Traff18 Lemma 4's every-rank-copies convention.
+ * The join context of a plan. Any cost model is accepted (homogeneous linear, per-pair,
+ * hierarchical; one-ported or k-ported): the decisions need only model.comm / model.copy
+ * between the gather roots, whose ranks the records carry. With k ports the construction joins
+ * groups of k + 1 ranges per round (kported-construct.ts); the degrading rule stays one-ported
+ * (degrading.ts). `lemma4` (or a model with copyAll) selects Traff18 Lemma 4's
+ * every-rank-copies convention.
  */
 export function adaptiveContext(
   comm: Communicator,
@@ -32,8 +29,6 @@ export function adaptiveContext(
   options: AdaptiveVariantOptions,
 ): JoinContext {
   const me = comm.rank;
-  const ports = ADAPTIVE_ONE_PORTED.why({ p: comm.size, model });
-  if (ports !== undefined) throw ADAPTIVE_ONE_PORTED.error(ports, me);
   if (model.size !== undefined && model.size !== comm.size) {
     throw new InvalidArgumentError('model', `is defined for ${model.size} ranks, the communicator has ${comm.size}`, { rank: me });
   }
@@ -75,8 +70,9 @@ export function rootRangeCheck(rank: number, counts: readonly number[]): (e: Rol
   };
 }
 
-export function adaptiveInfo(p: number): CollectiveInfo {
-  return { algorithm: 'adaptive', constructionRounds: constructionRounds(p), height: hypercubeRounds(p) };
+/** What an adaptive plan reports: construction rounds and the height bound ⌈log_{k+1}p⌉ (k = model.ports). */
+export function adaptiveInfo(p: number, ports = 1): CollectiveInfo {
+  return { algorithm: 'adaptive', constructionRounds: constructionRounds(p, ports), height: hypercubeRounds(p, ports) };
 }
 
 /** How many receives precede the rank's local copy (TreeBuilder's ordered convention, 0 under Lemma 4). */

@@ -3,7 +3,13 @@
  * (src/comm/schedule.ts) once the construction (construct.ts, Lemma 3) has given this rank its
  * role: the same operations in the same order as the program executors of gatherv/adaptive.ts
  * and scatterv/adaptive.ts, which run the first, overlapped start (gather) while the joins
- * are still arriving. One-ported (adaptive runs one-ported only): every step has window 1.
+ * are still arriving (one-ported only).
+ *
+ * Ports (docs/MODEL.md "Ports"): the receives (gather) or sends (scatter) and the copy run as
+ * one step with window model.ports, and with k > 1 ports the copy is a message to itself
+ * (schedule-builder.ts localCopy), which holds a port; one-ported every step has window 1 and
+ * the copy is the processor's. So a k-ported tree's data phase on the simulator ends at
+ * exactly evaluate's k-ported time, as the root-built trees' do (gatherv/tree.ts).
  *
  * Gather: a rank with children (or every rank under Lemma 4, copyAll) receives its children's
  * ranges in join order into its packed buffer (bufferLayout: rank order, its own block at its
@@ -16,8 +22,8 @@
  *
  * Buffers: 'send', 'recv' (the user's, as in schedule-builder.ts) and 'packed'.
  */
-import type { ScheduleOp } from '../../comm/schedule.js';
-import { Buffers, copy, recv, send, sequenceSpan, span, Steps, type RankSchedule, type VRankDescription } from '../schedule-builder.js';
+import type { ScheduleOp, Span } from '../../comm/schedule.js';
+import { Buffers, localCopy, recv, send, sequenceSpan, span, Steps, type RankSchedule, type VRankDescription } from '../schedule-builder.js';
 import { rootArrays, capacityBytes } from '../schedule-builder.js';
 import type { Tree } from '../../trees/tree.js';
 import type { AdaptiveRole, RoleEvent } from './construct.js';
@@ -46,14 +52,14 @@ export function adaptiveGatherSchedule(d: VRankDescription, role: AdaptiveRole, 
     const recvBuf = b.add('recv', capacityBytes(counts, displs, u));
     const ops: ScheduleOp[] = [];
     const own = (): void => {
-      if (!inPlace) ops.push(copy(span(recvBuf, displs[d.rank] * u, mine), span(sendBuf, 0, mine)));
+      if (!inPlace) localCopy(ops, tag, d.ports, span(recvBuf, displs[d.rank] * u, mine), span(sendBuf, 0, mine));
     };
     kids.forEach((c, k) => {
       if (k === at) own();
       if (c.size > 0) ops.push(recv(c.peer, tag, sequenceSpan(recvBuf, counts, displs, u, rangeRanks(c.lo, c.hi))));
     });
     if (at >= kids.length) own();
-    steps.add(ops, 1);
+    steps.add(ops, d.ports);
     return { rank: d.rank, buffers: b.list, steps: steps.list };
   }
   const parent = role.parent as NonNullable<AdaptiveRole['parent']>;
@@ -67,14 +73,14 @@ export function adaptiveGatherSchedule(d: VRankDescription, role: AdaptiveRole, 
   const packed = b.add('packed', l.total);
   const ops: ScheduleOp[] = [];
   const own = (): void => {
-    ops.push(copy(span(packed, l.own, block), span(sendBuf, 0, block)));
+    localCopy(ops, tag, d.ports, span(packed, l.own, block), span(sendBuf, 0, block));
   };
   kids.forEach((c, k) => {
     if (k === at) own();
     if (c.size > 0) ops.push(recv(c.peer, tag, span(packed, l.children[k], c.size * u)));
   });
   if (at >= kids.length) own();
-  steps.add(ops, 1);
+  steps.add(ops, d.ports);
   if (l.total > 0) steps.add([send(parent.peer, tag, span(packed, 0, l.total))], 1);
   return { rank: d.rank, buffers: b.list, steps: steps.list };
 }
@@ -87,7 +93,9 @@ export function adaptiveScatterSchedule(d: VRankDescription, role: AdaptiveRole,
   const kids = role.children;
   const at = d.rank === d.root && rootCopyAt !== undefined ? rootCopyAt : copyPosition(role, d.copyAll);
   const out: { peer: number; bytes: number; data: ReturnType<typeof span> }[] = [];
-  let ownCopy: ScheduleOp | undefined;
+  // the own block's copy out (none in place): to, from
+  let ownTo: Span | undefined;
+  let ownFrom: Span = [];
   if (d.rank === d.root) {
     const { counts, displs } = rootArrays(d);
     const inPlace = d.inPlace ?? false;
@@ -95,7 +103,10 @@ export function adaptiveScatterSchedule(d: VRankDescription, role: AdaptiveRole,
     const sendBuf = b.add('send', capacityBytes(counts, displs, u));
     const recvBuf = b.add('recv', mine);
     for (const c of kids) out.push({ peer: c.peer, bytes: c.size * u, data: sequenceSpan(sendBuf, counts, displs, u, rangeRanks(c.lo, c.hi)) });
-    if (!inPlace) ownCopy = copy(span(recvBuf, 0, mine), span(sendBuf, displs[d.rank] * u, mine));
+    if (!inPlace) {
+      ownTo = span(recvBuf, 0, mine);
+      ownFrom = span(sendBuf, displs[d.rank] * u, mine);
+    }
   } else {
     const parent = role.parent as NonNullable<AdaptiveRole['parent']>;
     const block = d.count * u;
@@ -108,16 +119,17 @@ export function adaptiveScatterSchedule(d: VRankDescription, role: AdaptiveRole,
     const packed = b.add('packed', l.total);
     if (l.total > 0) steps.add([recv(parent.peer, tag, span(packed, 0, l.total))], 1);
     kids.forEach((c, k) => out.push({ peer: c.peer, bytes: c.size * u, data: span(packed, l.children[k], c.size * u) }));
-    ownCopy = copy(span(recvBuf, 0, block), span(packed, l.own, block));
+    ownTo = span(recvBuf, 0, block);
+    ownFrom = span(packed, l.own, block);
   }
   // the gather order reversed: the last-joined child first, the copy mirrored
   const ops: ScheduleOp[] = [];
-  if (at === out.length && ownCopy !== undefined) ops.push(ownCopy);
+  if (at === out.length && ownTo !== undefined) localCopy(ops, tag, d.ports, ownTo, ownFrom);
   for (let j = out.length - 1; j >= 0; j--) {
     if (out[j].bytes > 0) ops.push(send(out[j].peer, tag, out[j].data));
-    if (j === at && ownCopy !== undefined) ops.push(ownCopy);
+    if (j === at && ownTo !== undefined) localCopy(ops, tag, d.ports, ownTo, ownFrom);
   }
-  steps.add(ops, 1);
+  steps.add(ops, d.ports);
   return { rank: d.rank, buffers: b.list, steps: steps.list };
 }
 

@@ -16,6 +16,11 @@
  * once the role is known (adaptive/schedule.ts) and run by the transport's executor. Cost: construction
  * ⌈log₂p⌉ rounds of constant-size messages; data phase exactly the evaluator's scatter time
  * of the tree, ⌈log₂p⌉α + βΣ_{i≠r} m_i for the Lemma 1 free root with γ = 0, p = 2^d.
+ *
+ * k ports (model.ports = k > 1; Theorem 1's k-ported remark): the construction joins groups of
+ * k + 1 ranges in ⌈log_{k+1}p⌉ rounds (adaptive/kported-construct.ts) and every rank sends to
+ * its children with k outstanding, its copy a message to itself (adaptive/schedule.ts): the data
+ * phase ends at exactly the evaluator's k-ported scatter time of the tree.
  */
 import { bindPlanSchedule, describeRank, schedulePlan } from '../compiled-plan.js';
 import type { PersistentCollective } from '../types.js';
@@ -34,7 +39,7 @@ function initAdaptiveScatterv(input: ScattervPlanInput): Promise<PersistentColle
     const check = me === root ? rootRangeCheck(me, input.counts as readonly number[]) : undefined;
     // a chain, not an async frame: a simulation holds every rank's plan while the constructions run
     return constructAdaptive({ comm, root, count: input.count, ctx, tags, onEvent: check }).then((role: AdaptiveRole) =>
-      schedulePlan(comm, adaptiveInfo(comm.size), bindPlanSchedule(input, adaptiveScatterSchedule({ ...describeRank(input), copyAll: ctx.copyAll }, role, tags.data))),
+      schedulePlan(comm, adaptiveInfo(comm.size, input.model.ports), bindPlanSchedule(input, adaptiveScatterSchedule({ ...describeRank(input), copyAll: ctx.copyAll }, role, tags.data))),
     );
   } catch (e) {
     return Promise.reject(e);
