@@ -38,6 +38,7 @@ export {
   type AdaptiveSchedule,
 } from './trees/adaptive.js';
 export { optimalTree, OPTIMAL_MAX_P, type OptimalOptions, type OptimalMode } from './trees/optimal/homogeneous.js';
+export { DpWorkerError } from './trees/optimal/parallel-kernel.js';
 export { optimalPairwiseTree, MAX_PAIRWISE_P } from './trees/optimal/pairwise.js';
 export { optimalBinaryTree, type BinaryTreeOptions } from './trees/optimal/binary.js';
 export { optimalBroadcastTree, broadcastTime, type BroadcastOperation, type BroadcastOptions } from './trees/broadcast.js';

@@ -1,23 +1,31 @@
 /**
- * Benchmark of the homogeneous optimal-tree DP (Traff17 Theorem 2): the default kernel
- * (the crossing kernel of src/trees/optimal/crossing-kernel.ts where it applies), the full-scan
+ * Benchmark of the homogeneous optimal-tree DP (Traff17 Theorem 2): the crossing kernel of
+ * src/trees/optimal/crossing-kernel.ts where it applies, on one core and (best root) on two
+ * cores (src/trees/optimal/parallel-kernel.ts) side by side on the same input, the full-scan
  * kernel (optimal/kernel.ts, `kernel: 'scan'`) and a straightforward implementation of the
  * same recurrence (src/trees/optimal/reference.ts), with peak memory, and the opt-in
- * monotone heuristic. All three must give the same time and root.
+ * monotone heuristic. All must give the same time and root; one and two cores must also give
+ * the same tree (parent array and child order). Exit code 1 otherwise.
  *
  *   npx tsx tools/dp.ts [--p 2000,4000,10000] [--skip-naive] [--naive-max 2000]
  *                       [--scan-max 2000] [--mode exact|paper] [--root N] [--dist random]
  *                       [--b 1000] [--alpha 100] [--beta 1] [--gamma 1] [--heuristic]
+ *                       [--skip-one-core] [--skip-two-cores]
  *
  * Wall time and CPU time are both printed: on a shared 2-core machine wall time also counts
- * other processes. Peak memory is sampled from the progress callback during the run (RSS,
- * V8 heap, ArrayBuffers) and read from the OS (maxRSS) before the naive run starts.
+ * other processes. Peak memory is sampled from the progress callback during each run (RSS,
+ * V8 heap, ArrayBuffers; the garbage of the previous run is collected first, so each run's
+ * figures are its own) and read from the OS (maxRSS, the whole process) before the naive run
+ * starts.
  */
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { blockSizes, parseDistribution } from '../src/workloads/distributions.js';
 import { linearModel } from '../src/model/cost-model.js';
 import { triangleSize } from '../src/trees/optimal/kernel.js';
 import { optimalTree, type OptimalMode } from '../src/trees/optimal/homogeneous.js';
 import { naiveOptimal } from '../src/trees/optimal/reference.js';
+import type { BuiltTree } from '../src/trees/types.js';
 
 interface Args {
   ps: number[];
@@ -32,6 +40,8 @@ interface Args {
   beta: number;
   gamma: number;
   heuristic: boolean;
+  skipOne: boolean;
+  skipTwo: boolean;
 }
 
 function parseArgs(argv: string[]): Args {
@@ -48,6 +58,8 @@ function parseArgs(argv: string[]): Args {
     beta: 1,
     gamma: 1,
     heuristic: false,
+    skipOne: false,
+    skipTwo: false,
   };
   for (let q = 0; q < argv.length; q++) {
     const flag = argv[q];
@@ -104,9 +116,15 @@ function parseArgs(argv: string[]): Args {
       case '--heuristic':
         a.heuristic = true;
         break;
+      case '--skip-one-core':
+        a.skipOne = true;
+        break;
+      case '--skip-two-cores':
+        a.skipTwo = true;
+        break;
       case '--help':
       case '-h':
-        console.log('usage: npx tsx tools/dp.ts [--p 2000,4000,10000] [--skip-naive] [--naive-max N] [--scan-max N] [--mode exact|paper] [--root N] [--dist NAME] [--b N] [--alpha A] [--beta B] [--gamma G] [--heuristic]');
+        console.log('usage: npx tsx tools/dp.ts [--p 2000,4000,10000] [--skip-naive] [--naive-max N] [--scan-max N] [--mode exact|paper] [--root N] [--dist NAME] [--b N] [--alpha A] [--beta B] [--gamma G] [--heuristic] [--skip-one-core] [--skip-two-cores]');
         process.exit(0);
         break;
       default:
@@ -115,6 +133,10 @@ function parseArgs(argv: string[]): Args {
   }
   return a;
 }
+
+/** A full garbage collection (V8's gc, exposed at run time): each run's memory figures are its own. */
+setFlagsFromString('--expose-gc');
+const collectGarbage = runInNewContext('gc') as () => void;
 
 const MB = 1024 * 1024;
 const fmtMB = (bytes: number): string => `${(bytes / MB).toFixed(0)} MB`;
@@ -141,6 +163,18 @@ function optimalUsesCrossing(args: Args, root: number | undefined): boolean {
   return int && (args.mode === 'exact' || root !== undefined);
 }
 
+/** Same time, root, and tree: parent array and every child order. */
+function sameTree(a: BuiltTree, b: BuiltTree): boolean {
+  if (a.time !== b.time || a.root !== b.root || a.tree.p !== b.tree.p) return false;
+  for (let v = 0; v < a.tree.p; v++) {
+    if (a.tree.parent[v] !== b.tree.parent[v] || a.tree.copyAt[v] !== b.tree.copyAt[v]) return false;
+    const ca = a.tree.children[v];
+    const cb = b.tree.children[v];
+    if (ca.length !== cb.length || ca.some((c, q) => c !== cb[q])) return false;
+  }
+  return true;
+}
+
 function main(): void {
   const args = parseArgs(process.argv.slice(2));
   const dist = parseDistribution(args.dist);
@@ -155,32 +189,60 @@ function main(): void {
     let peakRss = 0;
     let peakHeap = 0;
     let peakBuffers = 0;
+    const resetPeaks = (): void => {
+      collectGarbage();
+      peakRss = 0;
+      peakHeap = 0;
+      peakBuffers = 0;
+    };
     const sample = (): void => {
       const u = process.memoryUsage();
       peakRss = Math.max(peakRss, u.rss);
       peakHeap = Math.max(peakHeap, u.heapUsed);
       peakBuffers = Math.max(peakBuffers, u.arrayBuffers);
     };
-    const mine = timed(() => optimalTree(sizes, model, { mode: args.mode, root, onProgress: sample }));
-    sample();
+    // the crossing kernel with the best root runs on one or two cores: run both, same input
+    const crossing = optimalUsesCrossing(args, root);
+    const twoCores = crossing && root === undefined;
+    const runs: { label: string; t: Timed<BuiltTree>; memory: string }[] = [];
+    const run = (label: string, workers: 1 | 2): void => {
+      resetPeaks();
+      const t = timed(() => optimalTree(sizes, model, { mode: args.mode, root, onProgress: sample, workers }));
+      sample();
+      runs.push({ label, t, memory: `peak sampled RSS ${fmtMB(peakRss)}, heap ${fmtMB(peakHeap)}, ArrayBuffers ${fmtMB(peakBuffers)}` });
+    };
+    if (!twoCores || !args.skipOne) run(twoCores ? 'one core' : 'default', 1);
+    if (twoCores && !args.skipTwo) run('two cores', 2);
+    if (runs.length === 0) throw new Error('--skip-one-core and --skip-two-cores leave nothing to run');
+    const mine = runs[runs.length - 1].t;
     const maxRss = process.resourceUsage().maxRSS * 1024;
     const tri = triangleSize(p);
     const choiceBytes = p <= 32767 ? 2 : 4;
     const fCells = root === undefined ? 0 : (root + 1) * (p - root);
     // the crossing kernel adds row deques: one more choice-sized triangle (and F rectangle)
-    const crossing = optimalUsesCrossing(args, root);
     const tables =
       tri * 8 +
       tri * choiceBytes * (args.mode === 'paper' && root === undefined ? 2 : 1) +
       fCells * (8 + choiceBytes) +
       (crossing ? (tri + fCells) * choiceBytes : 0);
+    for (const { label, t, memory } of runs) {
+      console.log(
+        `p=${p}: ${crossing ? 'crossing' : 'full-scan'} kernel, ${label}: ${fmtS(t.wallMs)} wall, ${fmtS(t.cpuMs)} CPU; ` +
+          `time=${t.value.time} root=${t.value.root}; ${memory}`,
+      );
+    }
+    if (runs.length === 2) {
+      const [one, two] = [runs[0].t, runs[1].t];
+      const same = sameTree(one.value, two.value);
+      console.log(
+        `  two cores vs one core: wall-time speed-up ${(one.wallMs / two.wallMs).toFixed(2)}x, CPU time ${(two.cpuMs / one.cpuMs).toFixed(2)}x; ` +
+          `${same ? 'same time, root and tree' : 'DIFFERENT RESULT!'}`,
+      );
+      if (!same) process.exitCode = 1;
+    }
     console.log(
-      `p=${p}: default (${crossing ? 'crossing' : 'full-scan'} kernel) ${fmtS(mine.wallMs)} wall, ${fmtS(mine.cpuMs)} CPU; ` +
-        `time=${mine.value.time} root=${mine.value.root}`,
-    );
-    console.log(
-      `  memory: tables ${fmtMB(tables)} (Float64 triangle + Int${8 * choiceBytes} choices${fCells > 0 ? ' + F' : ''}${crossing ? ' + deques' : ''}), ` +
-        `peak sampled RSS ${fmtMB(peakRss)}, heap ${fmtMB(peakHeap)}, ArrayBuffers ${fmtMB(peakBuffers)}; process maxRSS so far ${fmtMB(maxRss)}`,
+      `  memory: tables ${fmtMB(tables)} (Float64 triangle + Int${8 * choiceBytes} choices${fCells > 0 ? ' + F' : ''}${crossing ? ' + deques' : ''}); ` +
+        `process maxRSS so far ${fmtMB(maxRss)}`,
     );
     if (crossing && p <= args.scanMax) {
       const scan = timed(() => optimalTree(sizes, model, { mode: args.mode, root, kernel: 'scan' }));

@@ -25,9 +25,7 @@
  * Works both from TypeScript sources (workers then load `tsx`) and from the compiled `dist/`.
  */
 
-import { createRequire } from 'node:module';
 import { availableParallelism, totalmem } from 'node:os';
-import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { CommunicationError, DeadlockError, InvalidArgumentError, TooLargeError, type DeadlockedRank } from '../../errors.js';
 import { badTimeout, timeoutFromEnv } from '../../comm/timeout.js';
@@ -37,6 +35,7 @@ import { arenaBytes, createLayout, poisonLayout } from './shared-layout.js';
 import { checkArgsCloneable, fromWire } from './wire.js';
 import type { WorkerInit, WorkerReport } from './worker.js';
 import { programUrlOf } from '../program-url.js';
+import { isTsModule, siblingModuleUrl, startModuleWorker } from '../../util/worker-boot.js';
 
 export interface RunThreadsOptions {
   /** Ring size of every channel in bytes (a power of two; default 64 KiB). */
@@ -144,27 +143,15 @@ function checkMemory(p: number, workers: number, channelBytes: number): void {
   }
 }
 
-const SELF_IS_TS = import.meta.url.endsWith('.ts');
-const WORKER_URL = new URL(SELF_IS_TS ? './worker.ts' : './worker.js', import.meta.url);
-
-function isTs(url: string): boolean {
-  return /\.[cm]?ts$/.test(new URL(url).pathname);
-}
+const SELF_IS_TS = isTsModule(import.meta.url);
+const WORKER_URL = siblingModuleUrl(import.meta.url, 'worker');
 
 /**
  * Starts the rank worker. From TypeScript sources (or for a .ts program) the worker boots
- * through tsx's `tsImport` (Node 20 applies neither `--import tsx` nor `module.register` to
- * worker threads reliably); from `dist/` it is a plain module worker.
+ * through tsx (util/worker-boot.ts); from `dist/` it is a plain module worker.
  */
 function startWorker(init: WorkerInit, needsTs: boolean): Worker {
-  if (!needsTs) return new Worker(WORKER_URL, { workerData: init });
-  // The ESM build of tsx's API: its CommonJS build cannot be used from an eval worker.
-  const cjs = createRequire(import.meta.url).resolve('tsx/esm/api');
-  const api = pathToFileURL(cjs.replace(/index\.cjs$/, 'index.mjs')).href;
-  const boot =
-    `import(${JSON.stringify(api)}).then((m) => m.tsImport(${JSON.stringify(WORKER_URL.href)}, ${JSON.stringify(WORKER_URL.href)}))` +
-    `.catch((e) => { process.nextTick(() => { throw e; }); });`;
-  return new Worker(boot, { eval: true, workerData: init });
+  return startModuleWorker(WORKER_URL, needsTs, { workerData: init });
 }
 
 /**
@@ -212,7 +199,7 @@ export async function runThreads<R = unknown>(
   // Ranks sharing a thread gain nothing from spinning for each other: they sleep at once.
   const rankSpin = spinLoads ?? (nWorkers < p && process.env.VCOLL_THREADS_SPIN === undefined ? 0 : undefined);
   const layout = createLayout(p, channelBytes);
-  const needsTs = SELF_IS_TS || isTs(programUrl);
+  const needsTs = SELF_IS_TS || isTsModule(programUrl);
   const grace = options.failureGraceMs ?? 2000;
 
   return new Promise<R[]>((resolve, reject) => {

@@ -29,6 +29,13 @@
  *   2^53. `crossingEligible` checks that up front (integer α, β, γ ≥ 0 and a bound on every
  *   table value); otherwise optimal/homogeneous.ts uses the full scan. With integers every candidate value
  *   equals the value `evaluate` computes, whatever the order of the additions.
+ *
+ * Order: cell (i, j) needs column j below it (and that column's state: mirror, deque,
+ * colStart) and row i left of it (and that row's state: tracker, deque, last crossing), and
+ * nothing else. The best-root driver fills blocks of BLOCK_COLUMNS columns row by row (a
+ * row's data stays in cache for a whole block); every order with that property computes each
+ * cell with the same operands and operations, so the tables do not depend on the block width,
+ * and the two-core kernel (optimal/parallel-kernel.ts) runs the same `cell` on two threads.
  */
 import {
   columnWork,
@@ -88,340 +95,460 @@ export function crossingEligible(input: DpInput): boolean {
 }
 
 /**
- * Per-run state shared by the any-root and fixed-root drivers: the Cs triangle, its choices,
- * and the monotonicity trackers and deques of the crossing.
+ * The tables of a run that outlive a column: Cs, its choices, and the per-row state of the
+ * crossing (monotonicity tracker, deque, last crossing). Row i's entries are read and written
+ * only by the cells of row i, column after column. The two-core kernel
+ * (optimal/parallel-kernel.ts) puts them in SharedArrayBuffers.
  */
-class CrossingCs {
+export interface CrossingTables {
   readonly cs: Float64Array;
   readonly choice: ChoiceTable;
-  /** col[t] mirrors Cs[t][j] of the column being filled. */
-  readonly col: Float64Array;
-  /** cR[k] = comm(S(k+1..j)) of the column being filled. */
-  readonly cR: Float64Array;
-  /** lz[j] = last t ≤ j with m_t > 0, or −1. */
-  readonly lz: Int32Array;
-  /** rowEnd[i] = last k with Cs[i][i+1..k] nondecreasing (valid once Cs[i][i+1] is set). */
-  readonly rowEnd: Int32Array;
   /** Row deques: entries k − i of row i at rdq[triIndex(i, i) + slot]. */
   readonly rdq: ChoiceTable;
-  readonly rHead: Int32Array;
-  readonly rTail: Int32Array;
-  /** Last k pushed on row i's deque; smallest left bound used since its last rebuild. */
-  readonly rPushed: Int32Array;
-  readonly rLo: Int32Array;
-  /** Row i's last crossing (a hint for the next column). */
-  readonly rCross: Int32Array;
-  /** Column deque (indices k, pushed at the left as i descends). */
-  readonly cdq: Int32Array;
+  /** Row state, ROW_STRIDE Int32 per row: the R_* fields of row i at i·ROW_STRIDE. */
+  readonly rows: Int32Array;
+}
+
+/**
+ * Row state fields. R_END: last k with Cs[i][i+1..k] nondecreasing (valid once Cs[i][i+1] is
+ * set); R_HEAD, R_TAIL: row i's deque; R_PUSHED: last k pushed on it; R_LO: smallest left
+ * bound used since its last rebuild; R_CROSS: row i's last crossing (a hint for the next
+ * column). One row's fields share a cache line, and rows 8 apart never do.
+ */
+const R_END = 0;
+const R_HEAD = 1;
+const R_TAIL = 2;
+const R_PUSHED = 3;
+const R_LO = 4;
+const R_CROSS = 5;
+const ROW_STRIDE = 8;
+
+/**
+ * Allocates the tables of a run: on ordinary ArrayBuffers, or on SharedArrayBuffers that a
+ * worker thread can map (`shared`). Zero-filled either way.
+ */
+export function newCrossingTables(p: number, shared: boolean): CrossingTables {
+  const n = triangleSize(p);
+  const buf = (bytes: number): ArrayBuffer | SharedArrayBuffer => (shared ? new SharedArrayBuffer(bytes) : new ArrayBuffer(bytes));
+  const choiceTable = (): ChoiceTable => (p <= 32767 ? new Int16Array(buf(2 * n)) : new Int32Array(buf(4 * n)));
+  return { cs: new Float64Array(buf(8 * n)), choice: choiceTable(), rdq: choiceTable(), rows: new Int32Array(buf(4 * ROW_STRIDE * p)) };
+}
+
+/**
+ * Hook of the two-core kernel into CrossingCs.block (optimal/parallel-kernel.ts). Block b holds
+ * columns [j0..j1) and is filled row by row from the diagonal down; its progress is the number
+ * of rows finished counted from row j1 − 1 (the diagonal entries, set first): after row i,
+ * j1 − i. Cell (i, j) reads row i left of j and the row state of row i, written by the cells of
+ * row i in earlier columns: the first column of block b fills row i < j0 once block b − 1
+ * (which ends at column j0 − 1) has finished j0 − i rows.
+ */
+export interface BlockSync {
+  /** Blocks until block b has finished at least `rows` rows; returns how many it has finished. */
+  waitRows(b: number, rows: number): number;
+  /** Block b has finished `rows` rows (its writes before this call are visible to waitRows). */
+  publish(b: number, rows: number): void;
+}
+
+/**
+ * Columns filled together, row by row (a block). Any width gives the same tables (each cell
+ * sees the same row and column state); a block keeps a row's data in cache for w cells, and
+ * on two cores a row's cache lines move between the cores once per block, not once per cell.
+ */
+export const BLOCK_COLUMNS = 64;
+
+/** Block width for p ranks: BLOCK_COLUMNS, narrower below p = 16·BLOCK_COLUMNS so that a run has 16 blocks (progress reports). */
+export function blockWidth(p: number): number {
+  return Math.min(BLOCK_COLUMNS, Math.max(1, Math.ceil(p / 16)));
+}
+
+/**
+ * On two cores, a block fills row i only when the previous block is SYNC_LAG rows further
+ * (or done): the threads then rarely wait for each other, and never write the cache lines of
+ * the same rows at the same time.
+ */
+const SYNC_LAG = 32;
+
+/** Int32 fields of a column slot's state (CrossingCs.cst), and its stride. */
+const C_START = 0; // colStart: rows [colStart..j−1] of the column are nonincreasing
+const C_DL = 1; // column deque: entries cdq[cdl..cdr−1] (indices ascending, values strictly decreasing)
+const C_DR = 2;
+const C_LO = 3; // window [cLo..cHi] the deque covers; cLo = −1: not started
+const C_HI = 4;
+const C_STRIDE = 8;
+
+/**
+ * Per-run state shared by the any-root and fixed-root drivers: the Cs triangle, its choices,
+ * and the monotonicity trackers and deques of the crossing (CrossingTables), plus the state of
+ * the columns being filled (up to `width` at a time, in slots), private to the thread that
+ * fills them.
+ */
+export class CrossingCs {
+  readonly cs: Float64Array;
+  readonly choice: ChoiceTable;
+  /** cols[slot][t] mirrors Cs[t][j] of the column j in that slot. */
+  readonly cols: Float64Array[];
+  /** Column deques (indices k, pushed at the left as i descends), one per slot. */
+  readonly cdqs: Int32Array[];
+  /** Per slot: C_START, C_DL, C_DR, C_LO, C_HI at slot·C_STRIDE. */
+  readonly cst: Int32Array;
+  /** lz[j] = last t ≤ j with m_t > 0, or −1. */
+  readonly lz: Int32Array;
+  readonly rdq: ChoiceTable;
+  /** Row state (CrossingTables.rows). */
+  readonly rows: Int32Array;
   /** Scratch for scanRange: bestL, kL, bestR, kR. */
   readonly sc = new Float64Array(4);
   readonly stats = newStats();
-  /** colStart of the last column filled: rows [colStart..j−1] of it are nonincreasing. */
+  /** colStart of the last column filled by `column`: rows [colStart..j−1] of it are nonincreasing. */
   colStart = 0;
 
-  constructor(readonly input: DpInput) {
+  constructor(
+    readonly input: DpInput,
+    tables: CrossingTables = newCrossingTables(input.p, false),
+    width = 1,
+  ) {
     const { p, m } = input;
-    const n = triangleSize(p);
-    this.cs = new Float64Array(n);
-    this.choice = newChoiceTable(p, n);
-    this.col = new Float64Array(p + 1);
-    this.cR = new Float64Array(p + 1);
+    this.cs = tables.cs;
+    this.choice = tables.choice;
+    this.rdq = tables.rdq;
+    this.rows = tables.rows;
+    this.cols = Array.from({ length: width }, () => new Float64Array(p + 1));
+    this.cdqs = Array.from({ length: width }, () => new Int32Array(p + 1));
+    this.cst = new Int32Array(width * C_STRIDE);
     this.lz = new Int32Array(p);
     for (let t = 0; t < p; t++) this.lz[t] = m[t] > 0 ? t : t > 0 ? this.lz[t - 1] : -1;
-    this.rowEnd = new Int32Array(p);
-    this.rdq = newChoiceTable(p, n);
-    this.rHead = new Int32Array(p);
-    this.rTail = new Int32Array(p);
-    this.rPushed = new Int32Array(p);
-    this.rLo = new Int32Array(p);
-    this.rCross = new Int32Array(p);
-    this.cdq = new Int32Array(p + 1);
   }
 
-  /** Starts column j: Cs[j][j] and comm(S(k+1..j)) for k ≥ lo. */
-  startColumn(j: number, lo: number): void {
+  /** The mirror of the column filled by `column` (slot 0). */
+  get col(): Float64Array {
+    return this.cols[0];
+  }
+
+  /** Starts column j in `slot`: Cs[j][j], its mirror, and an empty column state. */
+  startColumn(j: number, slot: number): void {
     const { p, leaf } = this.input;
-    this.col[j] = leaf[j];
+    this.cols[slot][j] = leaf[j];
     this.cs[triIndex(p, j, j)] = leaf[j];
-    fillRightComm(this.input, this.cR, j, lo);
+    const s = slot * C_STRIDE;
+    this.cst[s + C_START] = j - 1;
+    this.cst[s + C_DL] = p;
+    this.cst[s + C_DR] = p;
+    this.cst[s + C_LO] = -1;
+    this.cst[s + C_HI] = -1;
   }
 
   /**
-   * Exact rule, column j, rows j−1 down to lo; the same values and choices as
+   * Exact rule, column j, rows j−1 down to lo (slot 0); the same values and choices as
    * optimal/kernel.ts exactColumn (for eligible inputs).
    */
   column(j: number, lo: number): void {
+    this.startColumn(j, 0);
+    for (let i = j - 1; i >= lo; i--) this.cell(i, j, 0);
+    this.colStart = this.cst[C_START];
+  }
+
+  /**
+   * Columns [j0..j1) (at most `width`), rows from the diagonal down to 0, row by row: cell
+   * (i, j) after (i, j−1) and (i+1, j), as `column` would. With `sync` (the two-core kernel;
+   * this is block b), each row first waits for block b − 1 to have finished it, and the
+   * block's progress is published after every row.
+   */
+  block(j0: number, j1: number, sync?: BlockSync, b = 0): void {
+    for (let j = j0; j < j1; j++) this.startColumn(j, j - j0);
+    sync?.publish(b, 1);
+    let seen = 0; // rows of block b − 1 known to be finished
+    for (let i = j1 - 2; i >= 0; i--) {
+      if (sync !== undefined && i < j0) {
+        const need = j0 - i + SYNC_LAG < j0 ? j0 - i + SYNC_LAG : j0;
+        if (need > seen) seen = sync.waitRows(b - 1, need);
+      }
+      for (let j = i + 1 > j0 ? i + 1 : j0; j < j1; j++) this.cell(i, j, j - j0);
+      sync?.publish(b, j1 - i);
+    }
+  }
+
+  /** Cs[i][j] and its choice (exact rule), with the column state of `slot` and row i's state. */
+  cell(i: number, j: number, slot: number): void {
     const { p, m, P, alpha, beta, gamma, leaf, nz } = this.input;
-    const { cs, choice, col, cR, lz, rowEnd, rdq, rHead, rTail, rPushed, rLo, rCross, cdq, sc, stats } = this;
-    const copyJ = gamma * m[j];
+    const { cs, choice, lz, rdq, rows, cst, sc, stats } = this;
+    const col = this.cols[slot];
+    const cdq = this.cdqs[slot];
+    const so = slot * C_STRIDE;
+    let colStart = cst[so + C_START];
+    let cdl = cst[so + C_DL];
+    let cdr = cst[so + C_DR];
+    let cLo = cst[so + C_LO];
+    let cHi = cst[so + C_HI];
+    const Pj1 = P[j + 1];
     const lzj = lz[j];
-    // rows [colStart..j−1] of column j are nonincreasing
-    let colStart = j - 1;
-    // column deque: entries cdq[cdl..cdr−1] (indices ascending, values strictly decreasing),
-    // covering the window [cLo..cHi]; cLo = −1: not started
-    let cdl = p;
-    let cdr = p;
-    let cLo = -1;
-    let cHi = -1;
-    for (let i = j - 1; i >= lo; i--) {
-      const base = (i * p - ((i * (i - 1)) >> 1) - i) | 0; // cs[base + k] = Cs[i][k]
-      const Pi = P[i];
-      const b0 = col[i + 1];
-      // root i, one child [i+1..j], copy overlapping
-      const vb = Math.max(gamma * m[i], b0) + cR[i];
-      let bestL = Infinity;
-      let kL = -1;
-      let bestR = Infinity;
-      let kR = -1;
-      if (j - i >= 2) {
-        // L(i): leaf i sends to a root in [i+1..j]
-        const mi = m[i];
-        bestL = Math.max(leaf[i], b0) + (mi > 0 ? alpha + beta * mi : 0);
-        kL = i;
-        if (j - i >= 3) {
-          stats.cells++;
-          const klo = i + 1;
-          const khi = j - 2;
-          const flo = colStart - 1 > klo ? colStart - 1 : klo;
-          const re = rowEnd[i];
-          const fhi = re < khi ? re : khi;
-          sc[0] = bestL;
-          sc[1] = kL;
-          sc[2] = bestR;
-          sc[3] = kR;
-          if (fhi - flo + 1 < MIN_FAST) {
-            stats.scanCells++;
-            if (khi - klo + 1 >= MIN_FAST) stats.brokenCells++;
-            scanRange(this, base, Pi, klo, khi);
+    const base = (i * p - ((i * (i - 1)) >> 1) - i) | 0; // cs[base + k] = Cs[i][k]
+    const ri = i * ROW_STRIDE; // rows[ri + R_*]: row i's state
+    const Pi = P[i];
+    const b0 = col[i + 1];
+    // root i, one child [i+1..j], copy overlapping
+    const vb = Math.max(gamma * m[i], b0) + rightComm(P, alpha, beta, Pj1, i);
+    let bestL = Infinity;
+    let kL = -1;
+    let bestR = Infinity;
+    let kR = -1;
+    if (j - i >= 2) {
+      // L(i): leaf i sends to a root in [i+1..j]
+      const mi = m[i];
+      bestL = Math.max(leaf[i], b0) + (mi > 0 ? alpha + beta * mi : 0);
+      kL = i;
+      if (j - i >= 3) {
+        stats.cells++;
+        const klo = i + 1;
+        const khi = j - 2;
+        const flo = colStart - 1 > klo ? colStart - 1 : klo;
+        const re = rows[ri + R_END];
+        const fhi = re < khi ? re : khi;
+        sc[0] = bestL;
+        sc[1] = kL;
+        sc[2] = bestR;
+        sc[3] = kR;
+        if (fhi - flo + 1 < MIN_FAST) {
+          stats.scanCells++;
+          if (khi - klo + 1 >= MIN_FAST) stats.brokenCells++;
+          scanRange(this, col, base, Pi, Pj1, klo, khi);
+          bestL = sc[0];
+          kL = sc[1];
+          bestR = sc[2];
+          kR = sc[3];
+        } else {
+          stats.fastCells++;
+          if (flo > klo || fhi < khi) stats.partialCells++;
+          if (flo > klo) {
+            scanRange(this, col, base, Pi, Pj1, klo, flo - 1);
             bestL = sc[0];
             kL = sc[1];
             bestR = sc[2];
             kR = sc[3];
+          }
+          // crossing: first k in [flo..fhi] with A_k ≥ B_k, else fhi + 1. It usually moves
+          // right as j grows (row i's last crossing is the hint): walk from the hint, which
+          // reads row i and the column sequentially; binary search if it lies left of it.
+          let a = rows[ri + R_CROSS];
+          if (a < flo) a = flo;
+          if (a > fhi + 1) a = fhi + 1;
+          if (a > flo && cs[base + a - 1] >= col[a]) {
+            let b = a - 1;
+            a = flo;
+            while (a < b) {
+              const mid = (a + b) >> 1;
+              if (cs[base + mid] >= col[mid + 1]) b = mid;
+              else a = mid + 1;
+            }
           } else {
-            stats.fastCells++;
-            if (flo > klo || fhi < khi) stats.partialCells++;
-            if (flo > klo) {
-              scanRange(this, base, Pi, klo, flo - 1);
-              bestL = sc[0];
-              kL = sc[1];
-              bestR = sc[2];
-              kR = sc[3];
-            }
-            // crossing: first k in [flo..fhi] with A_k ≥ B_k, else fhi + 1. It usually moves
-            // right as j grows (row i's last crossing is the hint): walk from the hint, which
-            // reads row i and the column sequentially; binary search if it lies left of it.
-            let a = rCross[i];
-            if (a < flo) a = flo;
-            if (a > fhi + 1) a = fhi + 1;
-            if (a > flo && cs[base + a - 1] >= col[a]) {
-              let b = a - 1;
-              a = flo;
-              while (a < b) {
-                const mid = (a + b) >> 1;
-                if (cs[base + mid] >= col[mid + 1]) b = mid;
-                else a = mid + 1;
+            while (a <= fhi && cs[base + a] < col[a + 1]) a++;
+          }
+          const c = a;
+          rows[ri + R_CROSS] = c;
+          const nzi = nz[i];
+          // ---- L(k), ascending k: zero message (k < nzi) column side, row side; then
+          // comm column side, row side
+          let e = nzi - 1 < c - 1 ? nzi - 1 : c - 1;
+          if (e >= flo) {
+            const v = col[e + 1];
+            if (v < bestL) {
+              bestL = v;
+              // leftmost k in [flo..e] with B_k ≤ v (B nonincreasing)
+              let x = flo;
+              let y = e;
+              while (x < y) {
+                const mid = (x + y) >> 1;
+                if (col[mid + 1] <= v) y = mid;
+                else x = mid + 1;
               }
-            } else {
-              while (a <= fhi && cs[base + a] < col[a + 1]) a++;
-            }
-            const c = a;
-            rCross[i] = c;
-            const nzi = nz[i];
-            // ---- L(k), ascending k: zero message (k < nzi) column side, row side; then
-            // comm column side, row side
-            let e = nzi - 1 < c - 1 ? nzi - 1 : c - 1;
-            if (e >= flo) {
-              const v = col[e + 1];
-              if (v < bestL) {
-                bestL = v;
-                // leftmost k in [flo..e] with B_k ≤ v (B nonincreasing)
-                let x = flo;
-                let y = e;
-                while (x < y) {
-                  const mid = (x + y) >> 1;
-                  if (col[mid + 1] <= v) y = mid;
-                  else x = mid + 1;
-                }
-                kL = x;
-              }
-            }
-            if (c <= fhi && c < nzi) {
-              const v = cs[base + c];
-              if (v < bestL) {
-                bestL = v;
-                kL = c;
-              }
-            }
-            const a3 = nzi > flo ? nzi : flo;
-            if (a3 <= c - 1) {
-              // min of B_k + β·P[k+1] over [a3..c−1]: column deque, window moving left
-              const e3 = c - 1;
-              if (cLo < 0 || e3 > cHi || a3 > cLo) {
-                if (cLo >= 0) stats.dequeRebuilds++;
-                cdl = p;
-                cdr = p;
-                cLo = e3 + 1;
-              } else {
-                while (cdr > cdl && cdq[cdr - 1] > e3) cdr--;
-              }
-              cHi = e3;
-              for (let k = cLo - 1 < e3 ? cLo - 1 : e3; k >= a3; k--) {
-                const x = col[k + 1] + beta * P[k + 1];
-                while (cdr > cdl && col[cdq[cdl] + 1] + beta * P[cdq[cdl] + 1] >= x) cdl++;
-                cdq[--cdl] = k;
-              }
-              if (a3 < cLo) cLo = a3;
-              const k = cdq[cdr - 1];
-              const v = col[k + 1] + (alpha + beta * (P[k + 1] - Pi));
-              if (v < bestL) {
-                bestL = v;
-                kL = k;
-              }
-            }
-            const x4 = nzi > c ? nzi : c;
-            if (x4 <= fhi) {
-              const v = cs[base + x4] + (alpha + beta * (P[x4 + 1] - Pi));
-              if (v < bestL) {
-                bestL = v;
-                kL = x4;
-              }
-            }
-            // ---- R(k), ascending k: message (k < lzj) column side, row side; then zero
-            // message column side, row side
-            e = lzj < c ? lzj - 1 : c - 1;
-            if (e >= flo) {
-              const v = col[e + 1] + cR[e];
-              if (v < bestR) {
-                bestR = v;
-                // leftmost k in [flo..e] with B_k − β·P[k+1] ≤ that at e (nonincreasing)
-                const t = col[e + 1] - beta * P[e + 1];
-                let x = flo;
-                let y = e;
-                while (x < y) {
-                  const mid = (x + y) >> 1;
-                  if (col[mid + 1] - beta * P[mid + 1] <= t) y = mid;
-                  else x = mid + 1;
-                }
-                kR = x;
-              }
-            }
-            const e2 = lzj - 1 < fhi ? lzj - 1 : fhi;
-            if (c <= e2) {
-              // min of A_k − β·P[k+1] over [c..e2]: row i's deque, window moving right
-              const ro = base + i;
-              let head = rHead[i];
-              let tail = rTail[i];
-              let pushed = rPushed[i];
-              if (c < rLo[i] || e2 < pushed) {
-                stats.dequeRebuilds++;
-                head = 0;
-                tail = 0;
-                pushed = c - 1;
-              }
-              for (let k = pushed + 1; k <= e2; k++) {
-                const x = cs[base + k] - beta * P[k + 1];
-                while (tail > head && cs[base + i + rdq[ro + tail - 1]] - beta * P[i + rdq[ro + tail - 1] + 1] > x) tail--;
-                rdq[ro + tail++] = k - i;
-              }
-              while (rdq[ro + head] + i < c) head++;
-              rHead[i] = head;
-              rTail[i] = tail;
-              rPushed[i] = e2;
-              rLo[i] = c;
-              const k = rdq[ro + head] + i;
-              const v = cs[base + k] + cR[k];
-              if (v < bestR) {
-                bestR = v;
-                kR = k;
-              }
-            }
-            const a7 = lzj > flo ? lzj : flo;
-            if (a7 <= c - 1) {
-              const v = col[c];
-              if (v < bestR) {
-                bestR = v;
-                let x = a7;
-                let y = c - 1;
-                while (x < y) {
-                  const mid = (x + y) >> 1;
-                  if (col[mid + 1] <= v) y = mid;
-                  else x = mid + 1;
-                }
-                kR = x;
-              }
-            }
-            const x8 = lzj > c ? lzj : c;
-            if (x8 <= fhi) {
-              const v = cs[base + x8];
-              if (v < bestR) {
-                bestR = v;
-                kR = x8;
-              }
-            }
-            if (fhi < khi) {
-              sc[0] = bestL;
-              sc[1] = kL;
-              sc[2] = bestR;
-              sc[3] = kR;
-              scanRange(this, base, Pi, fhi + 1, khi);
-              bestL = sc[0];
-              kL = sc[1];
-              bestR = sc[2];
-              kR = sc[3];
+              kL = x;
             }
           }
+          if (c <= fhi && c < nzi) {
+            const v = cs[base + c];
+            if (v < bestL) {
+              bestL = v;
+              kL = c;
+            }
+          }
+          const a3 = nzi > flo ? nzi : flo;
+          if (a3 <= c - 1) {
+            // min of B_k + β·P[k+1] over [a3..c−1]: column deque, window moving left
+            const e3 = c - 1;
+            if (cLo < 0 || e3 > cHi || a3 > cLo) {
+              if (cLo >= 0) stats.dequeRebuilds++;
+              cdl = p;
+              cdr = p;
+              cLo = e3 + 1;
+            } else {
+              while (cdr > cdl && cdq[cdr - 1] > e3) cdr--;
+            }
+            cHi = e3;
+            for (let k = cLo - 1 < e3 ? cLo - 1 : e3; k >= a3; k--) {
+              const x = col[k + 1] + beta * P[k + 1];
+              while (cdr > cdl && col[cdq[cdl] + 1] + beta * P[cdq[cdl] + 1] >= x) cdl++;
+              cdq[--cdl] = k;
+            }
+            if (a3 < cLo) cLo = a3;
+            const k = cdq[cdr - 1];
+            const v = col[k + 1] + (alpha + beta * (P[k + 1] - Pi));
+            if (v < bestL) {
+              bestL = v;
+              kL = k;
+            }
+          }
+          const x4 = nzi > c ? nzi : c;
+          if (x4 <= fhi) {
+            const v = cs[base + x4] + (alpha + beta * (P[x4 + 1] - Pi));
+            if (v < bestL) {
+              bestL = v;
+              kL = x4;
+            }
+          }
+          // ---- R(k), ascending k: message (k < lzj) column side, row side; then zero
+          // message column side, row side
+          e = lzj < c ? lzj - 1 : c - 1;
+          if (e >= flo) {
+            const v = col[e + 1] + rightComm(P, alpha, beta, Pj1, e);
+            if (v < bestR) {
+              bestR = v;
+              // leftmost k in [flo..e] with B_k − β·P[k+1] ≤ that at e (nonincreasing)
+              const t = col[e + 1] - beta * P[e + 1];
+              let x = flo;
+              let y = e;
+              while (x < y) {
+                const mid = (x + y) >> 1;
+                if (col[mid + 1] - beta * P[mid + 1] <= t) y = mid;
+                else x = mid + 1;
+              }
+              kR = x;
+            }
+          }
+          const e2 = lzj - 1 < fhi ? lzj - 1 : fhi;
+          if (c <= e2) {
+            // min of A_k − β·P[k+1] over [c..e2]: row i's deque, window moving right
+            const ro = base + i;
+            let head = rows[ri + R_HEAD];
+            let tail = rows[ri + R_TAIL];
+            let pushed = rows[ri + R_PUSHED];
+            if (c < rows[ri + R_LO] || e2 < pushed) {
+              stats.dequeRebuilds++;
+              head = 0;
+              tail = 0;
+              pushed = c - 1;
+            }
+            for (let k = pushed + 1; k <= e2; k++) {
+              const x = cs[base + k] - beta * P[k + 1];
+              while (tail > head && cs[base + i + rdq[ro + tail - 1]] - beta * P[i + rdq[ro + tail - 1] + 1] > x) tail--;
+              rdq[ro + tail++] = k - i;
+            }
+            while (rdq[ro + head] + i < c) head++;
+            rows[ri + R_HEAD] = head;
+            rows[ri + R_TAIL] = tail;
+            rows[ri + R_PUSHED] = e2;
+            rows[ri + R_LO] = c;
+            const k = rdq[ro + head] + i;
+            const v = cs[base + k] + rightComm(P, alpha, beta, Pj1, k);
+            if (v < bestR) {
+              bestR = v;
+              kR = k;
+            }
+          }
+          const a7 = lzj > flo ? lzj : flo;
+          if (a7 <= c - 1) {
+            const v = col[c];
+            if (v < bestR) {
+              bestR = v;
+              let x = a7;
+              let y = c - 1;
+              while (x < y) {
+                const mid = (x + y) >> 1;
+                if (col[mid + 1] <= v) y = mid;
+                else x = mid + 1;
+              }
+              kR = x;
+            }
+          }
+          const x8 = lzj > c ? lzj : c;
+          if (x8 <= fhi) {
+            const v = cs[base + x8];
+            if (v < bestR) {
+              bestR = v;
+              kR = x8;
+            }
+          }
+          if (fhi < khi) {
+            sc[0] = bestL;
+            sc[1] = kL;
+            sc[2] = bestR;
+            sc[3] = kR;
+            scanRange(this, col, base, Pi, Pj1, fhi + 1, khi);
+            bestL = sc[0];
+            kL = sc[1];
+            bestR = sc[2];
+            kR = sc[3];
+          }
         }
-        // R(j−1): leaf j sends to the root of [i..j−1]
-        const v = Math.max(cs[base + j - 1], leaf[j]) + cR[j - 1];
-        if (v < bestR) {
-          bestR = v;
-          kR = j - 1;
-        }
       }
-      // root j, one child [i..j−1], copy afterwards
-      const s = P[j] - Pi;
-      const va = cs[base + j - 1] + (s > 0 ? alpha + beta * s : 0) + copyJ;
-      let val: number;
-      let code: number;
-      if (vb <= bestL && vb <= bestR && vb <= va) {
-        val = vb;
-        code = 1;
-      } else if (bestL <= bestR && bestL <= va) {
-        val = bestL;
-        code = -(kL - i + 1);
-      } else if (bestR <= va) {
-        val = bestR;
-        code = kR - i + 1;
-      } else {
-        val = va;
-        code = -(j - i);
+      // R(j−1): leaf j sends to the root of [i..j−1]
+      const v = Math.max(cs[base + j - 1], leaf[j]) + rightComm(P, alpha, beta, Pj1, j - 1);
+      if (v < bestR) {
+        bestR = v;
+        kR = j - 1;
       }
-      cs[base + j] = val;
-      choice[base + j] = code;
-      col[i] = val;
-      // monotonicity trackers
-      if (j === i + 1) {
-        rowEnd[i] = j;
-        rHead[i] = 0;
-        rTail[i] = 0;
-        rPushed[i] = i;
-        rLo[i] = i + 1;
-      } else if (rowEnd[i] === j - 1 && val >= cs[base + j - 1]) {
-        rowEnd[i] = j;
-      }
-      if (colStart === i + 1 && i + 1 < j && val >= col[i + 1]) colStart = i;
     }
-    this.colStart = colStart;
+    // root j, one child [i..j−1], copy afterwards
+    const s = P[j] - Pi;
+    const va = cs[base + j - 1] + (s > 0 ? alpha + beta * s : 0) + gamma * m[j];
+    let val: number;
+    let code: number;
+    if (vb <= bestL && vb <= bestR && vb <= va) {
+      val = vb;
+      code = 1;
+    } else if (bestL <= bestR && bestL <= va) {
+      val = bestL;
+      code = -(kL - i + 1);
+    } else if (bestR <= va) {
+      val = bestR;
+      code = kR - i + 1;
+    } else {
+      val = va;
+      code = -(j - i);
+    }
+    cs[base + j] = val;
+    choice[base + j] = code;
+    col[i] = val;
+    // monotonicity trackers
+    if (j === i + 1) {
+      rows[ri + R_END] = j;
+      rows[ri + R_HEAD] = 0;
+      rows[ri + R_TAIL] = 0;
+      rows[ri + R_PUSHED] = i;
+      rows[ri + R_LO] = i + 1;
+    } else if (rows[ri + R_END] === j - 1 && val >= cs[base + j - 1]) {
+      rows[ri + R_END] = j;
+    }
+    if (colStart === i + 1 && i + 1 < j && val >= col[i + 1]) colStart = i;
+    cst[so + C_START] = colStart;
+    cst[so + C_DL] = cdl;
+    cst[so + C_DR] = cdr;
+    cst[so + C_LO] = cLo;
+    cst[so + C_HI] = cHi;
   }
+}
+
+/** comm(S(k+1..j)) with Pj1 = P[j+1]: the expression of kernel.ts fillRightComm, so the same double. */
+function rightComm(P: Float64Array, alpha: number, beta: number, Pj1: number, k: number): number {
+  const s = Pj1 - P[k + 1];
+  return s > 0 ? alpha + beta * s : 0;
 }
 
 /**
  * Scans the inner splits k in [x..y] of cell [i..j] (both L(k) and R(k)), updating the
  * running bests in st.sc with strictly smaller values (ascending k keeps the tie order).
  */
-function scanRange(st: CrossingCs, base: number, Pi: number, x: number, y: number): void {
+function scanRange(st: CrossingCs, col: Float64Array, base: number, Pi: number, Pj1: number, x: number, y: number): void {
   const { P, alpha, beta } = st.input;
-  const { cs, col, cR, sc } = st;
+  const { cs, sc } = st;
   let bestL = sc[0];
   let kL = sc[1];
   let bestR = sc[2];
@@ -434,7 +561,7 @@ function scanRange(st: CrossingCs, base: number, Pi: number, x: number, y: numbe
       bestL = vl;
       kL = k;
     }
-    const vr = mx + cR[k];
+    const vr = mx + rightComm(P, alpha, beta, Pj1, k);
     if (vr < bestR) {
       bestR = vr;
       kR = k;
@@ -451,16 +578,19 @@ export interface CrossingAnyRootTables extends AnyRootTables {
   readonly stats: CrossingStats;
 }
 
-/** Cs (exact rule) for every range by the crossing kernel; needs crossingEligible(input). */
-export function crossingAnyRootTables(input: DpInput, onProgress?: ProgressSink): CrossingAnyRootTables {
+/**
+ * Cs (exact rule) for every range by the crossing kernel, `width` columns at a time (any width
+ * gives the same tables); needs crossingEligible(input).
+ */
+export function crossingAnyRootTables(input: DpInput, onProgress?: ProgressSink, width = blockWidth(input.p)): CrossingAnyRootTables {
   const { p } = input;
-  const st = new CrossingCs(input);
+  const st = new CrossingCs(input, undefined, width);
   const progress = new Progress(onProgress, sumColumnWork(p, 0));
   let done = 0;
-  for (let j = 0; j < p; j++) {
-    st.startColumn(j, 0);
-    st.column(j, 0);
-    done += columnWork(0, j);
+  for (let j0 = 0; j0 < p; j0 += width) {
+    const j1 = Math.min(j0 + width, p);
+    st.block(j0, j1);
+    for (let j = j0; j < j1; j++) done += columnWork(0, j);
     progress.report(done);
   }
   return { cs: st.cs, choice: st.choice, nChoice: undefined, stats: st.stats };
@@ -480,7 +610,8 @@ export interface CrossingFixedRootTables extends FixedRootTables {
 export function crossingFixedRootTables(input: DpInput, r: number, onProgress?: ProgressSink): CrossingFixedRootTables {
   const { p, m, P, alpha, beta, gamma, leaf, nz } = input;
   const st = new CrossingCs(input);
-  const { cs, col, cR, lz, rowEnd, stats } = st;
+  const { cs, col, lz, rows, stats } = st;
+  const cR = new Float64Array(p + 1); // comm(S(k+1..j)) of column j
   const w = p - r;
   const f = new Float64Array((r + 1) * w);
   const fChoice = newChoiceTable(p, (r + 1) * w);
@@ -500,11 +631,13 @@ export function crossingFixedRootTables(input: DpInput, r: number, onProgress?: 
   let done = 0;
   const copyR = gamma * m[r];
   for (let j = 0; j < p; j++) {
-    st.startColumn(j, j < r ? 0 : r);
+    fillRightComm(input, cR, j, j < r ? 0 : r);
     if (j !== r) {
       const lo = j < r ? 0 : r + 1;
       st.column(j, lo);
       done += columnWork(lo, j);
+    } else {
+      st.startColumn(j, 0);
     }
     if (j < r) {
       progress.report(done);
@@ -539,7 +672,8 @@ export function crossingFixedRootTables(input: DpInput, r: number, onProgress?: 
         const klo = i + 1;
         if (e >= klo) stats.cells++;
         const flo = colFStart - 1 > klo ? colFStart - 1 : klo;
-        const fhi = rowEnd[i] < e ? rowEnd[i] : e;
+        const re = rows[i * ROW_STRIDE + R_END];
+        const fhi = re < e ? re : e;
         // scan [klo..s1] before the crossing part, [s2..e] after it
         let s1 = e;
         let s2 = e + 1;

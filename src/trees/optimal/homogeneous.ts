@@ -16,8 +16,9 @@
  * - `pruning: 'monotone'` is an opt-in O(p²) HEURISTIC (Knuth-style split windows, which
  *   Traff17 leaves open and which do not hold in general): optimal/monotone.ts.
  *
- * Kernels and memory layout: optimal/kernel.ts; derivation, tie order and measurements:
- * docs/optimal-dp.md.
+ * Kernels and memory layout: optimal/kernel.ts (full scan), optimal/crossing-kernel.ts (exact
+ * speed-up for integer costs), optimal/parallel-kernel.ts (the latter on two cores, best root);
+ * derivation, tie order and measurements: docs/optimal-dp.md.
  */
 import { InvalidArgumentError, TooLargeError } from '../../errors.js';
 import { requireFiniteCosts, requireModelFits, type CostModel } from '../../model/cost-model.js';
@@ -32,6 +33,7 @@ import {
   type ProgressSink,
 } from './kernel.js';
 import { crossingAnyRootTables, crossingEligible, crossingFixedRootTables } from './crossing-kernel.js';
+import { parallelAnyRootTables, twoCoresPay } from './parallel-kernel.js';
 import { monotoneAnyRootTables, monotoneFixedRootTables } from './monotone.js';
 import { TreeBuilder } from '../tree.js';
 import type { BuiltTree, RootOption } from '../types.js';
@@ -55,6 +57,15 @@ export interface OptimalOptions extends RootOption {
    * or a fixed root — and the full scan otherwise; 'scan' always uses the full scan (for tests and benchmarks).
    */
   readonly kernel?: 'auto' | 'scan';
+  /**
+   * Threads of the crossing kernel with the best root (mode 'exact', integer α, β, γ; the
+   * other kernels use one): 2 fills the tables with the calling thread and one worker thread
+   * (optimal/parallel-kernel.ts; same result bit for bit, the call stays synchronous), 1 with
+   * the calling thread only. Default: 2 when p ≥ PARALLEL_MIN_P (2000; 3000 when run from the
+   * TypeScript sources) and the machine has at least two cores, else 1. A worker thread that
+   * fails raises a DpWorkerError (code 'INTERNAL').
+   */
+  readonly workers?: 1 | 2;
 }
 
 /** Largest p accepted: the Float64 triangle alone is 8·p²/2 bytes (1.6 GB at 20000). */
@@ -88,6 +99,10 @@ export function optimalTree(sizes: ArrayLike<number>, model: CostModel, opts?: O
   if (kernel !== 'auto' && kernel !== 'scan') {
     throw new InvalidArgumentError('kernel', `must be 'auto' or 'scan', got ${String(kernel)}`);
   }
+  const workers = opts?.workers;
+  if (workers !== undefined && workers !== 1 && workers !== 2) {
+    throw new InvalidArgumentError('workers', `must be 1 or 2, got ${String(workers)}`);
+  }
   // the fixed-root tables are the same in both modes (symmetric rule), so only the best-root
   // paper rule (its N table) stays on the full scan
   const crossing = kernel === 'auto' && pruning === 'none' && (mode === 'exact' || root !== undefined) && crossingEligible(input);
@@ -101,9 +116,11 @@ export function optimalTree(sizes: ArrayLike<number>, model: CostModel, opts?: O
     const t =
       pruning === 'monotone'
         ? monotoneAnyRootTables(input)
-        : crossing
-          ? crossingAnyRootTables(input, onProgress as ProgressSink | undefined)
-          : anyRootTables(input, mode, onProgress as ProgressSink | undefined);
+        : crossing && (workers ?? (twoCoresPay(p) ? 2 : 1)) === 2
+          ? parallelAnyRootTables(input, onProgress as ProgressSink | undefined)
+          : crossing
+            ? crossingAnyRootTables(input, onProgress as ProgressSink | undefined)
+            : anyRootTables(input, mode, onProgress as ProgressSink | undefined);
     if (pruning === 'monotone') onProgress?.(1, 1);
     const lookup: Lookup = {
       cs: t.choice,
@@ -125,6 +142,11 @@ export function optimalTree(sizes: ArrayLike<number>, model: CostModel, opts?: O
   const lookup: Lookup = { cs: t.choice, n: undefined, f: t.fChoice, p, r: root };
   const built = rebuild(lookup, p, false);
   return { tree: built.tree, time: t.f[fIndex(p, root, 0, p - 1)], root };
+}
+
+/** The kernels' input for `sizes` under `model`, checked as optimalTree checks it (for tests and tools). */
+export function dpInputOf(sizes: ArrayLike<number>, model: CostModel): DpInput {
+  return prepare(validateSizes(sizes), model);
 }
 
 /** Checks the model and sizes, and precomputes prefix sums and single-rank times. */
