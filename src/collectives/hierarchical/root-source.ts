@@ -18,10 +18,9 @@
  * Cost of building a source: O(p) per call (offsets from counts).
  */
 import type { Communicator } from '../../comm/communicator.js';
-import { VcollError } from '../../errors.js';
 import { views } from '../../layout/index.js';
 import { blockView, type BlockLayout, type Placement } from '../placement.js';
-import { messageLayout } from './root-target.js';
+import { messageLayout, nodeOrderedBuffer } from './root-target.js';
 import type { NodeStructure } from './structure.js';
 
 export interface RootSource {
@@ -68,32 +67,11 @@ export function zeroCopySource(t: SourceInput): RootSource {
 }
 
 export function reorderSource(t: SourceInput): RootSource {
-  const { structure: s, layout, root } = t;
+  const { layout } = t;
   const u = layout.unitBytes;
-  const offset = new Float64Array(s.size);
-  const order: number[] = [];
-  let total = 0;
-  for (const r of s.order) {
-    if (r === root) continue;
-    offset[r] = total;
-    total += layout.counts[r] * u;
-    order.push(r);
-  }
-  const inter = new Uint8Array(total);
+  const { inter, offset, order, place } = nodeOrderedBuffer(t.structure, layout, t.root, t.comm.rank);
   return {
-    place: (ranks) => {
-      if (ranks.length === 0) return { buffer: inter.subarray(0, 0), bytes: 0, segments: 0 };
-      const start = offset[ranks[0]];
-      let bytes = 0;
-      for (let i = 0; i < ranks.length; i++) {
-        const r = ranks[i];
-        if (offset[r] !== start + bytes || r === root) {
-          throw new VcollError('INTERNAL', `reorder: rank ${r} is not next in node order`, { rank: t.comm.rank });
-        }
-        bytes += layout.counts[r] * u;
-      }
-      return { buffer: inter.subarray(start, start + bytes), bytes, segments: bytes > 0 ? 1 : 0 };
-    },
+    place,
     blockBytes: (r) => layout.counts[r] * u,
     prepare: () => {
       for (const r of order) {

@@ -83,11 +83,24 @@ export function zeroCopyTarget(t: TargetInput): RootTarget {
   };
 }
 
-export function reorderTarget(t: TargetInput): RootTarget {
-  const { structure: s, layout, root } = t;
+/**
+ * The root's node-ordered intermediate buffer of 'reorder' (TraffRougier14 Fig. 1, §4): every
+ * block but the root's, back to back in node order π; `place` gives a message's slice (its
+ * ranks must be consecutive in that order). Shared by the gather's target and the scatter's
+ * source (root-source.ts).
+ */
+export interface NodeOrderedBuffer {
+  readonly inter: Uint8Array;
+  /** Byte offset of rank r's block in `inter`. */
+  readonly offset: Float64Array;
+  /** The ranks in node order, the root left out. */
+  readonly order: readonly number[];
+  place(ranks: ArrayLike<number>): Placement;
+}
+
+export function nodeOrderedBuffer(s: NodeStructure, layout: BlockLayout, root: number, rank: number): NodeOrderedBuffer {
   const u = layout.unitBytes;
-  const p = s.size;
-  const offset = new Float64Array(p);
+  const offset = new Float64Array(s.size);
   const order: number[] = [];
   let total = 0;
   for (const r of s.order) {
@@ -98,6 +111,9 @@ export function reorderTarget(t: TargetInput): RootTarget {
   }
   const inter = new Uint8Array(total);
   return {
+    inter,
+    offset,
+    order,
     place: (ranks) => {
       if (ranks.length === 0) return { buffer: inter.subarray(0, 0), bytes: 0, segments: 0 };
       const start = offset[ranks[0]];
@@ -105,12 +121,21 @@ export function reorderTarget(t: TargetInput): RootTarget {
       for (let i = 0; i < ranks.length; i++) {
         const r = ranks[i];
         if (offset[r] !== start + bytes || r === root) {
-          throw new VcollError('INTERNAL', `reorder: rank ${r} is not next in node order`, { rank: t.comm.rank });
+          throw new VcollError('INTERNAL', `reorder: rank ${r} is not next in node order`, { rank });
         }
         bytes += layout.counts[r] * u;
       }
       return { buffer: inter.subarray(start, start + bytes), bytes, segments: bytes > 0 ? 1 : 0 };
     },
+  };
+}
+
+export function reorderTarget(t: TargetInput): RootTarget {
+  const { layout } = t;
+  const u = layout.unitBytes;
+  const { inter, offset, order, place } = nodeOrderedBuffer(t.structure, layout, t.root, t.comm.rank);
+  return {
+    place,
     blockBytes: (r) => layout.counts[r] * u,
     copyOwn: () => copyOwn(t),
     finish: () => {
