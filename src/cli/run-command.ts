@@ -12,7 +12,7 @@ import { parseDistribution } from '../workloads/distributions.js';
 import { requiresNative, type VAlgorithm } from '../collectives/types.js';
 import type { HierarchicalTreeName, HierarchicalVariantName } from '../collectives/hierarchical/index.js';
 import { CommunicationError, InvalidArgumentError, UnavailableError, VcollError } from '../errors.js';
-import { checkCaseResources, checkCaseTree, checkHierarchicalResources, simCaseRankBytes } from '../run/case-limits.js';
+import { checkCaseResources, checkCaseTree, checkHierarchicalResources, simCaseRankBytes, simHierarchicalRankBytes } from '../run/case-limits.js';
 import { hierarchicalCase, type HierarchicalRunCase } from '../run/hierarchical-case.js';
 import { runHierarchicalCase } from '../run/hierarchical-job.js';
 import { runCase, type RunReport } from '../run/job.js';
@@ -211,7 +211,7 @@ export function heapForRun(opts: RunCommandOptions): number | undefined {
     } catch {
       return undefined; // runRun reports it
     }
-    return heapToRaise(opts.p * simCaseRankBytes({ algorithm: 'hierarchical' }));
+    return heapToRaise(opts.p * simHierarchicalRankBytes(opts.hierTree));
   }
   let c: RunCase;
   try {

@@ -42,6 +42,19 @@ export function treeOfAlgorithm(algorithm: VAlgorithm): string | undefined {
  */
 export const SIM_RUN_HIERARCHICAL_RANK_BYTES = 11 * 1024;
 
+/**
+ * The same with adaptive trees at both levels (`--hier-tree adaptive`): the two constructions'
+ * state on top. Peak RSS per rank, Node's own included, of `vcoll run --transport sim --p 65536
+ * --algorithm hierarchical --per-node 256 --hier-tree adaptive --dist random --b 100`: 15.0 KiB
+ * (gatherv), 14.3 KiB (scatterv).
+ */
+export const SIM_RUN_HIERARCHICAL_ADAPTIVE_RANK_BYTES = 16 * 1024;
+
+/** Bytes of JavaScript objects per simulated rank of a hierarchical run with `tree` at both levels. */
+export function simHierarchicalRankBytes(tree: string | undefined): number {
+  return tree === 'adaptive' ? SIM_RUN_HIERARCHICAL_ADAPTIVE_RANK_BYTES : SIM_RUN_HIERARCHICAL_RANK_BYTES;
+}
+
 /** Bytes of JavaScript objects per simulated rank of a case with `algorithm` (src/util/limits.ts, measured). */
 export function simCaseRankBytes(c: { readonly algorithm: RunAlgorithm }): number {
   switch (c.algorithm) {
@@ -116,7 +129,7 @@ export function checkCaseResources(transport: TransportName, p: number, c: RunCa
  */
 export function checkHierarchicalResources(transport: TransportName, p: number, hc: HierarchicalRunCase, prefix = ''): void {
   const c = hc.rankCase;
-  if (transport === 'sim') checkSimRanks(p, `${prefix}p`, SIM_RUN_HIERARCHICAL_RANK_BYTES, `simulating ${c.collective} (hierarchical)`);
+  if (transport === 'sim') checkSimRanks(p, `${prefix}p`, simHierarchicalRankBytes(c.tree), `simulating ${c.collective} (hierarchical${c.tree === 'adaptive' ? ', adaptive trees' : ''})`);
   const sizes = sharedBlockSizes(c.dist, { p, b: c.b, rho: c.rho, seed: c.seed });
   let total = 0;
   for (let i = 0; i < sizes.length; i++) total += sizes[i];
