@@ -185,8 +185,8 @@ export function compileVSchedule(op: VOp, algorithm: string, counts: readonly nu
   // adaptive, degrading: the roles the construction gives, from the tree it equals (adaptive/construct.ts, adaptive/degrading.ts)
   const built = algorithm === 'adaptive' ? adaptiveBinomialTree(counts, model, { root }) : algorithm === 'degrading' ? degradingTree(counts, model, { root }) : undefined;
   const roles = built !== undefined ? rolesOfTree(built.tree, counts) : undefined;
-  // the degrading tree's root copies first (its tree's copy position)
-  const rootCopyAt = algorithm === 'degrading' && built !== undefined ? built.tree.copyAt[root] : undefined;
+  // the root copies where its tree says (the degrading tree's root first; adaptive's as copyPosition)
+  const rootCopyAt = built?.tree.copyAt[root];
   const ranks: RankSchedule[] = [];
   for (let me = 0; me < p; me++) {
     const d: VRankDescription = {

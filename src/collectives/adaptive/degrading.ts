@@ -23,7 +23,7 @@ import { constructAdaptive, constructionRounds, type AdaptiveRole } from './cons
 import type { JoinContext } from './decide.js';
 import { hypercubeRounds } from './hypercube.js';
 import { adaptiveContext, rootRangeCheck } from './plan.js';
-import { rolesOfTree } from './schedule.js';
+import { roleOfTree } from './schedule.js';
 import { nextPlanTags, type AdaptiveTags } from './tags.js';
 import { settleDegradingRole } from './verdicts.js';
 
@@ -73,7 +73,7 @@ export function degradingRole(input: VPlanInput, ctx: JoinContext, tags: Adaptiv
   return constructAdaptive({ comm, root, count, ctx, tags, onEvent: check }).then((role) => {
     if (!isRoot) return settleDegradingRole(comm, role, ctx.degrading as NonNullable<JoinContext['degrading']>, tags.verdict);
     const counts = input.counts as readonly number[];
-    const own = rolesOfTree(degradingTree(counts, input.model, { root }).tree, counts)[root];
+    const own = roleOfTree(degradingTree(counts, input.model, { root }).tree, counts, root);
     return { ...own, final: role.final };
   });
 }

@@ -133,14 +133,14 @@ export function adaptiveScatterSchedule(d: VRankDescription, role: AdaptiveRole,
   return { rank: d.rank, buffers: b.list, steps: steps.list };
 }
 
-/**
- * Every rank's role in the ordered `tree` (the adaptive tree of `counts`, which the
- * construction equals: construct.ts), as the construction would deliver it: each rank's
- * children in receive order with their subtrees' ranges, and the range it sends to its parent.
- * Without communication (for printing and checking schedules, v-schedule.ts); `round` is the
- * join's depth below the receiver's range root (not used by the data phase).
- */
-export function rolesOfTree(tree: Tree, counts: readonly number[]): AdaptiveRole[] {
+/** Each rank's subtree as a rank range [lo..hi] of the ordered tree, and the counts' prefix sums. O(p). */
+interface TreeRanges {
+  readonly lo: Int32Array;
+  readonly hi: Int32Array;
+  readonly prefix: readonly number[];
+}
+
+function treeRanges(tree: Tree, counts: readonly number[]): TreeRanges {
   const p = tree.p;
   const lo = Int32Array.from({ length: p }, (_, v) => v);
   const hi = Int32Array.from({ length: p }, (_, v) => v);
@@ -156,26 +156,45 @@ export function rolesOfTree(tree: Tree, counts: readonly number[]): AdaptiveRole
   }
   const prefix = [0];
   for (const c of counts) prefix.push(prefix[prefix.length - 1] + c);
-  const size = (v: number): number => prefix[hi[v] + 1] - prefix[lo[v]];
-  const event = (kind: 'recv' | 'send', peer: number, v: number, round: number): RoleEvent => ({
+  return { lo, hi, prefix };
+}
+
+/** Rank v's role in `tree` from its subtrees' ranges (rolesOfTree). */
+function roleAt(tree: Tree, counts: readonly number[], r: TreeRanges, v: number): AdaptiveRole {
+  const event = (kind: 'recv' | 'send', peer: number, x: number, round: number): RoleEvent => ({
     kind,
     round,
     peer,
-    size: size(v),
-    lo: lo[v],
-    hi: hi[v],
+    size: r.prefix[r.hi[x] + 1] - r.prefix[r.lo[x]],
+    lo: r.lo[x],
+    hi: r.hi[x],
     check: 0,
   });
-  return Array.from({ length: p }, (_, v) => {
-    const parent = tree.parent[v];
-    return {
-      rank: v,
-      p,
-      root: tree.root,
-      count: counts[v],
-      children: tree.children[v].map((c, k) => event('recv', c, c, k)),
-      parent: parent < 0 ? undefined : event('send', parent, v, 0),
-      final: undefined,
-    };
-  });
+  const parent = tree.parent[v];
+  return {
+    rank: v,
+    p: tree.p,
+    root: tree.root,
+    count: counts[v],
+    children: tree.children[v].map((c, k) => event('recv', c, c, k)),
+    parent: parent < 0 ? undefined : event('send', parent, v, 0),
+    final: undefined,
+  };
+}
+
+/**
+ * Every rank's role in the ordered `tree` (the adaptive tree of `counts`, which the
+ * construction equals: construct.ts), as the construction would deliver it: each rank's
+ * children in receive order with their subtrees' ranges, and the range it sends to its parent.
+ * Without communication (for printing and checking schedules, v-schedule.ts); `round` is the
+ * join's depth below the receiver's range root (not used by the data phase).
+ */
+export function rolesOfTree(tree: Tree, counts: readonly number[]): AdaptiveRole[] {
+  const r = treeRanges(tree, counts);
+  return Array.from({ length: tree.p }, (_, v) => roleAt(tree, counts, r, v));
+}
+
+/** Rank v's role alone, as rolesOfTree gives it (one role made, not p). */
+export function roleOfTree(tree: Tree, counts: readonly number[], v: number): AdaptiveRole {
+  return roleAt(tree, counts, treeRanges(tree, counts), v);
 }

@@ -40,6 +40,7 @@ import { constructionPromise, rangeTotal, startBridgeConstruction, startNodeCons
 import type { RootSource } from './root-source.js';
 import { ranksOfNodes, type NodeStructure } from './structure.js';
 import { describe } from './two-level.js';
+import { readU32, writeU32 } from './size-check.js';
 import { segmentsOf } from './two-level-scatter.js';
 import { HIER_TAG } from './types.js';
 
@@ -61,17 +62,6 @@ export interface AdaptiveScatterInput {
 
 /** Bytes of one node's count checksum behind a bridge message. */
 const NODE_CHECK_BYTES = 4;
-
-function writeU32(buf: Uint8Array, at: number, v: number): void {
-  buf[at] = v & 0xff;
-  buf[at + 1] = (v >>> 8) & 0xff;
-  buf[at + 2] = (v >>> 16) & 0xff;
-  buf[at + 3] = v >>> 24;
-}
-
-function readU32(buf: Uint8Array, at: number): number {
-  return (buf[at] | (buf[at + 1] << 8) | (buf[at + 2] << 16) | (buf[at + 3] << 24)) >>> 0;
-}
 
 /** Runs this rank's part; resolves with `result()` once its data is in place and its sends are done. */
 export function adaptiveScatter<T>(input: AdaptiveScatterInput, result: () => T): Promise<T> {

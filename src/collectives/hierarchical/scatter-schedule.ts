@@ -34,6 +34,7 @@ import { expectBytes } from '../bytes.js';
 import type { Subtree } from '../basic/tree.js';
 import { binomialRoles, leaderOf, type LevelRoles } from './level-trees.js';
 import { ranksOfNodes, type Bridge, type NodeStructure } from './structure.js';
+import { blockRanges } from './schedule.js';
 import { HIER_TAG } from './types.js';
 
 /** One message a rank sends: to whom, with which tag, the ranks whose blocks it holds and where they start in the sender's sequence. */
@@ -106,19 +107,6 @@ export function scatterPlan(s: NodeStructure, rootNode: number, root: number, ra
   }
   for (const c of roles.local) sends.push({ peer: members[c.peer], tag: HIER_TAG.local, ranks: members.subarray(c.lo, c.hi + 1), at: nodeAt + c.lo });
   return { sequence, own, parent: roles.parent, tag: roles.leader ? HIER_TAG.bridge : HIER_TAG.local, sends };
-}
-
-/** Ranges of `buffer` for the blocks of `ranks` (m bytes each at rank·m), adjacent ones merged. */
-function blockRanges(buffer: number, ranks: ArrayLike<number>, m: number): ByteRange[] {
-  const out: ByteRange[] = [];
-  if (m === 0) return out;
-  for (let j = 0; j < ranks.length; j++) {
-    const at = ranks[j] * m;
-    const last = out[out.length - 1];
-    if (last !== undefined && last.offset + last.length === at) out[out.length - 1] = { buffer, offset: last.offset, length: last.length + m };
-    else out.push({ buffer, offset: at, length: m });
-  }
-  return out;
 }
 
 const range = (buffer: number, offset: number, length: number): Span => (length > 0 ? [{ buffer, offset, length }] : []);

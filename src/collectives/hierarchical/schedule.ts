@@ -51,7 +51,7 @@ export interface HierarchicalSchedule {
 const NO_RANKS = new Int32Array(0);
 
 /** Ranges of `buffer` for the blocks of `ranks` (m bytes each at rank·m), adjacent ones merged. */
-function blockRanges(buffer: number, ranks: ArrayLike<number>, m: number): ByteRange[] {
+export function blockRanges(buffer: number, ranks: ArrayLike<number>, m: number): ByteRange[] {
   const out: ByteRange[] = [];
   if (m === 0) return out;
   for (let j = 0; j < ranks.length; j++) {

@@ -69,19 +69,25 @@ export function trailerOf(a: number, b: number): Uint8Array {
 
 /** Writes the sums A = `a`, B = `b` as a trailer at `buf[at …]` (each little-endian in 4 bytes). */
 export function writeSums(buf: Uint8Array, at: number, a: number, b: number): void {
-  writeSum(buf, at, a);
-  writeSum(buf, at + 4, b);
+  writeU32(buf, at, a);
+  writeU32(buf, at + 4, b);
 }
 
-function writeSum(out: Uint8Array, at: number, v: number): void {
+/** `v` (an unsigned 32-bit integer) little-endian at `out[at …]`: the trailers' and the scatters' count words. */
+export function writeU32(out: Uint8Array, at: number, v: number): void {
   out[at] = v & 0xff;
   out[at + 1] = (v >>> 8) & 0xff;
   out[at + 2] = (v >>> 16) & 0xff;
   out[at + 3] = v >>> 24;
 }
 
+/** The unsigned 32-bit integer stored little-endian at `buf[at …]`. */
+export function readU32(buf: Uint8Array, at: number): number {
+  return (buf[at] | (buf[at + 1] << 8) | (buf[at + 2] << 16) | (buf[at + 3] << 24)) >>> 0;
+}
+
 /** The sum stored little-endian at `buf[at …]` (A at a trailer's byte 0, B at byte 4); −1 when it cannot be one (≥ P). */
 export function readSum(buf: Uint8Array, at: number): number {
-  const v = (buf[at] | (buf[at + 1] << 8) | (buf[at + 2] << 16) | (buf[at + 3] << 24)) >>> 0;
+  const v = readU32(buf, at);
   return v < P ? v : -1;
 }

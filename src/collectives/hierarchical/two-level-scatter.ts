@@ -34,6 +34,7 @@ import { CommunicationError, InvalidArgumentError, TruncationError } from '../..
 import type { LevelRoles } from './level-trees.js';
 import type { RootSource } from './root-source.js';
 import { scatterPlan } from './scatter-schedule.js';
+import { readU32, writeU32 } from './size-check.js';
 import type { NodeStructure } from './structure.js';
 
 export interface TwoLevelScatterInput {
@@ -56,17 +57,6 @@ export const COUNT_BYTES = 4;
 /** The segments of a buffer. */
 export function segmentsOf(b: MessageBuffer): readonly Uint8Array[] {
   return b instanceof Uint8Array ? (b.length > 0 ? [b] : []) : b;
-}
-
-function writeU32(buf: Uint8Array, at: number, v: number): void {
-  buf[at] = v & 0xff;
-  buf[at + 1] = (v >>> 8) & 0xff;
-  buf[at + 2] = (v >>> 16) & 0xff;
-  buf[at + 3] = v >>> 24;
-}
-
-function readU32(buf: Uint8Array, at: number): number {
-  return (buf[at] | (buf[at + 1] << 8) | (buf[at + 2] << 16) | (buf[at + 3] << 24)) >>> 0;
 }
 
 /** Runs this rank's part; resolves with `result()` once its block is in place and its sends are done. */
