@@ -335,8 +335,8 @@ describe('adaptive levels: typed errors on the ranks that see them', () => {
     expect(await run((r) => (r === 2 ? 3 : 2))).toMatchObject({ field: 'counts', rank: 0 });
     // node 1 (ranks 1, 3, 7) with one more element
     expect(await run((r) => (r === 3 ? 3 : 2))).toMatchObject({ field: 'counts', rank: 0 });
-    // ranks 3 and 7 of node 1: the total agrees, the split does not; its leader (rank 1) sees it
-    expect(await run((r) => (r === 3 ? 3 : r === 7 ? 1 : 2))).toMatchObject({ field: 'count', rank: 1 });
+    // ranks 1 and 3 of node 1: the total agrees, the split does not; its leader (rank 7, its last member) sees it
+    expect(await run((r) => (r === 1 ? 3 : r === 3 ? 1 : 2))).toMatchObject({ field: 'count', rank: 7 });
     // the same on the root's node (ranks 2 and 6): the root sees it
     expect(await run((r) => (r === 2 ? 3 : r === 6 ? 1 : 2))).toMatchObject({ field: 'counts', rank: 0 });
   });

@@ -27,7 +27,7 @@ import { checkHierarchicalResources } from './case-limits.js';
 import { sharedCaseData } from './data.js';
 import type { HierarchicalRunCase } from './hierarchical-case.js';
 import { treeModelOf } from './hierarchical-case.js';
-import { adaptiveRolesOf, binomialRolesOf, oneNodeStructure, predictTwoLevel, predictTwoLevelScatter, rolesTree } from './hierarchical-predict.js';
+import { adaptiveRolesOf, binomialRolesOf, flatRolesOf, oneNodeStructure, predictTwoLevel, predictTwoLevelScatter, rolesTree } from './hierarchical-predict.js';
 import type { HierarchicalJobArgs } from './hierarchical-program.js';
 import { runHierarchicalOnRank, type HierarchicalRankResult, type HierarchicalShared } from './hierarchical-rank.js';
 import { foldRanks, type RunReport, type SimRunOptions } from './job.js';
@@ -68,8 +68,8 @@ export function predictHierarchical(hc: HierarchicalRunCase, structure: NodeStru
   if (c.variant === 'flat') {
     if (!regular || c.tree === 'adaptive') return predictTime(c.tree === 'adaptive' ? 'adaptive' : 'binomial', op, counts, hc.model, root);
     const one = oneNodeStructure(p);
-    if (gather) return predictTwoLevel({ structure: one, blockBytes, root, unitBytes: u, trailerBytes: 0, reorder: false, interiorCopies: true }, hc.model);
-    const tree = rolesTree(one, root, binomialRolesOf(one, root));
+    const tree = rolesTree(one, root, flatRolesOf(p, root));
+    if (gather) return predictTwoLevel({ structure: one, tree, blockBytes, root, unitBytes: u, trailerBytes: 0, reorder: false, interiorCopies: true }, hc.model);
     return predictTwoLevelScatter({ structure: one, tree, blockBytes, root, unitBytes: u, reorder: false, interiorCopies: true, copyAfterSends: true }, hc.model);
   }
   const reorder = c.variant === 'reorder';

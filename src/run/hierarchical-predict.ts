@@ -9,9 +9,10 @@
  * scatter (no construction), the data phase alone for gatherv and scatterv (their
  * constructions come first, or beside the data: not predicted).
  *
- * The two levels form one gather tree over the p ranks: on every node the ordered binomial tree
- * (collectives/basic/tree.ts) over its members in local order, rooted at the root on the root's
- * node and at the lowest rank elsewhere; over the nodes the same tree rooted at the root's node,
+ * The two levels form one gather tree over the p ranks: on every node the ordered-hypercube
+ * binomial tree (collectives/hierarchical/hypercube-role.ts) over its members in local order,
+ * rooted at the root on the root's node and at the highest rank elsewhere; over the nodes the
+ * same tree rooted at the root's node,
  * a node's leader sending for it (TraffRougier14 §2). Every rank but the root sends one message
  * to its parent once it has received from all its children: its own block and theirs, plus
  * for gatherv the 8-byte size check (collectives/hierarchical/size-check.ts).
@@ -30,6 +31,7 @@
  * Cost: O(p) memory; time O(p) plus the sorting of every rank's k ≤ ⌈log₂N⌉ + ⌈log₂n_max⌉
  * children, in place by insertion (O(k²) each, O(p·k) in all; no array per rank).
  */
+import { orderedBinomialRole } from '../collectives/basic/tree.js';
 import type { CostModel } from '../model/cost-model.js';
 import type { NodeStructure } from '../collectives/hierarchical/index.js';
 import {
@@ -62,32 +64,8 @@ export interface TwoLevelInput {
    * as a one-node structure. Default false (the two-level gather's ranks send their block in place).
    */
   readonly interiorCopies?: boolean;
-  /** The tree (default: the binomial two-level tree, `twoLevelTree`); e.g. `rolesTree(…, adaptiveRolesOf(…))`. */
+  /** The tree (default: the binomial two-level tree, `rolesTree(…, binomialRolesOf(…))`); e.g. `rolesTree(…, adaptiveRolesOf(…))`. */
   readonly tree?: { readonly parent: Int32Array; readonly topDown: Int32Array };
-}
-
-/**
- * Calls `edge(child, parent)` for every edge of the ordered binomial tree over [0, n) rooted
- * at `root` (the recursive halving of collectives/basic/tree.ts), a parent before its children.
- */
-function binomialEdges(n: number, root: number, edge: (child: number, parent: number) => void): void {
-  const stack: number[] = [0, n - 1, root];
-  while (stack.length > 0) {
-    const holder = stack.pop() as number;
-    let hi = stack.pop() as number;
-    let lo = stack.pop() as number;
-    while (lo < hi) {
-      const mid = lo + ((hi - lo) >> 1);
-      const holderLeft = holder <= mid;
-      const oLo = holderLeft ? mid + 1 : lo;
-      const oHi = holderLeft ? hi : mid;
-      const sub = holderLeft ? mid + 1 : mid;
-      edge(sub, holder);
-      stack.push(oLo, oHi, sub);
-      if (holderLeft) hi = mid;
-      else lo = mid + 1;
-    }
-  }
 }
 
 /** Every rank on one node (O(p)): the flat binomial gather's tree is that structure's node tree. */
@@ -97,36 +75,11 @@ export function oneNodeStructure(p: number): NodeStructure {
   return { size: p, nodes: 1, nodeIndex: new Int32Array(p), localIndex: order, members: [order], largestNode: p, order, nodeStart: Int32Array.of(0, p), leaders: Int32Array.of(0) };
 }
 
-/** The parent of every rank in the two-level tree (−1 at the root) and an order listing every parent before its children. */
-export function twoLevelTree(s: NodeStructure, root: number): { parent: Int32Array; topDown: Int32Array } {
-  const p = s.size;
-  const parent = new Int32Array(p).fill(-1);
-  const topDown = new Int32Array(p);
-  let k = 0;
-  topDown[k++] = root;
-  const rootNode = s.nodeIndex[root];
-  const leaderOf = (b: number): number => (b === rootNode ? root : s.leaders[b]);
-  binomialEdges(s.nodes, rootNode, (child, par) => {
-    const c = leaderOf(child);
-    parent[c] = leaderOf(par);
-    topDown[k++] = c;
-  });
-  for (let b = 0; b < s.nodes; b++) {
-    const members = s.members[b];
-    binomialEdges(members.length, b === rootNode ? s.localIndex[root] : 0, (child, par) => {
-      const c = members[child];
-      parent[c] = members[par];
-      topDown[k++] = c;
-    });
-  }
-  return { parent, topDown };
-}
-
 /** The predicted time (model units) of the two-level gather(v) on the simulator (see the module comment). */
 export function predictTwoLevel(input: TwoLevelInput, model: Pick<CostModel, 'comm' | 'copy'>): number {
   const { structure: s, blockBytes, root, unitBytes: u, trailerBytes } = input;
   const p = s.size;
-  const { parent, topDown } = input.tree ?? twoLevelTree(s, root);
+  const { parent, topDown } = input.tree ?? rolesTree(s, root, binomialRolesOf(s, root));
   // children of every rank, compressed: kids[first[v] … first[v + 1] − 1]
   const first = new Int32Array(p + 1);
   for (let v = 0; v < p; v++) if (parent[v] >= 0) first[parent[v] + 1]++;
@@ -213,6 +166,17 @@ export function rolesTree(s: NodeStructure, root: number, rolesOf: (rank: number
     for (let j = first[v]; j < first[v + 1]; j++) topDown[n++] = kids[j];
   }
   return { parent, topDown, first, kids };
+}
+
+/**
+ * Every rank's roles in the flat binomial gather and scatter over all p ranks (collectives/basic:
+ * orderedBinomialRole, recursive halving) as one node of a one-node structure (`oneNodeStructure`).
+ */
+export function flatRolesOf(p: number, root: number): (rank: number) => LevelRoles {
+  return (rank) => {
+    const r = orderedBinomialRole(p, root, rank);
+    return { local: r.children, remote: [], leader: rank === root, parent: r.parent };
+  };
 }
 
 /** Every rank's roles in the binomial two-level tree rooted at `root` (collectives/hierarchical/level-trees.ts). */

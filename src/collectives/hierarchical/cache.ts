@@ -19,8 +19,9 @@
  * to these. Both are immutable.
  */
 import type { Communicator } from '../../comm/communicator.js';
-import { orderedBinomialRole, type TreeRole } from '../basic/tree.js';
+import type { TreeRole } from '../basic/tree.js';
 import { baseOf } from '../call-scope.js';
+import { hypercubeRole } from './hypercube-role.js';
 import { bridgeFor, checkStructure, nodeStructure, type Bridge, type NodeStructure } from './structure.js';
 
 export const BRIDGES_KEPT = 16;
@@ -132,17 +133,18 @@ function sharedBridge(s: NodeStructure, rootNode: number, myNode: number): Bridg
 
 /**
  * The place of local rank `li` in the node-level tree of a node of `n` ranks rooted at local
- * rank `localRoot` (`orderedBinomialRole(n, localRoot, li)`): shared by the ranks holding `s`
- * when the tree is rooted at the node's lowest rank (every node but the root's, and the root's
- * when the root is its lowest rank), else (a root's node, one per call) made afresh.
+ * rank `localRoot` (`hypercubeRole(n, localRoot, li)`): shared by the ranks holding `s`
+ * when the tree is rooted at the node's last member (its leader: every node but the root's,
+ * and the root's when the root is its last member), else (a root's node, one per call) made
+ * afresh.
  */
 export function nodeRole(s: NodeStructure, n: number, localRoot: number, li: number): TreeRole {
-  if (localRoot !== 0) return orderedBinomialRole(n, localRoot, li);
+  if (localRoot !== n - 1) return hypercubeRole(n, localRoot, li);
   const roles = sharedOf(s).roles;
   let byIndex = roles.get(n);
   if (byIndex === undefined) {
     byIndex = new Array<TreeRole>(n);
     roles.set(n, byIndex);
   }
-  return (byIndex[li] ??= orderedBinomialRole(n, 0, li));
+  return (byIndex[li] ??= hypercubeRole(n, localRoot, li));
 }

@@ -2,7 +2,7 @@
  * The trees of the two levels (TraffRougier14 Fig. 1: the node level among a node's members,
  * the bridge among the nodes' leaders) as one rank's roles, whichever tree builds them:
  *
- * - 'binomial': the ordered binomial tree of collectives/basic/tree.ts on each level (the
+ * - 'binomial': the ordered-hypercube binomial tree of hypercube-role.ts on each level (the
  *   node's members in local order, rooted at the leader; the nodes in bridge order, rooted at
  *   the root's node): no information about the blocks needed.
  * - 'adaptive': Traff18's adaptive binomial tree (the ordered hypercube joins of §2, Lemma 1
@@ -49,14 +49,14 @@ export interface LevelRoles {
 
 const NONE: readonly Subtree[] = [];
 
-/** The leader of node `b` in a call rooted at `root` on node `rootNode`: the root itself on its node, else the node's lowest rank. */
+/** The leader of node `b` in a call rooted at `root` on node `rootNode`: the root itself on its node, else the node's highest rank. */
 export function leaderOf(s: NodeStructure, rootNode: number, root: number, b: number): number {
   return b === rootNode ? root : s.leaders[b];
 }
 
-/** Local index of the leader of node `node` (the root's own on its node, else 0). */
+/** Local index of the leader of node `node` (the root's own on its node, else the last member's). */
 export function leaderIndex(s: NodeStructure, rootNode: number, root: number, node: number): number {
-  return node === rootNode ? s.localIndex[root] : 0;
+  return node === rootNode ? s.localIndex[root] : s.nodeStart[node + 1] - s.nodeStart[node] - 1;
 }
 
 /** `rank`'s roles in the binomial two-level tree (TraffRougier14 Fig. 1); `bridge` is the bridge as `rank` sees it. */

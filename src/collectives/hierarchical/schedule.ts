@@ -24,7 +24,7 @@
 import { scratchBuffer } from '../../comm/scratch.js';
 import type { Communicator } from '../../comm/communicator.js';
 import type { ByteRange, RankSchedule, ScheduleOp, ScheduleStep, Span } from '../../comm/schedule.js';
-import { InvalidArgumentError } from '../../errors.js';
+import { InvalidArgumentError, TruncationError } from '../../errors.js';
 import { bindSchedule } from '../../schedule/run.js';
 import { expectBytes } from '../bytes.js';
 import { binomialRoles, leaderOf, type LevelRoles } from './level-trees.js';
@@ -191,7 +191,10 @@ export async function runHierarchicalGather(
         ? new InvalidArgumentError('send', `ranks ${describe(r.ranks)} delivered more than the ${expected} bytes the root expects from them (their blocks do not match the root's counts)`, { rank: me, cause })
         : new InvalidArgumentError('send', `ranks ${describe(r.ranks)} delivered ${got} bytes, the root expects ${expected}`, { rank: me });
     }
-    if (got === undefined) return cause as Error;
+    if (got === undefined) {
+      if (!(cause instanceof TruncationError)) return cause as Error;
+      return new InvalidArgumentError('send', `received more than the ${expected} bytes expected from rank ${peer}: the ranks' buffers differ in length`, { rank: me, cause });
+    }
     try {
       expectBytes(comm, 'send', { source: peer, tag, bytes: got }, expected);
     } catch (e) {

@@ -6,8 +6,9 @@
  * members are its ranks in ascending order (local rank = index in `members`). TraffRougier14 §2
  * notes that in MPI the local roots cannot learn the bridge rank of the root's node without a
  * split per root; here every rank knows every rank's node, so the bridge is a list of ranks of
- * the caller's communicator (the leaders: the root on the root's node, else the node's lowest
- * rank) and needs no communicator of its own.
+ * the caller's communicator (the leaders: the root on the root's node, else the node's highest
+ * rank — the root of its range in the ordered-hypercube trees of both levels, hypercube-role.ts,
+ * so its own block never moves inside the node) and needs no communicator of its own.
  *
  * Cost: O(p) time and memory for the node structure (once per communicator, or once for all
  * ranks of a simulation when the caller shares it: HierarchicalOptions.structure), O(log N)
@@ -15,7 +16,8 @@
  * structure's `order`, nothing copied).
  */
 import { InvalidArgumentError } from '../../errors.js';
-import { orderedBinomialRole, type TreeRole } from '../basic/tree.js';
+import type { TreeRole } from '../basic/tree.js';
+import { hypercubeRole } from './hypercube-role.js';
 
 export interface NodeStructure {
   /** p. */
@@ -34,7 +36,7 @@ export interface NodeStructure {
   readonly order: Int32Array;
   /** Node b's members are order[nodeStart[b] … nodeStart[b + 1] − 1] (length N + 1). */
   readonly nodeStart: Int32Array;
-  /** The lowest rank of every node. */
+  /** The highest rank (last member) of every node: its leader unless the root is on it. */
   readonly leaders: Int32Array;
 }
 
@@ -74,7 +76,7 @@ export function nodeStructure(p: number, nodeOf: (rank: number) => number): Node
   const leaders = new Int32Array(n);
   for (let b = 0; b < n; b++) {
     members[b] = order.subarray(nodeStart[b], nodeStart[b + 1]);
-    leaders[b] = order[nodeStart[b]];
+    leaders[b] = order[nodeStart[b + 1] - 1];
   }
   return { size: p, nodes: n, nodeIndex, localIndex, members, largestNode, order, nodeStart, leaders };
 }
@@ -114,8 +116,8 @@ export function ranksInNodes(s: NodeStructure, lo: number, hi: number): number {
 }
 
 /**
- * The bridge for one root node: the ordered binomial tree over the N node indices rooted at
- * the root's node, and, for the root, the ranks whose blocks a bridge child's message holds.
+ * The bridge for one root node: the ordered-hypercube binomial tree (hypercube-role.ts) over
+ * the N node indices rooted at the root's node, and, for the root, the ranks whose blocks a bridge child's message holds.
  */
 export interface Bridge {
   readonly rootNode: number;
@@ -132,7 +134,7 @@ export interface Bridge {
 
 /** O(log N) (the root node: O(log N) views). */
 export function bridgeFor(s: NodeStructure, rootNode: number, myNode: number): Bridge {
-  const role = orderedBinomialRole(s.nodes, rootNode, myNode);
+  const role = hypercubeRole(s.nodes, rootNode, myNode);
   const childRanks = myNode === rootNode ? role.children.map((c) => ranksOfNodes(s, c.lo, c.hi)) : [];
   return { rootNode, leaders: s.leaders, role, childRanks };
 }

@@ -1,8 +1,8 @@
 /**
  * The two-level gather of TraffRougier14 Fig. 1 (and Fig. 6 for the zero-copy root): a gather on
- * every node to its local root — the root itself on the root's node, else the node's lowest
+ * every node to its local root — the root itself on the root's node, else the node's highest
  * rank — then a gather over the local roots (the bridge) to the root. Both levels are the
- * ordered binomial tree of basic/tree.ts (any root; every subtree a consecutive range, of
+ * ordered-hypercube binomial tree of hypercube-role.ts (any root; every subtree a consecutive range, of
  * local ranks on a node, of nodes on the bridge), so a message always holds the blocks of
  * consecutive local ranks, or of consecutive nodes node by node: the root places each with
  * one placement (root-target.ts).
@@ -51,8 +51,9 @@ import { scratchBuffer } from '../../comm/scratch.js';
 import type { MessageData } from '../../comm/segments.js';
 import { CommunicationError, InvalidArgumentError, TruncationError, VcollError } from '../../errors.js';
 import { expectBytes } from '../bytes.js';
-import { orderedBinomialRole, type Subtree } from '../basic/tree.js';
+import type { Subtree } from '../basic/tree.js';
 import { nodeRole } from './cache.js';
+import { leaderIndex } from './level-trees.js';
 import { messageOf } from './pieces.js';
 import type { RootTarget } from './root-target.js';
 import { addSums, blockSumA, blockSumB, CHECK_BYTES, readSum, trailerOf, writeSums } from './size-check.js';
@@ -149,7 +150,7 @@ class TwoLevelRank<T> {
     const node = s.nodeIndex[me];
     const members = s.members[node];
     const li = s.localIndex[me];
-    const leader = node === bridge.rootNode ? s.localIndex[root] : 0;
+    const leader = leaderIndex(s, bridge.rootNode, root, node);
     const lrole = nodeRole(s, members.length, leader, li);
     const remote = li === leader ? bridge.role.children : NO_CHILDREN;
     const parent = li !== leader ? members[lrole.parent] : bridge.role.parent === bridge.rootNode ? root : bridge.leaders[bridge.role.parent];
@@ -331,7 +332,7 @@ async function rootGather<T>(input: TwoLevelInput, target: RootTarget, result: (
   const me = comm.rank;
   const members = s.members[s.nodeIndex[me]];
   const li = s.localIndex[me];
-  const lrole = orderedBinomialRole(members.length, li, li);
+  const lrole = nodeRole(s, members.length, li, li);
 
   const receive = (peer: number, tag: number, seq: ArrayLike<number>): Promise<void> => rootReceive(input, target, peer, tag, seq);
 
