@@ -37,12 +37,15 @@ export { interAllgather, interAllgatherv } from './inter/index.js';
 export { type InterAllgatherArgs, type InterAllgathervArgs, type InterOptions } from './inter/types.js';
 export { INTER_ALLGATHER_ALGORITHMS, INTER_ALLGATHER_VARIANTS, type InterAllgatherAlgorithm, type InterAllgatherVariantRow } from './inter/variants.js';
 
-// Hierarchical gather / gatherv (TraffRougier14), scatter / scatterv (its mirror); binomial or adaptive (Traff18) levels.
+// Hierarchical gather / gatherv (TraffRougier14), scatter / scatterv (its mirror); binomial or adaptive (Traff18) levels; persistent gatherv / scatterv.
 export {
   hierarchicalGather,
   hierarchicalGatherv,
+  hierarchicalGathervInit,
   hierarchicalScatter,
   hierarchicalScatterv,
+  hierarchicalScattervInit,
+  type HierarchicalPlan,
   HIERARCHICAL_TREE_NAMES,
   HIERARCHICAL_VARIANTS,
   HIERARCHICAL_VARIANT_NAMES,

@@ -53,10 +53,31 @@ export interface AdaptiveGatherInput {
   readonly target: RootTarget | undefined;
 }
 
+/** This rank's places in both adaptive trees (the bridge's at a leader only), as the constructions decided them. */
+export interface AdaptiveGatherRoles {
+  readonly node: AdaptiveRole;
+  readonly bridge: AdaptiveRole | undefined;
+}
+
 /** Runs this rank's part; resolves with `result()` once it is done (the root: every block in place). */
 export function adaptiveGather<T>(input: AdaptiveGatherInput, result: () => T): Promise<T> {
-  const run = input.target !== undefined ? rootGather(input, input.target) : rankGather(input);
-  return run.then(result);
+  return adaptiveGatherRoles(input)
+    .then((roles) => adaptiveGatherData(input, roles))
+    .then(result);
+}
+
+/** Both constructions of this rank (a persistent plan's init: hierarchicalGathervInit). */
+export function adaptiveGatherRoles(input: AdaptiveGatherInput): Promise<AdaptiveGatherRoles> {
+  const { comm, structure: s, root } = input;
+  const me = comm.rank;
+  const node = s.nodeIndex[me];
+  const leader = s.localIndex[me] === leaderIndex(s, s.nodeIndex[root], root, node);
+  return levelRoles(input, input.send.length / input.unitBytes, leader);
+}
+
+/** The data phase over the trees `roles` gives this rank (a persistent plan's start()). */
+export function adaptiveGatherData(input: AdaptiveGatherInput, roles: AdaptiveGatherRoles): Promise<void> {
+  return input.target !== undefined ? rootGather(input, input.target, roles) : rankGather(input, roles);
 }
 
 function protocolError(me: number, peer: number, what: string): CommunicationError {
@@ -64,7 +85,7 @@ function protocolError(me: number, peer: number, what: string): CommunicationErr
 }
 
 /** Both constructions of this rank, in order (the bridge's at a leader only, with its node's total). */
-async function levelRoles(input: AdaptiveGatherInput, count: number, leader: boolean): Promise<{ node: AdaptiveRole; bridge: AdaptiveRole | undefined }> {
+async function levelRoles(input: AdaptiveGatherInput, count: number, leader: boolean): Promise<AdaptiveGatherRoles> {
   const { comm, structure: s, root, model, tags } = input;
   const node = await constructionPromise((sink) => startNodeConstruction(comm, s, root, count, model, tags, sink));
   const bridge = leader ? await constructionPromise((sink) => startBridgeConstruction(comm, s, root, rangeTotal(node), model, tags, sink)) : undefined;
@@ -78,8 +99,8 @@ interface Piece {
   readonly data: Uint8Array;
 }
 
-/** A rank other than the root: its roles, then a receive per child, then its range to its parent. */
-async function rankGather(input: AdaptiveGatherInput): Promise<void> {
+/** A rank other than the root: a receive per child of its roles, then its range to its parent. */
+async function rankGather(input: AdaptiveGatherInput, roles: AdaptiveGatherRoles): Promise<void> {
   const { comm, structure: s, root } = input;
   const me = comm.rank;
   const u = input.unitBytes;
@@ -89,7 +110,6 @@ async function rankGather(input: AdaptiveGatherInput): Promise<void> {
   const li = s.localIndex[me];
   const leader = li === leaderIndex(s, rootNode, root, node);
   const send = input.send;
-  const roles = await levelRoles(input, send.length / u, leader);
   const up = leader ? roles.bridge?.parent : roles.node.parent;
   if (up === undefined) throw new CommunicationError(`rank ${me}: the adaptive construction gave it no parent`, { rank: me });
   const pieces: Piece[] = [{ node, local: li, data: send }];
@@ -129,15 +149,14 @@ async function rankGather(input: AdaptiveGatherInput): Promise<void> {
 }
 
 /**
- * The root: its node's construction as the node's root, then the bridge's over the node totals,
- * then a receive into the target per child, its own block copied meanwhile, then the target's
- * last step.
+ * The root (its roles: its node's tree as the node's root, the bridge's over the node totals):
+ * a receive into the target per child, its own block copied meanwhile, then the target's last
+ * step.
  */
-async function rootGather(input: AdaptiveGatherInput, target: RootTarget): Promise<void> {
+async function rootGather(input: AdaptiveGatherInput, target: RootTarget, roles: AdaptiveGatherRoles): Promise<void> {
   const { comm, structure: s, root } = input;
   const members = s.members[s.nodeIndex[root]];
   const rootNode = s.nodeIndex[root];
-  const roles = await levelRoles(input, input.send.length / input.unitBytes, true);
   const field = { comm, uniformBytes: undefined, field: 'counts' };
   const received: Promise<void>[] = [];
   for (const e of roles.node.children) received.push(rootReceive(field, target, members[e.peer], HIER_TAG.local, members.subarray(e.lo, e.hi + 1)));

@@ -63,14 +63,40 @@ export interface AdaptiveScatterInput {
 /** Bytes of one node's count checksum behind a bridge message. */
 const NODE_CHECK_BYTES = 4;
 
+/** This rank's places in both adaptive trees (the bridge's at a leader only), as the constructions decided them. */
+export interface AdaptiveScatterRoles {
+  readonly node: AdaptiveRole;
+  readonly bridge: AdaptiveRole | undefined;
+}
+
 /** Runs this rank's part; resolves with `result()` once its data is in place and its sends are done. */
 export function adaptiveScatter<T>(input: AdaptiveScatterInput, result: () => T): Promise<T> {
-  const run = input.source !== undefined ? rootScatter(input, input.source) : rankScatter(input);
-  return run.then(result);
+  return adaptiveScatterRoles(input)
+    .then((r) => adaptiveScatterData(input, r))
+    .then(result);
+}
+
+/**
+ * Both constructions of this rank and, at the root, every join checked against its counts
+ * (InvalidArgumentError('counts') before anything is sent): a persistent plan's init
+ * (hierarchicalScattervInit).
+ */
+export async function adaptiveScatterRoles(input: AdaptiveScatterInput): Promise<AdaptiveScatterRoles> {
+  const { comm, structure: s, root } = input;
+  const me = comm.rank;
+  const leader = s.localIndex[me] === leaderIndex(s, s.nodeIndex[root], root, s.nodeIndex[me]);
+  const r = await roles(input, leader);
+  if (input.source !== undefined) checkJoins(input, r);
+  return r;
+}
+
+/** The data phase over the trees `roles` gives this rank (a persistent plan's start()). */
+export function adaptiveScatterData(input: AdaptiveScatterInput, roles: AdaptiveScatterRoles): Promise<void> {
+  return input.source !== undefined ? rootScatter(input, input.source, roles) : rankScatter(input, roles);
 }
 
 /** Both constructions of this rank (the bridge's at a leader only). */
-async function roles(input: AdaptiveScatterInput, leader: boolean): Promise<{ node: AdaptiveRole; bridge: AdaptiveRole | undefined }> {
+async function roles(input: AdaptiveScatterInput, leader: boolean): Promise<AdaptiveScatterRoles> {
   const { comm, structure: s, root, model, tags } = input;
   const node = await constructionPromise((sink) => startNodeConstruction(comm, s, root, input.count, model, tags, sink));
   const bridge = leader ? await constructionPromise((sink) => startBridgeConstruction(comm, s, root, rangeTotal(node), model, tags, sink)) : undefined;
@@ -85,8 +111,8 @@ function nodeCheckOf(s: NodeStructure, counts: readonly number[], b: number): nu
   return c;
 }
 
-/** A rank other than the root: its roles, its range from its parent, each child its part. */
-async function rankScatter(input: AdaptiveScatterInput): Promise<void> {
+/** A rank other than the root: its range from its parent in its roles, each child its part. */
+async function rankScatter(input: AdaptiveScatterInput, roles: AdaptiveScatterRoles): Promise<void> {
   const { comm, structure: s, root } = input;
   const me = comm.rank;
   const u = input.unitBytes;
@@ -95,7 +121,7 @@ async function rankScatter(input: AdaptiveScatterInput): Promise<void> {
   const members = s.members[node];
   const li = s.localIndex[me];
   const leader = li === leaderIndex(s, rootNode, root, node);
-  const { node: nodeRole, bridge: bridgeRole } = await roles(input, leader);
+  const { node: nodeRole, bridge: bridgeRole } = roles;
   const up = leader ? bridgeRole?.parent : nodeRole.parent;
   if (up === undefined) throw new CommunicationError(`rank ${me}: the adaptive construction gave it no parent`, { rank: me });
   // the range from the parent in rank order: bridge children left of this node, the node's
@@ -171,28 +197,15 @@ async function rankScatter(input: AdaptiveScatterInput): Promise<void> {
   }
 }
 
-/** The root: its roles, its counts checked against the joins, then every child's message out of `send`. */
-async function rootScatter(input: AdaptiveScatterInput, source: RootSource): Promise<void> {
+/** The root's counts against every join its constructions gave it (totals and count checksums, by the ranks' own counts). */
+function checkJoins(input: AdaptiveScatterInput, roles: AdaptiveScatterRoles): void {
   const { comm, structure: s, root } = input;
   const me = comm.rank;
   const counts = input.counts as readonly number[];
-  const rootNode = s.nodeIndex[root];
-  const members = s.members[rootNode];
-  const { node: nodeRole, bridge: bridgeRole } = await roles(input, true);
-  const bridgeKids = (bridgeRole as AdaptiveRole).children;
-  const nodeChecks = new Map<number, number>();
-  const checkOf = (b: number): number => {
-    let c = nodeChecks.get(b);
-    if (c === undefined) {
-      c = nodeCheckOf(s, counts, b);
-      nodeChecks.set(b, c);
-    }
-    return c;
-  };
+  const members = s.members[s.nodeIndex[root]];
   const mismatch = (seq: ArrayLike<number>, what: string): InvalidArgumentError =>
     new InvalidArgumentError('counts', `ranks ${describe(seq)}: ${what} (some rank's own count is not its entry in counts)`, { rank: me });
-  // every join against the root's counts, before anything is sent
-  for (const e of nodeRole.children) {
+  for (const e of roles.node.children) {
     const seq = members.subarray(e.lo, e.hi + 1);
     let total = 0;
     let check = 0;
@@ -203,7 +216,7 @@ async function rootScatter(input: AdaptiveScatterInput, source: RootSource): Pro
     if (total !== e.size) throw mismatch(seq, `${e.size} elements in total by their own counts, the root's counts give ${total}`);
     if (check !== e.check) throw mismatch(seq, 'they split their elements differently from the root\'s counts (the count checksums differ)');
   }
-  for (const e of bridgeKids) {
+  for (const e of (roles.bridge as AdaptiveRole).children) {
     const seq = ranksOfNodes(s, e.lo, e.hi);
     let total = 0;
     let check = 0;
@@ -216,6 +229,25 @@ async function rootScatter(input: AdaptiveScatterInput, source: RootSource): Pro
     if (total !== e.size) throw mismatch(seq, `${e.size} elements in total by their own counts, the root's counts give ${total}`);
     if (check !== e.check) throw mismatch(seq, 'their nodes split their elements differently from the root\'s counts (the count checksums differ)');
   }
+}
+
+/** The root (its joins checked already: adaptiveScatterRoles): every child's message out of `send`, then its own block. */
+async function rootScatter(input: AdaptiveScatterInput, source: RootSource, roles: AdaptiveScatterRoles): Promise<void> {
+  const { comm, structure: s, root } = input;
+  const counts = input.counts as readonly number[];
+  const rootNode = s.nodeIndex[root];
+  const members = s.members[rootNode];
+  const { node: nodeRole, bridge: bridgeRole } = roles;
+  const bridgeKids = (bridgeRole as AdaptiveRole).children;
+  const nodeChecks = new Map<number, number>();
+  const checkOf = (b: number): number => {
+    let c = nodeChecks.get(b);
+    if (c === undefined) {
+      c = nodeCheckOf(s, counts, b);
+      nodeChecks.set(b, c);
+    }
+    return c;
+  };
   source.prepare();
   for (let j = bridgeKids.length - 1; j >= 0; j--) {
     const e = bridgeKids[j];

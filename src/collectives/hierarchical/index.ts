@@ -40,11 +40,13 @@ import { ADAPTIVE_SCATTERV } from '../scatterv/adaptive.js';
 import { BINOMIAL_SCATTERV } from '../scatterv/binomial.js';
 import { constructionRounds } from '../adaptive/construct.js';
 import { rootLayout } from '../placement.js';
-import type { PersistentCollective } from '../types.js';
-import { adaptiveGather } from './adaptive-gather.js';
-import { adaptiveScatter } from './adaptive-scatter.js';
+import type { CollectiveOptions, PersistentCollective } from '../types.js';
+import { gathervInit, scattervInit } from '../v-collectives.js';
+import { adaptiveGather, adaptiveGatherData, adaptiveGatherRoles, type AdaptiveGatherInput } from './adaptive-gather.js';
+import { adaptiveScatter, adaptiveScatterData, adaptiveScatterRoles, type AdaptiveScatterInput } from './adaptive-scatter.js';
 import { bridgeOf, structureOf } from './cache.js';
 import { levelConstructionRounds, levelTags } from './level-construction.js';
+import { hierarchicalPlan, type HierarchicalPlan } from './plan.js';
 import { adaptiveRegularRoles, binomialRoles, type LevelRoles } from './level-trees.js';
 import { runHierarchicalScatter } from './scatter-schedule.js';
 import { type NodeStructure } from './structure.js';
@@ -282,6 +284,82 @@ export function hierarchicalScatterv(
   }
 }
 
+const nothing = (): void => undefined;
+
+/** The flat variant's options: the binomial or adaptive gatherv/scatterv, in the caller's model. */
+const flatOptions = (c: Choice): CollectiveOptions => (c.tree === 'binomial' ? { algorithm: 'binomial' } : { algorithm: 'adaptive', model: c.model });
+
+/**
+ * Persistent hierarchical gatherv (plan.ts; MPI_Gatherv_init's shape): the arguments of
+ * hierarchicalGatherv, validated and bound once. Tree 'adaptive': init runs both constructions
+ * (Traff18's, node level then bridge) and every start() only the data phase over the trees
+ * they built — one message per tree edge, exactly the trees' evaluation on the simulator
+ * (src/run/hierarchical-predict.ts predictTwoLevel). 'binomial' plans nothing beyond the
+ * arguments; 'flat' is the flat binomial/adaptive gatherv's own plan. The send buffer's
+ * contents (and the root's recv) may change between starts; counts may not (the trees were
+ * built for them: a rank whose send length changed is caught by the size checks at the root).
+ */
+export function hierarchicalGathervInit(comm: Communicator, args: HierarchicalGathervArgs, options?: HierarchicalOptions): Promise<HierarchicalPlan> {
+  return hierarchicalPlan(comm, async (scope) => {
+    if (args === null || typeof args !== 'object') throw new InvalidArgumentError('args', 'must be an object', { rank: scope.rank });
+    const plain = { root: args.root, send: args.send, recv: args.recv, counts: args.counts, displs: args.displs, unitBytes: args.unitBytes };
+    const c = choiceOf(scope, options);
+    const { input } = normalizeGatherv(scope, plain, c.model !== undefined ? { model: c.model } : undefined);
+    const v = c.variant;
+    const s = structureOf(scope, options?.structure);
+    const info = irregularInfo(v, c.tree, s)();
+    if (v.rootTarget === undefined) {
+      // the flat gatherv's own persistent plan (its construction completed at init)
+      const plan = await gathervInit(scope, plain, flatOptions(c));
+      return { info, run: () => plan.start() };
+    }
+    const root = input.root;
+    const target = scope.rank === root ? v.rootTarget({ comm: scope, root, send: input.send, recv: input.recv as Uint8Array, layout: rootLayout(input), structure: s }) : undefined;
+    if (c.tree === 'adaptive') {
+      const ai: AdaptiveGatherInput = { comm: scope, structure: s, root, send: input.send, unitBytes: input.unitBytes, model: input.model, tags: levelTags(scope), target };
+      const roles = await adaptiveGatherRoles(ai);
+      return { info, run: () => adaptiveGatherData(ai, roles) };
+    }
+    const ti = { comm: scope, structure: s, bridge: bridgeOf(scope, s.nodeIndex[root]), root, send: input.send, uniformBytes: undefined, target, field: 'counts' };
+    return { info, run: () => twoLevelGather(ti, nothing) };
+  });
+}
+
+/**
+ * Persistent hierarchical scatterv (plan.ts; MPI_Scatterv_init's shape): the arguments of
+ * hierarchicalScatterv, validated and bound once. Tree 'adaptive': init runs both
+ * constructions and the root checks every join against its counts; every start() only the
+ * data phase over the trees (exactly predictTwoLevelScatter's time on the simulator).
+ * 'binomial' plans nothing beyond the arguments; 'flat' is the flat scatterv's own plan.
+ */
+export function hierarchicalScattervInit(comm: Communicator, args: HierarchicalScattervArgs, options?: HierarchicalOptions): Promise<HierarchicalPlan> {
+  return hierarchicalPlan(comm, async (scope) => {
+    if (args === null || typeof args !== 'object') throw new InvalidArgumentError('args', 'must be an object', { rank: scope.rank });
+    const plain = { root: args.root, send: args.send, recv: args.recv, count: args.count, counts: args.counts, displs: args.displs, unitBytes: args.unitBytes };
+    const c = choiceOf(scope, options);
+    const { input } = normalizeScatterv(scope, plain, c.model !== undefined ? { model: c.model } : undefined);
+    const v = c.variant;
+    const s = structureOf(scope, options?.structure);
+    const info = irregularInfo(v, c.tree, s)();
+    if (v.rootSource === undefined) {
+      const plan = await scattervInit(scope, plain, flatOptions(c));
+      return { info, run: () => plan.start() };
+    }
+    const root = input.root;
+    const isRoot = scope.rank === root;
+    const source = isRoot ? v.rootSource({ comm: scope, root, send: input.send as Uint8Array, recv: input.recv, layout: rootLayout(input), structure: s }) : undefined;
+    const counts = isRoot ? input.counts : undefined;
+    if (c.tree === 'adaptive') {
+      const ai: AdaptiveScatterInput = { comm: scope, structure: s, root, recv: input.recv, count: input.count, unitBytes: input.unitBytes, model: input.model, tags: levelTags(scope), source, counts };
+      const roles = await adaptiveScatterRoles(ai);
+      return { info, run: () => adaptiveScatterData(ai, roles) };
+    }
+    const roles = binomialRoles(s, bridgeOf(scope, s.nodeIndex[root]), root, scope.rank);
+    const ti = { comm: scope, structure: s, root, roles, recv: input.recv, count: input.count, unitBytes: input.unitBytes, source, counts };
+    return { info, run: () => twoLevelScatter(ti, nothing) };
+  });
+}
+
 export { HIERARCHICAL_VARIANT_NAMES, HIERARCHICAL_VARIANTS, type HierarchicalVariant } from './variants.js';
 export {
   HIER_TAG,
@@ -297,3 +375,4 @@ export {
 } from './types.js';
 export { BRIDGES_KEPT, cachedBridges } from './cache.js';
 export { nodeStructure, type NodeStructure } from './structure.js';
+export type { HierarchicalPlan } from './plan.js';

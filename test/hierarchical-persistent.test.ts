@@ -1,0 +1,257 @@
+/**
+ * Persistent hierarchical gatherv and scatterv (hierarchicalGathervInit / hierarchicalScattervInit,
+ * collectives/hierarchical/plan.ts) on the simulator:
+ * - every variant and tree, ordered / permuted / unequal nodes, several distributions and roots:
+ *   three starts of one plan, new data each time, byte for byte on every rank;
+ * - adaptive trees: init sends the two constructions and no data; every start sends exactly the
+ *   data edges of the trees the constructions built and takes exactly their evaluation
+ *   (predictTwoLevel / predictTwoLevelScatter: the "data phase" of bench:hier-adaptive);
+ * - typed errors: a start before the previous one resolved ('start'), bad arguments at init.
+ */
+import { describe, expect, it } from 'vitest';
+import type { Communicator } from '../src/comm/communicator.js';
+import { unslottedTag } from '../src/collectives/call-scope.js';
+import {
+  HIER_TAG,
+  HIERARCHICAL_TREE_NAMES,
+  HIERARCHICAL_VARIANT_NAMES,
+  hierarchicalGathervInit,
+  hierarchicalScattervInit,
+  nodeStructure,
+  type HierarchicalPlan,
+  type HierarchicalTreeName,
+  type HierarchicalVariantName,
+} from '../src/collectives/hierarchical/index.js';
+import { CommunicationError, InvalidArgumentError } from '../src/errors.js';
+import { hierarchicalModel, type CostModel } from '../src/model/cost-model.js';
+import { adaptiveRolesOf, predictTwoLevel, predictTwoLevelScatter, rolesTree, type OrderedTree } from '../src/run/hierarchical-predict.js';
+import { runSim } from '../src/transports/sim/index.js';
+import { blockSizes, type DistributionName } from '../src/workloads/distributions.js';
+import { int, rng } from './helpers/random.js';
+import { placementOf, type Placement } from './programs/hierarchical-program.js';
+
+const HIER_TAGS = new Set<number>([HIER_TAG.local, HIER_TAG.bridge]);
+
+function model(nodeOf: readonly number[]): CostModel {
+  return hierarchicalModel({ nodeOf, intra: { alpha: 1, beta: 0.01 }, inter: { alpha: 10, beta: 0.05 }, gamma: 0.02 });
+}
+
+/** Rank r's block at start k. */
+function block(r: number, k: number, n: number): Uint8Array {
+  return Uint8Array.from({ length: n }, (_, i) => (r * 31 + i * 7 + k * 13 + 1) & 255);
+}
+
+interface Case {
+  readonly op: 'gatherv' | 'scatterv';
+  readonly variant: HierarchicalVariantName;
+  readonly tree: HierarchicalTreeName;
+  readonly root: number;
+  readonly counts: readonly number[];
+}
+
+interface StartResult {
+  readonly bad: string | undefined;
+  /** Virtual start and end of every start (ideal barriers around each). */
+  readonly t0: number[];
+  readonly t1: number[];
+}
+
+/** One plan of `c` on this rank and `starts` starts, new data each time; the first wrong byte, if any. */
+async function planAndStart(comm: Communicator, c: Case, m: CostModel, starts: number): Promise<StartResult> {
+  const p = comm.size;
+  const me = comm.rank;
+  const isRoot = me === c.root;
+  const displs: number[] = [];
+  let at = 0;
+  for (let r = 0; r < p; r++) {
+    displs.push(at);
+    at += c.counts[r] + 1; // a gap between blocks
+  }
+  const full = new Uint8Array(at);
+  const own = new Uint8Array(c.counts[me]);
+  const options = { variant: c.variant, tree: c.tree, model: m };
+  const plan: HierarchicalPlan =
+    c.op === 'gatherv'
+      ? await hierarchicalGathervInit(comm, isRoot ? { send: own, recv: full, root: c.root, counts: c.counts, displs } : { send: own, root: c.root }, options)
+      : await hierarchicalScattervInit(comm, isRoot ? { send: full, recv: own, root: c.root, counts: c.counts, displs } : { recv: own, root: c.root }, options);
+  const t0: number[] = [];
+  const t1: number[] = [];
+  let bad: string | undefined;
+  for (let k = 0; k < starts; k++) {
+    if (c.op === 'gatherv') {
+      own.set(block(me, k, own.length));
+      full.fill(0xee);
+    } else {
+      own.fill(0xee);
+      if (isRoot) for (let r = 0; r < p; r++) full.set(block(r, k, c.counts[r]), displs[r]);
+    }
+    await comm.clock?.sync();
+    t0.push(comm.clock?.now() ?? 0);
+    await plan.start();
+    await comm.clock?.sync();
+    t1.push(comm.clock?.now() ?? 0);
+    if (bad !== undefined) continue;
+    if (c.op === 'scatterv') {
+      const want = block(me, k, own.length);
+      const i = own.findIndex((x, j) => x !== want[j]);
+      if (i >= 0) bad = `start ${k}: rank ${me} byte ${i}`;
+    } else if (isRoot) {
+      for (let r = 0; r < p && bad === undefined; r++) {
+        const want = block(r, k, c.counts[r]);
+        const got = full.subarray(displs[r], displs[r] + c.counts[r]);
+        const i = got.findIndex((x, j) => x !== want[j]);
+        if (i >= 0) bad = `start ${k}: rank ${r}'s block byte ${i} at the root`;
+        if (full[displs[r] + c.counts[r]] !== 0xee) bad = `start ${k}: the gap after rank ${r}'s block was written`;
+      }
+    }
+  }
+  return { bad, t0, t1 };
+}
+
+const shapes: [Placement, number, number][] = [
+  ['ordered', 24, 6],
+  ['permuted', 20, 4],
+  ['permuted-unequal', 23, 5],
+  ['ordered-unequal', 17, 4],
+];
+
+describe('persistent hierarchical gatherv and scatterv', () => {
+  it('every variant and tree, placement and several roots: three starts of one plan, new data each, byte for byte on every rank', async () => {
+    const rnd = rng(77);
+    for (const [kind, p, n] of shapes) {
+      const nodeOf = placementOf(kind, p, n, rnd);
+      const m = model(nodeOf);
+      const cases: Case[] = [];
+      for (const op of ['gatherv', 'scatterv'] as const) {
+        for (const variant of HIERARCHICAL_VARIANT_NAMES) {
+          for (const tree of HIERARCHICAL_TREE_NAMES) {
+            const dist = (['spikes', 'random', 'two-blocks', 'increasing'] as DistributionName[])[int(rnd, 0, 3)];
+            cases.push({ op, variant, tree, root: int(rnd, 0, p - 1), counts: blockSizes(dist, { p, b: 9, seed: int(rnd, 1, 99) }) });
+          }
+        }
+      }
+      const res = await runSim(
+        p,
+        async (comm) => {
+          const out: (string | undefined)[] = [];
+          for (const c of cases) out.push((await planAndStart(comm, c, m, 3)).bad);
+          return out;
+        },
+        { model: m },
+      );
+      res.results.forEach((bad, r) => cases.forEach((c, i) => expect(bad[i], `rank ${r}: ${c.op} ${c.variant} ${c.tree} root ${c.root} ${kind}`).toBeUndefined()));
+    }
+  });
+
+  it('adaptive trees: init sends the constructions only; every start sends exactly the trees\' data edges and takes exactly their evaluation', async () => {
+    const rnd = rng(78);
+    for (const [kind, p, n] of shapes) {
+      const nodeOf = placementOf(kind, p, n, rnd);
+      const s = nodeStructure(p, (r) => nodeOf[r]);
+      const m = model(nodeOf);
+      for (const op of ['gatherv', 'scatterv'] as const) {
+        for (const variant of ['zero-copy', 'reorder'] as const) {
+          const root = int(rnd, 0, p - 1);
+          const counts = blockSizes('spikes', { p, b: 20, seed: int(rnd, 1, 99) });
+          const c: Case = { op, variant, tree: 'adaptive', root, counts };
+          const res = await runSim(p, (comm) => planAndStart(comm, c, m, 2), { model: m, trace: true });
+          const label = `${op} ${variant} ${kind} root ${root}`;
+          const { t0, t1 } = res.results[0];
+          for (const x of res.results) expect(x.bad, label).toBeUndefined();
+          const messages = res.trace?.messages ?? [];
+          const planning = messages.filter((msg) => msg.start < t0[0]);
+          expect(planning.length, label).toBeGreaterThan(0);
+          expect(planning.some((msg) => HIER_TAGS.has(unslottedTag(msg.tag))), label).toBe(false);
+          const tree = rolesTree(s, root, adaptiveRolesOf(s, root, counts, m));
+          const blockBytes = Float64Array.from(counts);
+          const want = wantEdges(op, tree, s, root, counts);
+          const predicted =
+            op === 'gatherv'
+              ? predictTwoLevel({ structure: s, blockBytes, root, unitBytes: 1, trailerBytes: 8, reorder: variant === 'reorder', tree }, m)
+              : predictTwoLevelScatter({ structure: s, tree, blockBytes, root, unitBytes: 1, reorder: variant === 'reorder', extraBytes: bridgeChecks(tree, s) }, m);
+          for (let k = 0; k < 2; k++) {
+            const mine = messages.filter((msg) => msg.start >= t0[k] && msg.start < t1[k]);
+            expect(mine.every((msg) => HIER_TAGS.has(unslottedTag(msg.tag))), `${label} start ${k}: data only`).toBe(true);
+            expect(mine.map((msg) => `${msg.from}>${msg.to}:${msg.bytes}`).sort(), `${label} start ${k}`).toEqual(want);
+            expect(t1[k] - t0[k], `${label} start ${k}`).toBeCloseTo(predicted, 9);
+          }
+        }
+      }
+    }
+  });
+
+  it('a start before the previous one resolved is refused (field start), the plan works on; bad arguments are refused at init', async () => {
+    const p = 6;
+    const nodeOf = [0, 1, 0, 1, 2, 2];
+    const m = model(nodeOf);
+    const counts = [1, 2, 3, 0, 2, 1];
+    const res = await runSim(
+      p,
+      async (comm) => {
+        const recv = new Uint8Array(counts[comm.rank]);
+        const plan = await hierarchicalScattervInit(comm, comm.rank === 0 ? { send: new Uint8Array(9), recv, root: 0, counts } : { recv, root: 0 }, { tree: 'adaptive', model: m });
+        const first = plan.start();
+        const second = await plan.start().then(
+          () => 'resolved',
+          (e: unknown) => (e instanceof InvalidArgumentError ? e.field : String(e)),
+        );
+        await first;
+        await plan.start();
+        return second;
+      },
+      { model: m },
+    );
+    expect(res.results).toEqual(new Array<string>(p).fill('start'));
+    // the root's counts disagree with rank 3's own count: the root's construction check names them
+    const bad = await runSim(
+      p,
+      (comm) => hierarchicalScattervInit(comm, comm.rank === 0 ? { send: new Uint8Array(9), recv: new Uint8Array(1), root: 0, counts: [1, 2, 3, 1, 2, 0] } : { recv: new Uint8Array(counts[comm.rank]), root: 0 }, { tree: 'adaptive', model: m }),
+      { model: m },
+    ).then(
+      () => undefined,
+      (e: unknown) => (e instanceof CommunicationError && e.cause !== undefined ? e.cause : e),
+    );
+    expect(bad).toBeInstanceOf(InvalidArgumentError);
+    expect((bad as InvalidArgumentError).field).toBe('counts');
+    const variant = await runSim(p, (comm) => hierarchicalGathervInit(comm, { send: new Uint8Array(1), root: 0, recv: new Uint8Array(6), counts: new Array<number>(p).fill(1) }, { variant: 'nope' as HierarchicalVariantName }), {
+      model: m,
+    }).then(
+      () => undefined,
+      (e: unknown) => (e instanceof CommunicationError && e.cause !== undefined ? e.cause : e),
+    );
+    expect((variant as InvalidArgumentError).field).toBe('variant');
+  });
+});
+
+/** The ranks of v's subtree in `tree`. */
+function subtree(tree: OrderedTree, v: number): number[] {
+  const out: number[] = [];
+  const stack = [v];
+  while (stack.length > 0) {
+    const x = stack.pop() as number;
+    out.push(x);
+    for (let j = tree.first[x]; j < tree.first[x + 1]; j++) stack.push(tree.kids[j]);
+  }
+  return out;
+}
+
+/** Every data message of one start: gatherv child → parent (its range + the 8-byte size check); scatterv parent → child (its range, + 4 bytes per node on a bridge edge; empty node-level ranges move nothing). */
+function wantEdges(op: 'gatherv' | 'scatterv', tree: OrderedTree, s: ReturnType<typeof nodeStructure>, root: number, counts: readonly number[]): string[] {
+  const out: string[] = [];
+  for (let v = 0; v < s.size; v++) {
+    if (v === root) continue;
+    const under = subtree(tree, v);
+    const bytes = under.reduce((a, r) => a + counts[r], 0);
+    const bridge = s.nodeIndex[tree.parent[v]] !== s.nodeIndex[v];
+    const nodes = new Set(under.map((r) => s.nodeIndex[r])).size;
+    if (op === 'gatherv') out.push(`${v}>${tree.parent[v]}:${bytes + 8}`);
+    else if (bridge) out.push(`${tree.parent[v]}>${v}:${bytes + 4 * nodes}`);
+    else if (bytes > 0) out.push(`${tree.parent[v]}>${v}:${bytes}`);
+  }
+  return out.sort();
+}
+
+/** The scatterv's extra bytes per message: 4 per node of a bridge edge's range. */
+function bridgeChecks(tree: OrderedTree, s: ReturnType<typeof nodeStructure>): (child: number) => number {
+  return (child) => (s.nodeIndex[tree.parent[child]] !== s.nodeIndex[child] ? 4 * new Set(subtree(tree, child).map((r) => s.nodeIndex[r])).size : 0);
+}
