@@ -5,7 +5,8 @@
  * (src/run/hierarchical-predict.ts) and that evaluation checked against the round count of
  * TraffRougier14 §2 and the copy cost of §4; worker threads and the two-level model file;
  * typed errors (status 2); the node structure built once per run, not per rank; the memory
- * estimate and the heap re-run; the JSON contract (every field of the other algorithms kept).
+ * estimate and the heap re-run; the JSON contract (every field of the other algorithms kept);
+ * --persistent (hierarchicalGathervInit / hierarchicalScattervInit planned once, start() timed).
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -249,6 +250,87 @@ describe('vcoll run --algorithm hierarchical --op scatterv, and --hier-tree adap
   }, 60_000);
 });
 
+describe('vcoll run --algorithm hierarchical --persistent', () => {
+  // the adaptive trees' data phase (start()) is exactly their evaluation on the simulator: measured within 2e-14 relative
+  const expectDataPhase = (r: RunReport, what: string): void => expect(r.time / r.predicted, `${what}: ${r.time} vs ${r.predicted}`).toBeCloseTo(1, 12);
+
+  it('on the simulator: gatherv and scatterv, both trees, zero-copy and reorder — planned once (the constructions), start() timed: the data phase', async () => {
+    const p = 48;
+    for (const op of ['gatherv', 'scatterv'] as const) {
+      for (const hierTree of ['adaptive', 'binomial'] as const) {
+        for (const hierVariant of ['zero-copy', 'reorder'] as const) {
+          const c: Partial<RunCommandOptions> = { op, hierTree, hierVariant, p, perNode: 8, placement: 'random', root: 13, dist: 'spikes' };
+          const what = JSON.stringify(c);
+          const r = await inProcess({ ...c, persistent: true, reps: 2 });
+          const once = await inProcess(c);
+          expect(r, what).toMatchObject({ verified: true, persistent: true, collective: op, tree: hierTree, variant: hierVariant, messages: p - 1, mismatches: [] });
+          expect(once.persistent, what).toBe(false);
+          expect(once).not.toHaveProperty('planTime');
+          expect(r.repTimes, what).toHaveLength(2);
+          // the simulator's every message: the planning once, then the data phase per start()
+          expect(r.simTotalMessages, what).toBe((r.planMessages as number) + 2 * r.messages);
+          expect(r.simTotalBytes, what).toBe((r.planBytes as number) + 2 * r.bytes);
+          expect(r.constructionRounds, what).toBe(once.constructionRounds);
+          if (hierTree === 'adaptive') {
+            // init ran both constructions: the one-shot call's traffic is the plan's plus one start()'s
+            expect(r.planTime, what).toBeGreaterThan(0);
+            expect(r.planMessages, what).toBeGreaterThan(0);
+            expect(r.planMessages, what).toBe(once.messages - r.messages);
+            expect(r.planBytes, what).toBe(once.bytes - r.bytes);
+            for (const t of r.repTimes) expectDataPhase({ ...r, time: t }, what);
+            expectDataPhase(r, what);
+            expect(r.predicted, what).toBe(once.predicted);
+            expect(r.time, what).toBeLessThan(once.time);
+          } else {
+            // binomial levels plan nothing: start() is the whole call
+            expect(r.planMessages, what).toBe(0);
+            expect(r.planBytes, what).toBe(0);
+            expect(r.planTime, what).toBe(0);
+            expectSameTime(r.time, r.predicted, what);
+            expectSameTime(r.time, once.time, what);
+          }
+        }
+      }
+    }
+  });
+
+  it('--dist same runs the irregular call (the regular ones have no persistent form): collective gatherv / scatterv', async () => {
+    for (const op of ['gatherv', 'scatterv'] as const) {
+      const c: Partial<RunCommandOptions> = { op, hierTree: 'adaptive', p: 32, perNode: 4, dist: 'same', b: 6, root: 5 };
+      const r = await inProcess({ ...c, persistent: true });
+      expect(r, op).toMatchObject({ verified: true, persistent: true, collective: op, op, dist: 'same' });
+      expect(r.planMessages, op).toBeGreaterThan(0);
+      expectDataPhase(r, op);
+      expect((await inProcess(c)).collective, op).toBe(op === 'gatherv' ? 'gather' : 'scatter');
+    }
+  });
+
+  it('the command line: JSON has persistent, planTime, planMessages, planBytes (every field of a persistent flat run); the table the planning row', async () => {
+    const r = vcoll(['run', '--p', '32', '--op', 'scatterv', '--algorithm', 'hierarchical', '--per-node', '4', '--hier-tree', 'adaptive', '--dist', 'spikes', '--persistent', '--format', 'json']);
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    const o = JSON.parse(r.stdout) as RunReport;
+    const flat = await runRun({ ...RUN_DEFAULTS, p: 32, op: 'scatterv', algorithm: 'adaptive', persistent: true }, sink().stream);
+    for (const key of Object.keys(flat)) expect(o, key).toHaveProperty(key);
+    expect(o).toMatchObject({ verified: true, persistent: true, collective: 'scatterv', tree: 'adaptive', messages: 31 });
+    expect(o.planTime).toBeGreaterThan(0);
+    expect(o.planMessages).toBeGreaterThan(0);
+    expect(o.planBytes).toBeGreaterThan(0);
+    const out = sink();
+    await runRun({ ...HIER, op: 'scatterv', hierTree: 'adaptive', persistent: true, format: 'table' }, out.stream);
+    expect(out.text()).toMatch(/hierarchical \(hierarchicalScatterv, zero-copy, adaptive trees\), persistent/);
+    expect(out.text()).toMatch(/planning\s*│\s*[\d.]+, \d+ messages, \d+ bytes/);
+  });
+
+  it('worker threads: planned once, started every repetition, verified on every rank', async () => {
+    const r = await inProcess({ transport: 'threads', op: 'gatherv', p: 8, perNode: 2, placement: 'random', dist: 'same', hierTree: 'adaptive', hierVariant: 'reorder', root: 3, reps: 2, persistent: true });
+    expect(r).toMatchObject({ verified: true, transport: 'threads', timeUnit: 's', persistent: true, collective: 'gatherv', tree: 'adaptive', messages: 7, mismatches: [] });
+    expect(r.repTimes).toHaveLength(2);
+    expect(r.planTime).toBeGreaterThan(0);
+    expect(r.planMessages).toBeGreaterThan(0);
+  }, 60_000);
+});
+
 describe('the node structure is built once per run', () => {
   const built = vi.mocked(nodeStructure);
   beforeEach(() => built.mockClear());
@@ -315,7 +397,6 @@ describe('typed errors (exit status 2)', () => {
     const cases: [Partial<RunCommandOptions>, string][] = [
       [{ perNode: undefined }, '--per-node'],
       [{ perNode: 0 }, '--per-node'],
-      [{ persistent: true }, '--persistent'],
       [{ transport: 'threads', calibrate: true }, '--calibrate'],
       [{ givenModelOptions: ['ports'] }, '--ports'],
       [{ root: 32 }, '--root'],
@@ -327,6 +408,13 @@ describe('typed errors (exit status 2)', () => {
     for (const [opts, field] of cases) {
       expect(await failure(opts), JSON.stringify(opts)).toMatchObject({ code: 'INVALID_ARGUMENT', field });
     }
+  });
+
+  it('--persistent is no longer refused: it runs the irregular call, planned once', async () => {
+    const r = await inProcess({ persistent: true });
+    expect(r).toMatchObject({ verified: true, persistent: true, collective: 'gatherv', mismatches: [] });
+    const s = await inProcess({ persistent: true, op: 'scatterv', dist: 'same' });
+    expect(s).toMatchObject({ verified: true, persistent: true, collective: 'scatterv' });
   });
 
   it('a model file must be hierarchical, for p ranks, and place the ranks alone', async () => {

@@ -6,7 +6,8 @@
  * - adaptive trees: init sends the two constructions and no data; every start sends exactly the
  *   data edges of the trees the constructions built and takes exactly their evaluation
  *   (predictTwoLevel / predictTwoLevelScatter: the "data phase" of bench:hier-adaptive);
- * - typed errors: a start before the previous one resolved ('start'), bad arguments at init.
+ * - typed errors: a start before the previous one resolved ('start'), bad arguments at init;
+ * - worker threads with virtual nodes (the MPI suite runs the same program).
  */
 import { describe, expect, it } from 'vitest';
 import type { Communicator } from '../src/comm/communicator.js';
@@ -26,9 +27,10 @@ import { CommunicationError, InvalidArgumentError } from '../src/errors.js';
 import { hierarchicalModel, type CostModel } from '../src/model/cost-model.js';
 import { adaptiveRolesOf, predictTwoLevel, predictTwoLevelScatter, rolesTree, type OrderedTree } from '../src/run/hierarchical-predict.js';
 import { runSim } from '../src/transports/sim/index.js';
+import { runThreads } from '../src/transports/threads/index.js';
 import { blockSizes, type DistributionName } from '../src/workloads/distributions.js';
 import { int, rng } from './helpers/random.js';
-import { placementOf, type Placement } from './programs/hierarchical-program.js';
+import { asOp, gathervCase, placementOf, type HierCase, type Placement } from './programs/hierarchical-program.js';
 
 const HIER_TAGS = new Set<number>([HIER_TAG.local, HIER_TAG.bridge]);
 
@@ -221,6 +223,33 @@ describe('persistent hierarchical gatherv and scatterv', () => {
     );
     expect((variant as InvalidArgumentError).field).toBe('variant');
   });
+});
+
+describe('persistent hierarchical gatherv and scatterv on worker threads with virtual nodes', () => {
+  const program = new URL('./programs/hierarchical-program.ts', import.meta.url);
+
+  it('8 ranks as 2×4 permuted, 6 ranks unequal: every variant and tree, one plan started twice, byte for byte', async () => {
+    const layouts: number[][] = [
+      [5, 9, 9, 5, 9, 5, 5, 9],
+      [2, 0, 2, 1, 0, 0],
+    ];
+    for (const nodes of layouts) {
+      const p = nodes.length;
+      const rnd = rng(p * 17 + nodes[1]);
+      const cases: HierCase[] = [];
+      for (const variant of HIERARCHICAL_VARIANT_NAMES) {
+        for (const tree of HIERARCHICAL_TREE_NAMES) {
+          const v = { ...gathervCase(p, variant, rnd, 3, { maxCount: 5000, unitBytes: 1 }), tree, persistent: true };
+          cases.push(v, asOp(v, 'scatterv'));
+        }
+      }
+      const perRank = await runThreads<(string | undefined)[]>(p, program, cases, { nodes });
+      for (const r of perRank) {
+        expect(r.length).toBe(2 * cases.length);
+        for (const bad of r) expect(bad).toBeUndefined();
+      }
+    }
+  }, 120_000);
 });
 
 /** The ranks of v's subtree in `tree`. */

@@ -4,7 +4,9 @@
  * prediction. JSON output is one object (the contract of RunReport in src/run/job.ts).
  * `--algorithm hierarchical` runs the hierarchical gather(v) of TraffRougier14, or its mirror the
  * scatter(v), instead (src/run/hierarchical-case.ts, hierarchical-job.ts): ranks on nodes
- * (--per-node, --placement), a variant (--hier-variant), a tree (--hier-tree), a two-level model.
+ * (--per-node, --placement), a variant (--hier-variant), a tree (--hier-tree), a two-level model;
+ * with --persistent, the gatherv or scatterv planned once (hierarchicalGathervInit /
+ * hierarchicalScattervInit) and only its start() timed.
  */
 import { writeFileSync } from 'node:fs';
 import Table from 'cli-table3';
@@ -126,10 +128,11 @@ export function caseFromOptions(opts: RunCommandOptions): RunCase {
 
 /**
  * The hierarchical run the options describe (validated; errors name the option): refuses what
- * it does not support — --persistent, --calibrate, the linear model's options.
+ * it does not support — --calibrate, the linear model's options. --persistent plans the
+ * irregular call once (hierarchicalGathervInit / hierarchicalScattervInit, `--dist same`
+ * included) and times start() only.
  */
 export function hierarchicalCaseFromOptions(opts: RunCommandOptions): HierarchicalRunCase {
-  if (opts.persistent) throw new InvalidArgumentError('--persistent', 'the hierarchical gathers and scatters have no persistent form: leave out --persistent with --algorithm hierarchical');
   if (opts.calibrate === true) {
     throw new InvalidArgumentError('--calibrate', 'fits a linear model; --algorithm hierarchical runs on a two-level one (TraffRougier14 §4\'s machine, or a hierarchical --model-file)');
   }
@@ -148,6 +151,7 @@ export function hierarchicalCaseFromOptions(opts: RunCommandOptions): Hierarchic
       placement: opts.placement,
       variant: opts.hierVariant,
       tree: opts.hierTree,
+      persistent: opts.persistent,
       ...caseBlocksOfOptions(opts),
       ...(loaded !== undefined ? { modelSpec: loaded.spec, model: loaded.model } : {}),
     },
@@ -211,7 +215,7 @@ export function heapForRun(opts: RunCommandOptions): number | undefined {
     } catch {
       return undefined; // runRun reports it
     }
-    return heapToRaise(opts.p * simHierarchicalRankBytes(opts.hierTree));
+    return heapToRaise(opts.p * simHierarchicalRankBytes(opts.hierTree, opts.persistent));
   }
   let c: RunCase;
   try {

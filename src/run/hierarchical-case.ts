@@ -9,6 +9,9 @@
  * - The collective: `--op gatherv` gathers, `--op scatterv` scatters; the regular one
  *   (hierarchicalGather / hierarchicalScatter, every block b elements) for `--dist same`, the
  *   irregular one (hierarchicalGatherv / hierarchicalScatterv) for every other distribution.
+ *   `--persistent` always runs the irregular one, planned once (hierarchicalGathervInit /
+ *   hierarchicalScattervInit: the adaptive trees' constructions) and timed at start() only: the
+ *   regular calls have no persistent form.
  * - The default model is TraffRougier14 §4's machine (tools/hier-bench.ts, one-ported, µs):
  *   intra-node α = 0.5, β = 1/4000 per byte; inter-node α = 2, β = 1/3200 per byte; γ = 1/5000
  *   per byte — per element: β and γ times unitBytes. A hierarchical `--model-file` replaces it
@@ -39,9 +42,12 @@ export const DEFAULT_HIERARCHICAL_TREE: HierarchicalTreeName = 'binomial';
 /** The library call a run makes. */
 export type HierarchicalCollective = 'gather' | 'gatherv' | 'scatter' | 'scatterv';
 
-/** The call of `op` for distribution `dist`: the regular one for 'same', else the irregular one. */
-export function hierarchicalCollectiveOf(op: VOperation, dist: string): HierarchicalCollective {
-  const regular = dist === 'same';
+/**
+ * The call of `op` for distribution `dist`: the regular one for 'same', else the irregular one;
+ * persistent, always the irregular one (only gatherv and scatterv have a persistent form).
+ */
+export function hierarchicalCollectiveOf(op: VOperation, dist: string, persistent = false): HierarchicalCollective {
+  const regular = dist === 'same' && !persistent;
   if (op === 'gatherv') return regular ? 'gather' : 'gatherv';
   return regular ? 'scatter' : 'scatterv';
 }
@@ -76,6 +82,11 @@ export interface HierarchicalRunInput extends CaseBlocks {
   readonly modelSpec?: CostModelSpec;
   /** That spec's model when the caller has built it already (loadModelJson). */
   readonly model?: CostModel;
+  /**
+   * Plan once (hierarchicalGathervInit / hierarchicalScattervInit, timed on its own) and time
+   * only start(); always the irregular call, `--dist same` included. Default false.
+   */
+  readonly persistent?: boolean;
 }
 
 /** One hierarchical run, ready to go. */
@@ -198,12 +209,15 @@ export function hierarchicalCase(input: HierarchicalRunInput, prefix = ''): Hier
   integerIn(`${prefix}unit-bytes`, input.unitBytes, 1, 1 << 20);
   integerIn(`${prefix}reps`, input.reps, 1);
   integerIn(`${prefix}warmup`, input.warmup, 0);
+  const persistent = input.persistent ?? false;
+  if (typeof persistent !== 'boolean') throw new InvalidArgumentError(`${prefix}persistent`, `must be true or false, got ${String(persistent)}`);
   const placed = placementAndModel({ ...input, p }, prefix);
   const rankCase: HierarchicalRankCase = {
-    collective: hierarchicalCollectiveOf(input.op, input.dist),
+    collective: hierarchicalCollectiveOf(input.op, input.dist, persistent),
     variant,
     tree,
     twoLevel: placed.twoLevel,
+    persistent,
     ...caseBlocksOf(input),
   };
   return { rankCase, ...placed };

@@ -17,11 +17,20 @@
  * ranks copying their block: a one-node structure); for the flat gatherv and scatterv the data
  * phase of the binomial (adaptive) tree, as `--algorithm binomial` (adaptive) predicts it
  * (src/run/predict.ts), without the scatter of the counts (the construction) that precedes it.
+ *
+ * Persistent (`--persistent`: always gatherv or scatterv), every rank plans once
+ * (hierarchicalGathervInit / hierarchicalScattervInit: the adaptive trees' constructions, the
+ * flat variant's own planning: the scatter of the counts, or Traff18's construction) and the
+ * timed executions are start(): `time` is then the data phase that `predicted` describes, on
+ * the simulator exactly (up to rounding) for every variant and tree; `planTime` (slowest rank),
+ * `planMessages` and `planBytes` (summed over the ranks) are what planning took, as
+ * src/run/job.ts reports the flat algorithms' plans (binomial levels plan no message).
  */
 import { nodeStructure, type NodeStructure } from '../collectives/hierarchical/index.js';
 import { runMpi, type RunMpiOptions } from '../transports/mpi/run.js';
 import { runSim } from '../transports/sim/index.js';
 import { runThreads } from '../transports/threads/index.js';
+import { maxOf } from '../util/extremes.js';
 import { sharedBlockSizes } from '../workloads/distributions.js';
 import { checkHierarchicalResources } from './case-limits.js';
 import { sharedCaseData } from './data.js';
@@ -123,6 +132,15 @@ export function summarizeHierarchical(
   // before the data: the flat binomial gatherv/scatterv's counts scatter, the adaptive trees' construction
   const constructionRounds = info?.constructionRounds ?? 0;
   const { twoLevel } = hc;
+  const persistent = c.persistent;
+  let planMessages = 0;
+  let planBytes = 0;
+  if (persistent) {
+    for (const r of ranks) {
+      planMessages += r.planMessages;
+      planBytes += r.planBytes;
+    }
+  }
   return {
     verified,
     time,
@@ -142,12 +160,13 @@ export function summarizeHierarchical(
     b: c.b,
     unitBytes: c.unitBytes,
     size: counts.reduce((a, x) => a + x, 0),
-    persistent: false,
+    persistent,
     reps: c.reps,
     model: { alpha: twoLevel.inter.alpha, beta: twoLevel.inter.beta, gamma: twoLevel.gamma },
     modelKind: 'hierarchical',
     predicted: predictHierarchical(hc, structure, counts),
     repTimes,
+    ...(persistent ? { planTime: maxOf(ranks, (r) => r.planTime ?? 0), planMessages, planBytes } : {}),
     mismatches,
     collective: c.collective,
     variant: c.variant,

@@ -7,7 +7,7 @@
  * - the building blocks (bcast, gather, scatter, allgather, reduce, allreduce, exscan,
  *   barrier): the same results as worker threads give for the same program and arguments;
  * - allgather / allgatherv: every algorithm, regular and irregular, against the reference;
- * - hierarchical gather / gatherv / scatter / scatterv on virtual nodes (ordered, permuted,
+ * - hierarchical gather / gatherv / scatter / scatterv (gatherv, scatterv persistent too) on virtual nodes (ordered, permuted,
  *   unequal), every variant, binomial and adaptive trees (Traff18's construction on each level);
  * - intergroup allgather / allgatherv, both algorithms, groups of every split of p;
  * - adaptive gatherv / scatterv with large blocks, overlap and persistent starts.
@@ -132,6 +132,8 @@ describe('hierarchical gather, gatherv, scatter and scatterv over MPI with virtu
           const small = { ...gathervCase(p, variant, rnd, 2), tree };
           const large = { ...gathervCase(p, variant, rnd, 3, { maxCount: 30000, unitBytes: 1 }), tree };
           cases.push(regular, small, large, asOp(regular, 'scatter'), asOp(small, 'scatterv'), asOp(large, 'scatterv'));
+          // persistent: one plan (the adaptive trees' constructions at init), started twice
+          cases.push({ ...large, persistent: true }, { ...asOp(small, 'scatterv'), persistent: true });
         }
       }
       const perRank = await runMpi<(string | undefined)[]>(p, program('hierarchical-program.ts'), cases, { nodes });

@@ -9,8 +9,10 @@ import type { Communicator } from '../../src/comm/communicator.js';
 import {
   hierarchicalGather,
   hierarchicalGatherv,
+  hierarchicalGathervInit,
   hierarchicalScatter,
   hierarchicalScatterv,
+  hierarchicalScattervInit,
   type HierarchicalInfo,
   type HierarchicalOptions,
   type HierarchicalTreeName,
@@ -38,6 +40,8 @@ export interface HierCase {
   /** Bytes of the root's full buffer (gather: its recv; scatter: its send). */
   readonly recvBytes: number;
   readonly seed: number;
+  /** gatherv, scatterv: one persistent plan (hierarchicalGathervInit / hierarchicalScattervInit) started twice instead of two calls. */
+  readonly persistent?: boolean;
 }
 
 export type Placement = 'ordered' | 'ordered-unequal' | 'permuted' | 'permuted-unequal';
@@ -176,10 +180,59 @@ export function mismatch(c: HierCase, recv: Uint8Array | undefined): string | un
   return firstMismatch(recv, expectedRecv(c), 'recv');
 }
 
-/** Threads and MPI rank program: runs every case twice (the second call uses the cache); each rank reports what it can see. */
+/**
+ * A persistent gatherv or scatterv case on this rank: one plan, `starts` starts, the buffers
+ * poisoned before each; what this rank sees wrong after each start.
+ */
+export async function runPersistentRank(comm: Communicator, c: HierCase, starts: number, extra: Omit<HierarchicalOptions, 'variant' | 'tree'> = {}): Promise<(string | undefined)[]> {
+  const r = comm.rank;
+  const isRoot = r === c.root;
+  const options: HierarchicalOptions = { ...extra, variant: c.variant, ...(c.tree !== undefined ? { tree: c.tree } : {}) };
+  const out: (string | undefined)[] = [];
+  if (c.op === 'scatterv') {
+    const send = isRoot ? expectedRecv(c) : undefined;
+    const kept = send?.slice();
+    const recv = new Uint8Array(c.counts[r] * c.unitBytes);
+    const plan = await hierarchicalScattervInit(
+      comm,
+      { send, recv, root: c.root, counts: isRoot ? c.counts : undefined, displs: isRoot ? c.displs : undefined, unitBytes: c.unitBytes },
+      options,
+    );
+    for (let k = 0; k < starts; k++) {
+      recv.fill(SENTINEL);
+      await plan.start();
+      out.push(
+        firstMismatch(recv, blockOf(r, c.counts[r] * c.unitBytes, c.seed), `start ${k}: rank ${r} recv`) ??
+          (send !== undefined && kept !== undefined ? firstMismatch(send, kept, `start ${k}: root ${r} send (changed)`) : undefined),
+      );
+    }
+    return out;
+  }
+  if (c.op !== 'gatherv') throw new Error(`persistent ${c.op}: only gatherv and scatterv have a persistent form`);
+  const send = blockOf(r, c.counts[r] * c.unitBytes, c.seed);
+  const recv = isRoot ? new Uint8Array(c.recvBytes) : undefined;
+  const plan = await hierarchicalGathervInit(
+    comm,
+    { send, recv, root: c.root, counts: isRoot ? c.counts : undefined, displs: isRoot ? c.displs : undefined, unitBytes: c.unitBytes },
+    options,
+  );
+  for (let k = 0; k < starts; k++) {
+    recv?.fill(SENTINEL);
+    await plan.start();
+    const bad = isRoot ? mismatch(c, recv) : undefined;
+    out.push(bad === undefined ? undefined : `start ${k}: ${bad}`);
+  }
+  return out;
+}
+
+/** Threads and MPI rank program: runs every case twice (the second call uses the cache; persistent: one plan started twice); each rank reports what it can see. */
 export default async function hierarchicalProgram(comm: Communicator, cases: readonly HierCase[]): Promise<(string | undefined)[]> {
   const out: (string | undefined)[] = [];
   for (const c of cases) {
+    if (c.persistent === true) {
+      for (const bad of await runPersistentRank(comm, c, 2)) out.push(bad === undefined ? undefined : `persistent ${c.op} ${c.variant} ${c.tree ?? 'binomial'} root ${c.root}: ${bad}`);
+      continue;
+    }
     for (let k = 0; k < 2; k++) {
       const { bad } = await runCaseRank(comm, c);
       out.push(bad === undefined ? undefined : `${c.op} ${c.variant} ${c.tree ?? 'binomial'} root ${c.root}: ${bad}`);
