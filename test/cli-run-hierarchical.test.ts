@@ -251,10 +251,10 @@ describe('vcoll run --algorithm hierarchical --op scatterv, and --hier-tree adap
 });
 
 describe('vcoll run --algorithm hierarchical --persistent', () => {
-  // the adaptive trees' data phase (start()) is exactly their evaluation on the simulator: measured within 2e-14 relative
+  // a start() is exactly the evaluation of its tree's data phase on the simulator: measured within 2e-14 relative
   const expectDataPhase = (r: RunReport, what: string): void => expect(r.time / r.predicted, `${what}: ${r.time} vs ${r.predicted}`).toBeCloseTo(1, 12);
 
-  it('on the simulator: gatherv and scatterv, both trees, zero-copy and reorder — planned once (the constructions), start() timed: the data phase', async () => {
+  it('on the simulator: gatherv and scatterv, both trees, zero-copy and reorder — planned once (sizes, constructions), start() timed: the data phase', async () => {
     const p = 48;
     for (const op of ['gatherv', 'scatterv'] as const) {
       for (const hierTree of ['adaptive', 'binomial'] as const) {
@@ -271,24 +271,15 @@ describe('vcoll run --algorithm hierarchical --persistent', () => {
           expect(r.simTotalMessages, what).toBe((r.planMessages as number) + 2 * r.messages);
           expect(r.simTotalBytes, what).toBe((r.planBytes as number) + 2 * r.bytes);
           expect(r.constructionRounds, what).toBe(once.constructionRounds);
-          if (hierTree === 'adaptive') {
-            // init ran both constructions: the one-shot call's traffic is the plan's plus one start()'s
-            expect(r.planTime, what).toBeGreaterThan(0);
-            expect(r.planMessages, what).toBeGreaterThan(0);
-            expect(r.planMessages, what).toBe(once.messages - r.messages);
-            expect(r.planBytes, what).toBe(once.bytes - r.bytes);
-            for (const t of r.repTimes) expectDataPhase({ ...r, time: t }, what);
-            expectDataPhase(r, what);
-            expect(r.predicted, what).toBe(once.predicted);
-            expect(r.time, what).toBeLessThan(once.time);
-          } else {
-            // binomial levels plan nothing: start() is the whole call
-            expect(r.planMessages, what).toBe(0);
-            expect(r.planBytes, what).toBe(0);
-            expect(r.planTime, what).toBe(0);
-            expectSameTime(r.time, r.predicted, what);
-            expectSameTime(r.time, once.time, what);
-          }
+          // planning: the sizes once over every edge (planned-gather.ts, planned-scatter.ts), and the adaptive constructions
+          expect(r.planTime, what).toBeGreaterThan(0);
+          if (hierTree === 'adaptive') expect(r.planMessages, what).toBeGreaterThan(p - 1);
+          else expect(r.planMessages, what).toBe(p - 1);
+          // start(): the tree's data alone, exactly its evaluation, no slower than the one-shot call (which carries size checks or counts)
+          for (const t of r.repTimes) expectDataPhase({ ...r, time: t }, what);
+          expectDataPhase(r, what);
+          expect(r.time, what).toBeLessThanOrEqual(once.time);
+          if (hierTree === 'adaptive') expect(r.time, what).toBeLessThan(once.time);
         }
       }
     }

@@ -3,9 +3,10 @@
  * collectives/hierarchical/plan.ts) on the simulator:
  * - every variant and tree, ordered / permuted / unequal nodes, several distributions and roots:
  *   three starts of one plan, new data each time, byte for byte on every rank;
- * - adaptive trees: init sends the two constructions and no data; every start sends exactly the
- *   data edges of the trees the constructions built and takes exactly their evaluation
- *   (predictTwoLevel / predictTwoLevelScatter: the "data phase" of bench:hier-adaptive);
+ * - both trees: planning sends the sizes over every edge once (and the adaptive constructions);
+ *   every start sends exactly the tree's edges that carry data, nothing else (no size checks,
+ *   counts or empty messages), and takes exactly the tree's evaluation (predictTwoLevel /
+ *   predictTwoLevelScatter: the "data phase" of bench:hier-adaptive);
  * - typed errors: a start before the previous one resolved ('start'), bad arguments at init;
  * - worker threads with virtual nodes (the MPI suite runs the same program).
  */
@@ -25,7 +26,7 @@ import {
 } from '../src/collectives/hierarchical/index.js';
 import { CommunicationError, InvalidArgumentError } from '../src/errors.js';
 import { hierarchicalModel, type CostModel } from '../src/model/cost-model.js';
-import { adaptiveRolesOf, predictTwoLevel, predictTwoLevelScatter, rolesTree, type OrderedTree } from '../src/run/hierarchical-predict.js';
+import { adaptiveRolesOf, binomialRolesOf, predictTwoLevel, predictTwoLevelScatter, rolesTree, type OrderedTree } from '../src/run/hierarchical-predict.js';
 import { runSim } from '../src/transports/sim/index.js';
 import { runThreads } from '../src/transports/threads/index.js';
 import { blockSizes, type DistributionName } from '../src/workloads/distributions.js';
@@ -145,37 +146,43 @@ describe('persistent hierarchical gatherv and scatterv', () => {
     }
   });
 
-  it('adaptive trees: init sends the constructions only; every start sends exactly the trees\' data edges and takes exactly their evaluation', async () => {
+  it('both trees: every start sends exactly the tree\'s edges that carry data, nothing else, and takes exactly the tree\'s evaluation', async () => {
     const rnd = rng(78);
     for (const [kind, p, n] of shapes) {
       const nodeOf = placementOf(kind, p, n, rnd);
       const s = nodeStructure(p, (r) => nodeOf[r]);
       const m = model(nodeOf);
-      for (const op of ['gatherv', 'scatterv'] as const) {
-        for (const variant of ['zero-copy', 'reorder'] as const) {
-          const root = int(rnd, 0, p - 1);
-          const counts = blockSizes('spikes', { p, b: 20, seed: int(rnd, 1, 99) });
-          const c: Case = { op, variant, tree: 'adaptive', root, counts };
-          const res = await runSim(p, (comm) => planAndStart(comm, c, m, 2), { model: m, trace: true });
-          const label = `${op} ${variant} ${kind} root ${root}`;
-          const { t0, t1 } = res.results[0];
-          for (const x of res.results) expect(x.bad, label).toBeUndefined();
-          const messages = res.trace?.messages ?? [];
-          const planning = messages.filter((msg) => msg.start < t0[0]);
-          expect(planning.length, label).toBeGreaterThan(0);
-          expect(planning.some((msg) => HIER_TAGS.has(unslottedTag(msg.tag))), label).toBe(false);
-          const tree = rolesTree(s, root, adaptiveRolesOf(s, root, counts, m));
-          const blockBytes = Float64Array.from(counts);
-          const want = wantEdges(op, tree, s, root, counts);
-          const predicted =
-            op === 'gatherv'
-              ? predictTwoLevel({ structure: s, blockBytes, root, unitBytes: 1, trailerBytes: 8, reorder: variant === 'reorder', tree }, m)
-              : predictTwoLevelScatter({ structure: s, tree, blockBytes, root, unitBytes: 1, reorder: variant === 'reorder', extraBytes: bridgeChecks(tree, s) }, m);
-          for (let k = 0; k < 2; k++) {
-            const mine = messages.filter((msg) => msg.start >= t0[k] && msg.start < t1[k]);
-            expect(mine.every((msg) => HIER_TAGS.has(unslottedTag(msg.tag))), `${label} start ${k}: data only`).toBe(true);
-            expect(mine.map((msg) => `${msg.from}>${msg.to}:${msg.bytes}`).sort(), `${label} start ${k}`).toEqual(want);
-            expect(t1[k] - t0[k], `${label} start ${k}`).toBeCloseTo(predicted, 9);
+      for (const tree of HIERARCHICAL_TREE_NAMES) {
+        for (const op of ['gatherv', 'scatterv'] as const) {
+          for (const variant of ['zero-copy', 'reorder'] as const) {
+            const root = int(rnd, 0, p - 1);
+            // 'two-blocks': most ranges empty (no message for them); 'spikes': most not
+            const dist = int(rnd, 0, 1) === 0 ? 'two-blocks' : 'spikes';
+            const counts = blockSizes(dist, { p, b: 20, seed: int(rnd, 1, 99) });
+            const c: Case = { op, variant, tree, root, counts };
+            const res = await runSim(p, (comm) => planAndStart(comm, c, m, 2), { model: m, trace: true });
+            const label = `${tree} ${op} ${variant} ${kind} ${dist} root ${root}`;
+            const { t0, t1 } = res.results[0];
+            for (const x of res.results) expect(x.bad, label).toBeUndefined();
+            const messages = res.trace?.messages ?? [];
+            // planning: the sizes over every edge (+ the adaptive constructions)
+            const planning = messages.filter((msg) => msg.start < t0[0]);
+            expect(planning.filter((msg) => HIER_TAGS.has(unslottedTag(msg.tag))).length, label).toBe(p - 1);
+            if (tree === 'binomial') expect(planning.length, label).toBe(p - 1);
+            else expect(planning.length, label).toBeGreaterThan(p - 1);
+            const t = rolesTree(s, root, tree === 'adaptive' ? adaptiveRolesOf(s, root, counts, m) : binomialRolesOf(s, root));
+            const blockBytes = Float64Array.from(counts);
+            const want = wantEdges(op, t, s, root, counts);
+            expect(want.length, label).toBeLessThan(p); // empty ranges move nothing, … and some exist in these cases
+            const predicted =
+              op === 'gatherv'
+                ? predictTwoLevel({ structure: s, blockBytes, root, unitBytes: 1, trailerBytes: 0, reorder: variant === 'reorder', tree: t }, m)
+                : predictTwoLevelScatter({ structure: s, tree: t, blockBytes, root, unitBytes: 1, reorder: variant === 'reorder' }, m);
+            for (let k = 0; k < 2; k++) {
+              const mine = messages.filter((msg) => msg.start >= t0[k] && msg.start < t1[k]);
+              expect(mine.map((msg) => `${msg.from}>${msg.to}:${msg.bytes}`).sort(), `${label} start ${k}`).toEqual(want);
+              expect(t1[k] - t0[k], `${label} start ${k}`).toBeCloseTo(predicted, 9);
+            }
           }
         }
       }
@@ -222,6 +229,27 @@ describe('persistent hierarchical gatherv and scatterv', () => {
       (e: unknown) => (e instanceof CommunicationError && e.cause !== undefined ? e.cause : e),
     );
     expect((variant as InvalidArgumentError).field).toBe('variant');
+    // counts that disagree with the ranks' own blocks are caught at init, whatever the tree: gatherv at the
+    // root (two blocks wrong by amounts that cancel included), scatterv on the rank whose count differs
+    const causeOf = (e: unknown): unknown => (e instanceof CommunicationError && e.cause !== undefined ? e.cause : e);
+    for (const tree of HIERARCHICAL_TREE_NAMES) {
+      for (const own of [
+        [1, 2, 3, 1, 2, 1],
+        [1, 3, 2, 0, 2, 1],
+      ]) {
+        const g = await runSim(p, (comm) => hierarchicalGathervInit(comm, { send: new Uint8Array(own[comm.rank]), root: 0, recv: new Uint8Array(9), counts }, { tree, model: m }), {
+          model: m,
+        }).then(() => undefined, causeOf);
+        expect(g, `gatherv ${tree} [${own.join(',')}]`).toMatchObject({ field: 'counts', rank: 0 });
+      }
+      const sc = await runSim(
+        p,
+        (comm) => hierarchicalScattervInit(comm, comm.rank === 0 ? { send: new Uint8Array(9), recv: new Uint8Array(1), root: 0, counts } : { recv: new Uint8Array(comm.rank === 4 ? 3 : counts[comm.rank]), root: 0 }, { tree, model: m }),
+        { model: m },
+      ).then(() => undefined, causeOf);
+      expect(sc, `scatterv ${tree}`).toBeInstanceOf(InvalidArgumentError);
+      expect(['count', 'counts']).toContain((sc as InvalidArgumentError).field);
+    }
   });
 });
 
@@ -264,23 +292,14 @@ function subtree(tree: OrderedTree, v: number): number[] {
   return out;
 }
 
-/** Every data message of one start: gatherv child → parent (its range + the 8-byte size check); scatterv parent → child (its range, + 4 bytes per node on a bridge edge; empty node-level ranges move nothing). */
+/** Every data message of one start: gatherv child → parent, scatterv parent → child, each edge whose range holds data, exactly its bytes. */
 function wantEdges(op: 'gatherv' | 'scatterv', tree: OrderedTree, s: ReturnType<typeof nodeStructure>, root: number, counts: readonly number[]): string[] {
   const out: string[] = [];
   for (let v = 0; v < s.size; v++) {
     if (v === root) continue;
-    const under = subtree(tree, v);
-    const bytes = under.reduce((a, r) => a + counts[r], 0);
-    const bridge = s.nodeIndex[tree.parent[v]] !== s.nodeIndex[v];
-    const nodes = new Set(under.map((r) => s.nodeIndex[r])).size;
-    if (op === 'gatherv') out.push(`${v}>${tree.parent[v]}:${bytes + 8}`);
-    else if (bridge) out.push(`${tree.parent[v]}>${v}:${bytes + 4 * nodes}`);
-    else if (bytes > 0) out.push(`${tree.parent[v]}>${v}:${bytes}`);
+    const bytes = subtree(tree, v).reduce((a, r) => a + counts[r], 0);
+    if (bytes === 0) continue;
+    out.push(op === 'gatherv' ? `${v}>${tree.parent[v]}:${bytes}` : `${tree.parent[v]}>${v}:${bytes}`);
   }
   return out.sort();
-}
-
-/** The scatterv's extra bytes per message: 4 per node of a bridge edge's range. */
-function bridgeChecks(tree: OrderedTree, s: ReturnType<typeof nodeStructure>): (child: number) => number {
-  return (child) => (s.nodeIndex[tree.parent[child]] !== s.nodeIndex[child] ? 4 * new Set(subtree(tree, child).map((r) => s.nodeIndex[r])).size : 0);
 }

@@ -19,12 +19,14 @@
  * (src/run/predict.ts), without the scatter of the counts (the construction) that precedes it.
  *
  * Persistent (`--persistent`: always gatherv or scatterv), every rank plans once
- * (hierarchicalGathervInit / hierarchicalScattervInit: the adaptive trees' constructions, the
+ * (hierarchicalGathervInit / hierarchicalScattervInit: the adaptive trees' constructions and,
+ * either tree, the pass of the sizes over the tree, planned-gather.ts / planned-scatter.ts; the
  * flat variant's own planning: the scatter of the counts, or Traff18's construction) and the
- * timed executions are start(): `time` is then the data phase that `predicted` describes, on
- * the simulator exactly (up to rounding) for every variant and tree; `planTime` (slowest rank),
- * `planMessages` and `planBytes` (summed over the ranks) are what planning took, as
- * src/run/job.ts reports the flat algorithms' plans (binomial levels plan no message).
+ * timed executions are start(): `time` is then the data phase that `predicted` describes (the
+ * tree's data alone: no size checks, counts or empty messages), on the simulator exactly (up to
+ * rounding) for every variant and tree; `planTime` (slowest rank), `planMessages` and
+ * `planBytes` (summed over the ranks) are what planning took, as src/run/job.ts reports the
+ * flat algorithms' plans.
  */
 import { nodeStructure, type NodeStructure } from '../collectives/hierarchical/index.js';
 import { runMpi, type RunMpiOptions } from '../transports/mpi/run.js';
@@ -84,6 +86,12 @@ export function predictHierarchical(hc: HierarchicalRunCase, structure: NodeStru
   const reorder = c.variant === 'reorder';
   // the adaptive trees are decided on bytes (regular) or elements (irregular), in the model the ranks use
   const rolesOf = c.tree === 'binomial' ? binomialRolesOf(structure, root) : adaptiveRolesOf(structure, root, regular ? blockBytes : counts, treeModelOf(c, hc.nodeOf));
+  if (c.persistent) {
+    // a planned start (planned-gather.ts, planned-scatter.ts): the tree's data alone, no size checks or counts, no empty message
+    const tree = rolesTree(structure, root, rolesOf);
+    if (gather) return predictTwoLevel({ structure, blockBytes, root, unitBytes: u, trailerBytes: 0, reorder, tree }, hc.model);
+    return predictTwoLevelScatter({ structure, tree, blockBytes, root, unitBytes: u, reorder }, hc.model);
+  }
   if (gather) {
     const tree = c.tree === 'binomial' ? undefined : rolesTree(structure, root, rolesOf);
     const trailerBytes = c.collective === 'gatherv' ? GATHERV_CHECK_BYTES : 0;

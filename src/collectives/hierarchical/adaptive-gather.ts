@@ -75,8 +75,8 @@ export function adaptiveGatherRoles(input: AdaptiveGatherInput): Promise<Adaptiv
   return levelRoles(input, input.send.length / input.unitBytes, leader);
 }
 
-/** The data phase over the trees `roles` gives this rank (a persistent plan's start()). */
-export function adaptiveGatherData(input: AdaptiveGatherInput, roles: AdaptiveGatherRoles): Promise<void> {
+/** The data phase over the trees `roles` gives this rank. */
+function adaptiveGatherData(input: AdaptiveGatherInput, roles: AdaptiveGatherRoles): Promise<void> {
   return input.target !== undefined ? rootGather(input, input.target, roles) : rankGather(input, roles);
 }
 

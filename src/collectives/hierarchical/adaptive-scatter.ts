@@ -90,8 +90,8 @@ export async function adaptiveScatterRoles(input: AdaptiveScatterInput): Promise
   return r;
 }
 
-/** The data phase over the trees `roles` gives this rank (a persistent plan's start()). */
-export function adaptiveScatterData(input: AdaptiveScatterInput, roles: AdaptiveScatterRoles): Promise<void> {
+/** The data phase over the trees `roles` gives this rank. */
+function adaptiveScatterData(input: AdaptiveScatterInput, roles: AdaptiveScatterRoles): Promise<void> {
   return input.source !== undefined ? rootScatter(input, input.source, roles) : rankScatter(input, roles);
 }
 

@@ -42,12 +42,14 @@ import { constructionRounds } from '../adaptive/construct.js';
 import { rootLayout } from '../placement.js';
 import type { CollectiveOptions, PersistentCollective } from '../types.js';
 import { gathervInit, scattervInit } from '../v-collectives.js';
-import { adaptiveGather, adaptiveGatherData, adaptiveGatherRoles, type AdaptiveGatherInput } from './adaptive-gather.js';
-import { adaptiveScatter, adaptiveScatterData, adaptiveScatterRoles, type AdaptiveScatterInput } from './adaptive-scatter.js';
+import { adaptiveGather, adaptiveGatherRoles, type AdaptiveGatherInput } from './adaptive-gather.js';
+import { adaptiveScatter, adaptiveScatterRoles, type AdaptiveScatterInput } from './adaptive-scatter.js';
 import { bridgeOf, structureOf } from './cache.js';
 import { levelConstructionRounds, levelTags } from './level-construction.js';
 import { hierarchicalPlan, type HierarchicalPlan } from './plan.js';
-import { adaptiveRegularRoles, binomialRoles, type LevelRoles } from './level-trees.js';
+import { adaptiveRegularRoles, binomialRoles, constructedRoles, type LevelRoles } from './level-trees.js';
+import { planGather } from './planned-gather.js';
+import { planScatter } from './planned-scatter.js';
 import { runHierarchicalScatter } from './scatter-schedule.js';
 import { type NodeStructure } from './structure.js';
 import { twoLevelGather } from './two-level.js';
@@ -284,20 +286,19 @@ export function hierarchicalScatterv(
   }
 }
 
-const nothing = (): void => undefined;
-
 /** The flat variant's options: the binomial or adaptive gatherv/scatterv, in the caller's model. */
 const flatOptions = (c: Choice): CollectiveOptions => (c.tree === 'binomial' ? { algorithm: 'binomial' } : { algorithm: 'adaptive', model: c.model });
 
 /**
  * Persistent hierarchical gatherv (plan.ts; MPI_Gatherv_init's shape): the arguments of
- * hierarchicalGatherv, validated and bound once. Tree 'adaptive': init runs both constructions
- * (Traff18's, node level then bridge) and every start() only the data phase over the trees
- * they built — one message per tree edge, exactly the trees' evaluation on the simulator
- * (src/run/hierarchical-predict.ts predictTwoLevel). 'binomial' plans nothing beyond the
- * arguments; 'flat' is the flat binomial/adaptive gatherv's own plan. The send buffer's
- * contents (and the root's recv) may change between starts; counts may not (the trees were
- * built for them: a rank whose send length changed is caught by the size checks at the root).
+ * hierarchicalGatherv, validated and bound once. The init builds the two-level tree (tree
+ * 'adaptive': both of Traff18's constructions, node level then bridge; 'binomial': the
+ * hypercube trees, no message) and plans its sizes (planned-gather.ts: one pass up the tree,
+ * checked against the root's counts), so every start() moves exactly the tree's data: one
+ * message per edge whose range holds data, no size check — on the simulator exactly the trees'
+ * evaluation (src/run/hierarchical-predict.ts predictTwoLevel, empty ranges skipped). 'flat' is
+ * the flat binomial/adaptive gatherv's own plan. The buffers' contents may change between
+ * starts, their lengths not (they are bound).
  */
 export function hierarchicalGathervInit(comm: Communicator, args: HierarchicalGathervArgs, options?: HierarchicalOptions): Promise<HierarchicalPlan> {
   return hierarchicalPlan(comm, async (scope) => {
@@ -314,23 +315,28 @@ export function hierarchicalGathervInit(comm: Communicator, args: HierarchicalGa
       return { info, run: () => plan.start() };
     }
     const root = input.root;
-    const target = scope.rank === root ? v.rootTarget({ comm: scope, root, send: input.send, recv: input.recv as Uint8Array, layout: rootLayout(input), structure: s }) : undefined;
+    const me = scope.rank;
+    const target = me === root ? v.rootTarget({ comm: scope, root, send: input.send, recv: input.recv as Uint8Array, layout: rootLayout(input), structure: s }) : undefined;
+    let roles: LevelRoles;
     if (c.tree === 'adaptive') {
       const ai: AdaptiveGatherInput = { comm: scope, structure: s, root, send: input.send, unitBytes: input.unitBytes, model: input.model, tags: levelTags(scope), target };
-      const roles = await adaptiveGatherRoles(ai);
-      return { info, run: () => adaptiveGatherData(ai, roles) };
+      const built = await adaptiveGatherRoles(ai);
+      roles = constructedRoles(s, root, me, built.node, built.bridge);
+    } else {
+      roles = binomialRoles(s, bridgeOf(scope, s.nodeIndex[root]), root, me);
     }
-    const ti = { comm: scope, structure: s, bridge: bridgeOf(scope, s.nodeIndex[root]), root, send: input.send, uniformBytes: undefined, target, field: 'counts' };
-    return { info, run: () => twoLevelGather(ti, nothing) };
+    const run = await planGather({ comm: scope, structure: s, root, send: input.send, roles, target });
+    return { info, run };
   });
 }
 
 /**
  * Persistent hierarchical scatterv (plan.ts; MPI_Scatterv_init's shape): the arguments of
- * hierarchicalScatterv, validated and bound once. Tree 'adaptive': init runs both
- * constructions and the root checks every join against its counts; every start() only the
- * data phase over the trees (exactly predictTwoLevelScatter's time on the simulator).
- * 'binomial' plans nothing beyond the arguments; 'flat' is the flat scatterv's own plan.
+ * hierarchicalScatterv, validated and bound once. The init builds the two-level tree (tree
+ * 'adaptive': both constructions, the root checking every join against its counts;
+ * 'binomial': no message) and plans its sizes (planned-scatter.ts: the counts once down the
+ * tree, every rank checking its own), so every start() moves exactly the tree's data (on the
+ * simulator exactly predictTwoLevelScatter's time). 'flat' is the flat scatterv's own plan.
  */
 export function hierarchicalScattervInit(comm: Communicator, args: HierarchicalScattervArgs, options?: HierarchicalOptions): Promise<HierarchicalPlan> {
   return hierarchicalPlan(comm, async (scope) => {
@@ -346,17 +352,20 @@ export function hierarchicalScattervInit(comm: Communicator, args: HierarchicalS
       return { info, run: () => plan.start() };
     }
     const root = input.root;
-    const isRoot = scope.rank === root;
+    const me = scope.rank;
+    const isRoot = me === root;
     const source = isRoot ? v.rootSource({ comm: scope, root, send: input.send as Uint8Array, recv: input.recv, layout: rootLayout(input), structure: s }) : undefined;
     const counts = isRoot ? input.counts : undefined;
+    let roles: LevelRoles;
     if (c.tree === 'adaptive') {
       const ai: AdaptiveScatterInput = { comm: scope, structure: s, root, recv: input.recv, count: input.count, unitBytes: input.unitBytes, model: input.model, tags: levelTags(scope), source, counts };
-      const roles = await adaptiveScatterRoles(ai);
-      return { info, run: () => adaptiveScatterData(ai, roles) };
+      const built = await adaptiveScatterRoles(ai);
+      roles = constructedRoles(s, root, me, built.node, built.bridge);
+    } else {
+      roles = binomialRoles(s, bridgeOf(scope, s.nodeIndex[root]), root, me);
     }
-    const roles = binomialRoles(s, bridgeOf(scope, s.nodeIndex[root]), root, scope.rank);
-    const ti = { comm: scope, structure: s, root, roles, recv: input.recv, count: input.count, unitBytes: input.unitBytes, source, counts };
-    return { info, run: () => twoLevelScatter(ti, nothing) };
+    const run = await planScatter({ comm: scope, structure: s, root, recv: input.recv, count: input.count, unitBytes: input.unitBytes, roles, source, counts });
+    return { info, run };
   });
 }
 

@@ -28,6 +28,7 @@
  * bridge (each kept per node structure, model, root and block size, shared by the ranks that
  * hold the structure).
  */
+import { CommunicationError } from '../../errors.js';
 import type { CostModel } from '../../model/cost-model.js';
 import { decideJoin, leafRecord, type JoinContext, type RangeRecord } from '../adaptive/decide.js';
 import { hypercubeRounds } from '../adaptive/hypercube.js';
@@ -209,4 +210,24 @@ export function adaptiveRegularRoles(s: NodeStructure, root: number, rank: numbe
   });
   const up = bridgeTree.parent[node];
   return { local, remote: outermostFirst(bridgeTree.joins[node]), leader, parent: up < 0 ? -1 : leaderOf(s, rootNode, root, up) };
+}
+
+/**
+ * `rank`'s roles in the adaptive two-level tree its own constructions built (level-construction.ts:
+ * the node level's role, and the bridge's at a leader): as LevelRoles, outermost range first.
+ */
+export function constructedRoles(
+  s: NodeStructure,
+  root: number,
+  rank: number,
+  node: { readonly children: readonly Subtree[]; readonly parent: Subtree | undefined },
+  bridge: { readonly children: readonly Subtree[]; readonly parent: Subtree | undefined } | undefined,
+): LevelRoles {
+  const rootNode = s.nodeIndex[root];
+  const members = s.members[s.nodeIndex[rank]];
+  const leader = s.localIndex[rank] === leaderIndex(s, rootNode, root, s.nodeIndex[rank]);
+  const up = leader ? bridge?.parent : node.parent;
+  if (rank !== root && up === undefined) throw new CommunicationError(`rank ${rank}: the adaptive construction gave it no parent`, { rank });
+  const parent = up === undefined ? -1 : leader ? leaderOf(s, rootNode, root, up.peer) : members[up.peer];
+  return { local: outermostFirst(node.children), remote: leader ? outermostFirst(bridge?.children ?? []) : NONE, leader, parent };
 }
