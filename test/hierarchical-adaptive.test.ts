@@ -32,7 +32,7 @@ import {
 import { adaptiveLevelTree } from '../src/collectives/hierarchical/level-trees.js';
 import { CommunicationError, InvalidArgumentError } from '../src/errors.js';
 import { hierarchicalModel, linearModel, type CostModel } from '../src/model/cost-model.js';
-import { adaptiveRolesOf, predictTwoLevel, predictTwoLevelScatter, rolesTree, type OrderedTree } from '../src/run/hierarchical-predict.js';
+import { adaptiveRolesOf, predictTwoLevel, predictTwoLevelScatter, rolesTree } from '../src/run/hierarchical-predict.js';
 import { SEED000_DISTRIBUTIONS } from '../src/run/spec.js';
 import { runSim, type SimResult } from '../src/transports/sim/index.js';
 import { runThreads } from '../src/transports/threads/index.js';
@@ -40,6 +40,7 @@ import { ceilLog2 } from '../src/util/ceil-log.js';
 import { blockSizes } from '../src/workloads/distributions.js';
 import { BIG } from './helpers/big.js';
 import { int, rng } from './helpers/random.js';
+import { subtree } from './helpers/trees.js';
 import { asOp, gatherCase, gathervCase, placementOf, runCaseRank, type HierCase, type Placement } from './programs/hierarchical-program.js';
 
 const PLACEMENTS: Placement[] = ['ordered', 'ordered-unequal', 'permuted', 'permuted-unequal'];
@@ -92,17 +93,6 @@ async function lastCall(nodeOf: readonly number[], c: HierCase, m: CostModel, ca
   return { time: t1 - t0, t0, res };
 }
 
-/** The ranks of v's subtree in `tree`. */
-function subtree(tree: OrderedTree, v: number): number[] {
-  const out: number[] = [];
-  const stack = [v];
-  while (stack.length > 0) {
-    const x = stack.pop() as number;
-    out.push(x);
-    for (let j = tree.first[x]; j < tree.first[x + 1]; j++) stack.push(tree.kids[j]);
-  }
-  return out;
-}
 
 const causeOf = (e: unknown): unknown => (e instanceof CommunicationError && e.cause !== undefined ? e.cause : e);
 

@@ -31,6 +31,7 @@ import { runSim } from '../src/transports/sim/index.js';
 import { runThreads } from '../src/transports/threads/index.js';
 import { blockSizes, type DistributionName } from '../src/workloads/distributions.js';
 import { int, rng } from './helpers/random.js';
+import { subtree } from './helpers/trees.js';
 import { asOp, gathervCase, placementOf, type HierCase, type Placement } from './programs/hierarchical-program.js';
 
 const HIER_TAGS = new Set<number>([HIER_TAG.local, HIER_TAG.bridge]);
@@ -280,17 +281,6 @@ describe('persistent hierarchical gatherv and scatterv on worker threads with vi
   }, 120_000);
 });
 
-/** The ranks of v's subtree in `tree`. */
-function subtree(tree: OrderedTree, v: number): number[] {
-  const out: number[] = [];
-  const stack = [v];
-  while (stack.length > 0) {
-    const x = stack.pop() as number;
-    out.push(x);
-    for (let j = tree.first[x]; j < tree.first[x + 1]; j++) stack.push(tree.kids[j]);
-  }
-  return out;
-}
 
 /** Every data message of one start: gatherv child → parent, scatterv parent → child, each edge whose range holds data, exactly its bytes. */
 function wantEdges(op: 'gatherv' | 'scatterv', tree: OrderedTree, s: ReturnType<typeof nodeStructure>, root: number, counts: readonly number[]): string[] {

@@ -1,4 +1,5 @@
-/** Random gather/scatter trees for tests: random parents, child order and copy positions. */
+/** Trees for tests: random gather/scatter trees (random parents, child order and copy positions); a two-level tree's subtrees. */
+import type { OrderedTree } from '../../src/run/hierarchical-predict.js';
 import { TreeBuilder, type Tree } from '../../src/trees/tree.js';
 
 export function randomTree(p: number, root: number, rnd: () => number): Tree {
@@ -20,4 +21,16 @@ export function randomTree(p: number, root: number, rnd: () => number): Tree {
     if (kids[v].length > 0) b.setCopyAt(v, Math.floor(rnd() * (kids[v].length + 1)));
   }
   return b.build();
+}
+
+/** The ranks of v's subtree in a two-level tree (src/run/hierarchical-predict.ts rolesTree). */
+export function subtree(tree: OrderedTree, v: number): number[] {
+  const out: number[] = [];
+  const stack = [v];
+  while (stack.length > 0) {
+    const x = stack.pop() as number;
+    out.push(x);
+    for (let j = tree.first[x]; j < tree.first[x + 1]; j++) stack.push(tree.kids[j]);
+  }
+  return out;
 }
