@@ -10,6 +10,7 @@
  * - typed errors: a start before the previous one resolved ('start'), bad arguments at init;
  * - worker threads with virtual nodes (the MPI suite runs the same program).
  */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Communicator } from '../src/comm/communicator.js';
 import { unslottedTag } from '../src/collectives/call-scope.js';
@@ -32,7 +33,8 @@ import { runThreads } from '../src/transports/threads/index.js';
 import { blockSizes, type DistributionName } from '../src/workloads/distributions.js';
 import { int, rng } from './helpers/random.js';
 import { subtree } from './helpers/trees.js';
-import { asOp, gathervCase, placementOf, type HierCase, type Placement } from './programs/hierarchical-program.js';
+import { asOp, gathervCase, placementOf, runPersistentRank, type HierCase, type Placement } from './programs/hierarchical-program.js';
+import { BIG } from './helpers/big.js';
 
 const HIER_TAGS = new Set<number>([HIER_TAG.local, HIER_TAG.bridge]);
 
@@ -188,6 +190,41 @@ describe('persistent hierarchical gatherv and scatterv', () => {
         }
       }
     }
+  });
+
+  it('random placements, roots, counts with zeros, gaps, permuted displacements and 1–3-byte units, every variant and tree: three starts, byte for byte (property)', async () => {
+    const kinds: Placement[] = ['ordered', 'ordered-unequal', 'permuted', 'permuted-unequal'];
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: BIG ? 70 : 30 }),
+        fc.integer({ min: 1, max: 9 }),
+        fc.constantFrom(...kinds),
+        fc.integer({ min: 0, max: 2 ** 31 - 1 }),
+        async (p, n, kind, seed) => {
+          const rnd = rng(seed);
+          const nodeOf = placementOf(kind, p, n, rnd);
+          const m = hierarchicalModel({ nodeOf, intra: { alpha: 1, beta: 0.01 * int(rnd, 0, 3) }, inter: { alpha: int(rnd, 1, 100), beta: 0.05 }, gamma: 0.01 });
+          const cases: HierCase[] = [];
+          for (const variant of HIERARCHICAL_VARIANT_NAMES) {
+            for (const tree of HIERARCHICAL_TREE_NAMES) {
+              const c: HierCase = { ...gathervCase(p, variant, rnd, seed % 97, { unitBytes: int(rnd, 1, 3) }), tree, persistent: true };
+              cases.push(c, asOp(c, 'scatterv'));
+            }
+          }
+          const res = await runSim(
+            p,
+            async (comm) => {
+              const out: (string | undefined)[] = [];
+              for (const c of cases) out.push(...(await runPersistentRank(comm, c, 3, { model: m })));
+              return out;
+            },
+            { model: m },
+          );
+          res.results.forEach((bad, r) => bad.forEach((x, i) => expect(x, `rank ${r}: ${JSON.stringify(cases[Math.floor(i / 3)])} ${kind}`).toBeUndefined()));
+        },
+      ),
+      { numRuns: BIG ? 100 : 20 },
+    );
   });
 
   it('a start before the previous one resolved is refused (field start), the plan works on; bad arguments are refused at init', async () => {
