@@ -17,8 +17,9 @@ export type { HierarchicalVariantName } from './variants.js';
 
 /**
  * The tree of both levels (TraffRougier14's node and bridge levels):
- * - 'binomial' (default): the ordered binomial tree over a node's members and over the nodes
- *   (collectives/basic/tree.ts), oblivious of the block sizes;
+ * - 'binomial' (default): Traff18 §2's binomial tree over the ordered hypercube, over a node's
+ *   members and over the nodes (hypercube-role.ts; a node's leader is its last member unless
+ *   the root is on it), oblivious of the block sizes;
  * - 'adaptive': Traff18's adaptive binomial tree, over the members' blocks on a node and over
  *   the nodes' totals on the bridge, built by Traff18's distributed construction (Lemma 3,
  *   Lemma 2's fixed root) on each level — gatherv/scatterv; the regular gather/scatter, whose
