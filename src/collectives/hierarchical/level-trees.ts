@@ -97,7 +97,7 @@ export function nodeModel(base: CostModel, s: NodeStructure, node: number): Cost
   return levelModel(base, members.length, (i) => members[i]);
 }
 
-/** The bridge model of a call rooted at `root` (node i's leader: the root on its node, else its lowest rank). */
+/** The bridge model of a call rooted at `root` (node i's leader: the root on its node, else its last member). */
 export function bridgeModel(base: CostModel, s: NodeStructure, root: number): CostModel {
   const rootNode = s.nodeIndex[root];
   return levelModel(base, s.nodes, (b) => leaderOf(s, rootNode, root, b));
