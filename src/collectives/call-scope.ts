@@ -35,7 +35,7 @@ import type { NativeCollectives, NativeInterCollectives } from '../comm/native.j
 import { waitAll, type Request } from '../comm/request.js';
 import type { BoundSchedule, RankSchedule, ScheduleOptions } from '../comm/schedule.js';
 import { runningTest } from './node-schedule.js';
-import type { PersistentCollective } from './types.js';
+import type { CollectiveInfo, PersistentCollective } from './types.js';
 
 // The slot arithmetic (CALL_TAG_STRIDE, OWN_SLOTS, derived slots, unslottedTag, callSlotOfTag)
 // is part of the tag table, comm/tags.ts.
@@ -284,10 +284,10 @@ export function beginInterCall(inter: InterCommunicator): InterCommunicator {
  * `start()` takes the next call number of `comm` (at the call, before anything is awaited).
  * Inside a call (comm already a scope), plan and starts stay in that call's slot.
  */
-export async function plannedInCall(
+export async function plannedInCall<I = CollectiveInfo>(
   comm: Communicator,
-  init: (scope: Communicator) => Promise<PersistentCollective>,
-): Promise<PersistentCollective> {
+  init: (scope: Communicator) => Promise<PersistentCollective<I>>,
+): Promise<PersistentCollective<I>> {
   const scope = beginCall(comm);
   const plan = await init(scope);
   if (scope === comm || !(scope instanceof CallScope)) return plan;
@@ -295,14 +295,14 @@ export async function plannedInCall(
 }
 
 /** A plan whose every start() takes the next call number of its communicator (plannedInCall): one object, no closures. */
-class ScopedPlan implements PersistentCollective {
-  readonly info: PersistentCollective['info'];
+class ScopedPlan<I> implements PersistentCollective<I> {
+  readonly info: I;
   private readonly test: (() => boolean) | undefined;
   /** Whether a start() made here has not settled (for plans without a running test). */
   private mine = false;
 
   constructor(
-    protected readonly plan: PersistentCollective,
+    protected readonly plan: PersistentCollective<I>,
     protected readonly scope: CallScope,
   ) {
     this.info = plan.info;
@@ -330,7 +330,7 @@ class ScopedPlan implements PersistentCollective {
   }
 }
 
-class BlockingScopedPlan extends ScopedPlan {
+class BlockingScopedPlan<I> extends ScopedPlan<I> {
   startBlocking(): void {
     const blocking = this.plan.startBlocking as () => void;
     if (this.running() === true) {

@@ -469,7 +469,7 @@ export function buildTree(name: string, counts: readonly number[], model: CostMo
  * The test of whether `plan` (made by persistentPlan or boundPlan) has a start() that has not
  * settled yet; undefined for plans made otherwise.
  */
-export function runningTest(plan: PersistentCollective): (() => boolean) | undefined {
+export function runningTest(plan: PersistentCollective<unknown>): (() => boolean) | undefined {
   return plan instanceof RunPlan ? () => plan.isRunning() : undefined;
 }
 
@@ -483,12 +483,12 @@ interface PlanRunner {
  * A plan whose start() runs its runner and refuses to overlap with itself. It is the waiter of
  * its pending run's request (no closure per plan: a simulated rank holds one per call).
  */
-class RunPlan implements PersistentCollective, Waiter {
+class RunPlan<I = CollectiveInfo> implements PersistentCollective<I>, Waiter {
   private running = false;
 
   constructor(
     private readonly rank: number,
-    readonly info: CollectiveInfo,
+    readonly info: I,
     protected readonly runner: PlanRunner,
   ) {}
 
@@ -533,7 +533,7 @@ class RunPlan implements PersistentCollective, Waiter {
   }
 }
 
-class BlockingRunPlan extends RunPlan {
+class BlockingRunPlan<I = CollectiveInfo> extends RunPlan<I> {
   startBlocking(): void {
     if (this.isRunning()) throw this.busy();
     (this.runner.runBlocking as () => void).call(this.runner);
@@ -545,12 +545,12 @@ class BlockingRunPlan extends RunPlan {
  * when it is started (a request already settled: a native executor that finished within its
  * spin) costs no promise of its own.
  */
-export function persistentPlan(
+export function persistentPlan<I = CollectiveInfo>(
   comm: Communicator,
-  info: CollectiveInfo,
+  info: I,
   run: () => PromiseLike<void>,
   runBlocking?: () => void,
-): PersistentCollective {
+): PersistentCollective<I> {
   return runBlocking === undefined ? new RunPlan(comm.rank, info, { run }) : new BlockingRunPlan(comm.rank, info, { run, runBlocking });
 }
 

@@ -125,9 +125,9 @@ export interface CollectiveInfo {
   readonly height: number;
 }
 
-/** A planned (persistent) collective: buffers and arguments bound at init, like MPI_Gatherv_init. */
-export interface PersistentCollective {
-  readonly info: CollectiveInfo;
+/** A planned (persistent) collective: buffers and arguments bound at init, like MPI_Gatherv_init; `I`: what it reports. */
+export interface PersistentCollective<I = CollectiveInfo> {
+  readonly info: I;
   /** Runs the data phase once; may be called again after it resolved. */
   start(): Promise<void>;
   /**

@@ -31,7 +31,7 @@ import type { Communicator, Received } from '../../comm/communicator.js';
 import { CommunicationError } from '../../errors.js';
 import type { CostModel } from '../../model/cost-model.js';
 import { leaderIndex, leaderOf } from './level-trees.js';
-import { constructionPromise, rangeTotal, startBridgeConstruction, startNodeConstruction, type AdaptiveRole, type LevelTags } from './level-construction.js';
+import { constructLevels, type LevelConstructions, type LevelTags } from './level-construction.js';
 import { messageOf } from './pieces.js';
 import type { RootTarget } from './root-target.js';
 import { addSums, blockSumA, blockSumB, CHECK_BYTES, readSum, trailerOf } from './size-check.js';
@@ -53,43 +53,16 @@ export interface AdaptiveGatherInput {
   readonly target: RootTarget | undefined;
 }
 
-/** This rank's places in both adaptive trees (the bridge's at a leader only), as the constructions decided them. */
-export interface AdaptiveGatherRoles {
-  readonly node: AdaptiveRole;
-  readonly bridge: AdaptiveRole | undefined;
-}
-
 /** Runs this rank's part; resolves with `result()` once it is done (the root: every block in place). */
 export function adaptiveGather<T>(input: AdaptiveGatherInput, result: () => T): Promise<T> {
-  return adaptiveGatherRoles(input)
-    .then((roles) => adaptiveGatherData(input, roles))
+  const { comm, structure: s, root, model, tags } = input;
+  return constructLevels(comm, s, root, input.send.length / input.unitBytes, model, tags)
+    .then((roles) => (input.target !== undefined ? rootGather(input, input.target, roles) : rankGather(input, roles)))
     .then(result);
-}
-
-/** Both constructions of this rank (a persistent plan's init: hierarchicalGathervInit). */
-export function adaptiveGatherRoles(input: AdaptiveGatherInput): Promise<AdaptiveGatherRoles> {
-  const { comm, structure: s, root } = input;
-  const me = comm.rank;
-  const node = s.nodeIndex[me];
-  const leader = s.localIndex[me] === leaderIndex(s, s.nodeIndex[root], root, node);
-  return levelRoles(input, input.send.length / input.unitBytes, leader);
-}
-
-/** The data phase over the trees `roles` gives this rank. */
-function adaptiveGatherData(input: AdaptiveGatherInput, roles: AdaptiveGatherRoles): Promise<void> {
-  return input.target !== undefined ? rootGather(input, input.target, roles) : rankGather(input, roles);
 }
 
 function protocolError(me: number, peer: number, what: string): CommunicationError {
   return new CommunicationError(`hierarchical gatherv (adaptive): ${what} from rank ${peer} (do all ranks call the same collective, variant and tree?)`, { rank: me });
-}
-
-/** Both constructions of this rank, in order (the bridge's at a leader only, with its node's total). */
-async function levelRoles(input: AdaptiveGatherInput, count: number, leader: boolean): Promise<AdaptiveGatherRoles> {
-  const { comm, structure: s, root, model, tags } = input;
-  const node = await constructionPromise((sink) => startNodeConstruction(comm, s, root, count, model, tags, sink));
-  const bridge = leader ? await constructionPromise((sink) => startBridgeConstruction(comm, s, root, rangeTotal(node), model, tags, sink)) : undefined;
-  return { node, bridge };
 }
 
 /** A child's message: where its blocks go in the rank's sequence (node index, then local index) and its bytes without the size check. */
@@ -100,7 +73,7 @@ interface Piece {
 }
 
 /** A rank other than the root: a receive per child of its roles, then its range to its parent. */
-async function rankGather(input: AdaptiveGatherInput, roles: AdaptiveGatherRoles): Promise<void> {
+async function rankGather(input: AdaptiveGatherInput, roles: LevelConstructions): Promise<void> {
   const { comm, structure: s, root } = input;
   const me = comm.rank;
   const u = input.unitBytes;
@@ -153,7 +126,7 @@ async function rankGather(input: AdaptiveGatherInput, roles: AdaptiveGatherRoles
  * a receive into the target per child, its own block copied meanwhile, then the target's last
  * step.
  */
-async function rootGather(input: AdaptiveGatherInput, target: RootTarget, roles: AdaptiveGatherRoles): Promise<void> {
+async function rootGather(input: AdaptiveGatherInput, target: RootTarget, roles: LevelConstructions): Promise<void> {
   const { comm, structure: s, root } = input;
   const members = s.members[s.nodeIndex[root]];
   const rootNode = s.nodeIndex[root];

@@ -36,7 +36,7 @@ import { CommunicationError, InvalidArgumentError, TruncationError } from '../..
 import type { CostModel } from '../../model/cost-model.js';
 import { addChecks, countCheck } from '../adaptive/decide.js';
 import { leaderIndex, leaderOf } from './level-trees.js';
-import { constructionPromise, rangeTotal, startBridgeConstruction, startNodeConstruction, type AdaptiveRole, type LevelTags, type RoleEvent } from './level-construction.js';
+import { constructLevels, rangeTotal, type AdaptiveRole, type LevelConstructions, type LevelTags, type RoleEvent } from './level-construction.js';
 import type { RootSource } from './root-source.js';
 import { ranksOfNodes, type NodeStructure } from './structure.js';
 import { describe } from './two-level.js';
@@ -63,12 +63,6 @@ export interface AdaptiveScatterInput {
 /** Bytes of one node's count checksum behind a bridge message. */
 const NODE_CHECK_BYTES = 4;
 
-/** This rank's places in both adaptive trees (the bridge's at a leader only), as the constructions decided them. */
-export interface AdaptiveScatterRoles {
-  readonly node: AdaptiveRole;
-  readonly bridge: AdaptiveRole | undefined;
-}
-
 /** Runs this rank's part; resolves with `result()` once its data is in place and its sends are done. */
 export function adaptiveScatter<T>(input: AdaptiveScatterInput, result: () => T): Promise<T> {
   return adaptiveScatterRoles(input)
@@ -81,26 +75,15 @@ export function adaptiveScatter<T>(input: AdaptiveScatterInput, result: () => T)
  * (InvalidArgumentError('counts') before anything is sent): a persistent plan's init
  * (hierarchicalScattervInit).
  */
-export async function adaptiveScatterRoles(input: AdaptiveScatterInput): Promise<AdaptiveScatterRoles> {
-  const { comm, structure: s, root } = input;
-  const me = comm.rank;
-  const leader = s.localIndex[me] === leaderIndex(s, s.nodeIndex[root], root, s.nodeIndex[me]);
-  const r = await roles(input, leader);
+export async function adaptiveScatterRoles(input: AdaptiveScatterInput): Promise<LevelConstructions> {
+  const r = await constructLevels(input.comm, input.structure, input.root, input.count, input.model, input.tags);
   if (input.source !== undefined) checkJoins(input, r);
   return r;
 }
 
 /** The data phase over the trees `roles` gives this rank. */
-function adaptiveScatterData(input: AdaptiveScatterInput, roles: AdaptiveScatterRoles): Promise<void> {
+function adaptiveScatterData(input: AdaptiveScatterInput, roles: LevelConstructions): Promise<void> {
   return input.source !== undefined ? rootScatter(input, input.source, roles) : rankScatter(input, roles);
-}
-
-/** Both constructions of this rank (the bridge's at a leader only). */
-async function roles(input: AdaptiveScatterInput, leader: boolean): Promise<AdaptiveScatterRoles> {
-  const { comm, structure: s, root, model, tags } = input;
-  const node = await constructionPromise((sink) => startNodeConstruction(comm, s, root, input.count, model, tags, sink));
-  const bridge = leader ? await constructionPromise((sink) => startBridgeConstruction(comm, s, root, rangeTotal(node), model, tags, sink)) : undefined;
-  return { node, bridge };
 }
 
 /** The count checksum of node `b`'s members by `counts` (their weights: local indices, as the node construction's). */
@@ -112,7 +95,7 @@ function nodeCheckOf(s: NodeStructure, counts: readonly number[], b: number): nu
 }
 
 /** A rank other than the root: its range from its parent in its roles, each child its part. */
-async function rankScatter(input: AdaptiveScatterInput, roles: AdaptiveScatterRoles): Promise<void> {
+async function rankScatter(input: AdaptiveScatterInput, roles: LevelConstructions): Promise<void> {
   const { comm, structure: s, root } = input;
   const me = comm.rank;
   const u = input.unitBytes;
@@ -198,7 +181,7 @@ async function rankScatter(input: AdaptiveScatterInput, roles: AdaptiveScatterRo
 }
 
 /** The root's counts against every join its constructions gave it (totals and count checksums, by the ranks' own counts). */
-function checkJoins(input: AdaptiveScatterInput, roles: AdaptiveScatterRoles): void {
+function checkJoins(input: AdaptiveScatterInput, roles: LevelConstructions): void {
   const { comm, structure: s, root } = input;
   const me = comm.rank;
   const counts = input.counts as readonly number[];
@@ -232,7 +215,7 @@ function checkJoins(input: AdaptiveScatterInput, roles: AdaptiveScatterRoles): v
 }
 
 /** The root (its joins checked already: adaptiveScatterRoles): every child's message out of `send`, then its own block. */
-async function rootScatter(input: AdaptiveScatterInput, source: RootSource, roles: AdaptiveScatterRoles): Promise<void> {
+async function rootScatter(input: AdaptiveScatterInput, source: RootSource, roles: LevelConstructions): Promise<void> {
   const { comm, structure: s, root } = input;
   const counts = input.counts as readonly number[];
   const rootNode = s.nodeIndex[root];

@@ -42,10 +42,10 @@ import { constructionRounds } from '../adaptive/construct.js';
 import { rootLayout } from '../placement.js';
 import type { CollectiveOptions, PersistentCollective } from '../types.js';
 import { gathervInit, scattervInit } from '../v-collectives.js';
-import { adaptiveGather, adaptiveGatherRoles, type AdaptiveGatherInput } from './adaptive-gather.js';
+import { adaptiveGather } from './adaptive-gather.js';
 import { adaptiveScatter, adaptiveScatterRoles, type AdaptiveScatterInput } from './adaptive-scatter.js';
 import { bridgeOf, structureOf } from './cache.js';
-import { levelConstructionRounds, levelTags } from './level-construction.js';
+import { constructLevels, levelConstructionRounds, levelTags } from './level-construction.js';
 import { hierarchicalPlan, type HierarchicalPlan } from './plan.js';
 import { adaptiveRegularRoles, binomialRoles, constructedRoles, type LevelRoles } from './level-trees.js';
 import { planGather } from './planned-gather.js';
@@ -180,6 +180,34 @@ export async function hierarchicalGather(
   return info(c.variant, c.tree, s, constructionRounds(p), constructionRounds(p) + ceilLog2(p));
 }
 
+/** A gatherv's arguments checked on this rank (the call's and the plan's): the plain arguments, the variant and tree, the normalized input, the structure, the root's target. */
+function gathervArgs(comm: Communicator, args: HierarchicalGathervArgs, options: HierarchicalOptions | undefined) {
+  if (args === null || typeof args !== 'object') throw new InvalidArgumentError('args', 'must be an object', { rank: comm.rank });
+  const plain = { root: args.root, send: args.send, recv: args.recv, counts: args.counts, displs: args.displs, unitBytes: args.unitBytes };
+  const c = choiceOf(comm, options);
+  const { input } = normalizeGatherv(comm, plain, c.model !== undefined ? { model: c.model } : undefined);
+  const s = structureOf(comm, options?.structure);
+  const v = c.variant;
+  const root = input.root;
+  const target =
+    comm.rank === root && v.rootTarget !== undefined ? v.rootTarget({ comm, root, send: input.send, recv: input.recv as Uint8Array, layout: rootLayout(input), structure: s }) : undefined;
+  return { plain, c, input, s, target };
+}
+
+/** A scatterv's arguments checked on this rank (the call's and the plan's), as gathervArgs; the root's source and counts. */
+function scattervArgs(comm: Communicator, args: HierarchicalScattervArgs, options: HierarchicalOptions | undefined) {
+  if (args === null || typeof args !== 'object') throw new InvalidArgumentError('args', 'must be an object', { rank: comm.rank });
+  const plain = { root: args.root, send: args.send, recv: args.recv, count: args.count, counts: args.counts, displs: args.displs, unitBytes: args.unitBytes };
+  const c = choiceOf(comm, options);
+  const { input } = normalizeScatterv(comm, plain, c.model !== undefined ? { model: c.model } : undefined);
+  const s = structureOf(comm, options?.structure);
+  const v = c.variant;
+  const root = input.root;
+  const isRoot = comm.rank === root;
+  const source = isRoot && v.rootSource !== undefined ? v.rootSource({ comm, root, send: input.send as Uint8Array, recv: input.recv, layout: rootLayout(input), structure: s }) : undefined;
+  return { plain, c, input, s, source, counts: isRoot ? input.counts : undefined };
+}
+
 /**
  * Irregular gather (MPI_Gatherv semantics), hierarchically. Not an async function (its frame
  * would stay suspended for the whole call on every rank): the call is the two-level gather's
@@ -193,16 +221,11 @@ export function hierarchicalGatherv(
 ): Promise<HierarchicalInfo> {
   try {
     comm = beginCall(comm);
-    if (args === null || typeof args !== 'object') throw new InvalidArgumentError('args', 'must be an object', { rank: comm.rank });
-    const plain = { root: args.root, send: args.send, recv: args.recv, counts: args.counts, displs: args.displs, unitBytes: args.unitBytes };
-    const c = choiceOf(comm, options);
-    const { input } = normalizeGatherv(comm, plain, c.model !== undefined ? { model: c.model } : undefined);
+    const { c, input, s, target } = gathervArgs(comm, args, options);
     const v = c.variant;
-    const s = structureOf(comm, options?.structure);
     const done = irregularInfo(v, c.tree, s);
     if (v.rootTarget === undefined) return (c.tree === 'binomial' ? BINOMIAL_GATHERV : ADAPTIVE_GATHERV).init(input).then(startPlan).then(done); // the arguments are validated already
     const root = input.root;
-    const target = comm.rank === root ? v.rootTarget({ comm, root, send: input.send, recv: input.recv as Uint8Array, layout: rootLayout(input), structure: s }) : undefined;
     if (c.tree === 'adaptive') {
       return adaptiveGather({ comm, structure: s, root, send: input.send, unitBytes: input.unitBytes, model: input.model, tags: levelTags(comm), target }, done);
     }
@@ -261,18 +284,11 @@ export function hierarchicalScatterv(
 ): Promise<HierarchicalInfo> {
   try {
     comm = beginCall(comm);
-    if (args === null || typeof args !== 'object') throw new InvalidArgumentError('args', 'must be an object', { rank: comm.rank });
-    const plain = { root: args.root, send: args.send, recv: args.recv, count: args.count, counts: args.counts, displs: args.displs, unitBytes: args.unitBytes };
-    const c = choiceOf(comm, options);
-    const { input } = normalizeScatterv(comm, plain, c.model !== undefined ? { model: c.model } : undefined);
+    const { c, input, s, source, counts } = scattervArgs(comm, args, options);
     const v = c.variant;
-    const s = structureOf(comm, options?.structure);
     const done = irregularInfo(v, c.tree, s);
     if (v.rootSource === undefined) return (c.tree === 'binomial' ? BINOMIAL_SCATTERV : ADAPTIVE_SCATTERV).init(input).then(startPlan).then(done);
     const root = input.root;
-    const isRoot = comm.rank === root;
-    const source = isRoot ? v.rootSource({ comm, root, send: input.send as Uint8Array, recv: input.recv, layout: rootLayout(input), structure: s }) : undefined;
-    const counts = isRoot ? input.counts : undefined;
     if (c.tree === 'adaptive') {
       return adaptiveScatter(
         { comm, structure: s, root, recv: input.recv, count: input.count, unitBytes: input.unitBytes, model: input.model, tags: levelTags(comm), source, counts },
@@ -302,12 +318,8 @@ const flatOptions = (c: Choice): CollectiveOptions => (c.tree === 'binomial' ? {
  */
 export function hierarchicalGathervInit(comm: Communicator, args: HierarchicalGathervArgs, options?: HierarchicalOptions): Promise<HierarchicalPlan> {
   return hierarchicalPlan(comm, async (scope) => {
-    if (args === null || typeof args !== 'object') throw new InvalidArgumentError('args', 'must be an object', { rank: scope.rank });
-    const plain = { root: args.root, send: args.send, recv: args.recv, counts: args.counts, displs: args.displs, unitBytes: args.unitBytes };
-    const c = choiceOf(scope, options);
-    const { input } = normalizeGatherv(scope, plain, c.model !== undefined ? { model: c.model } : undefined);
+    const { plain, c, input, s, target } = gathervArgs(scope, args, options);
     const v = c.variant;
-    const s = structureOf(scope, options?.structure);
     const info = irregularInfo(v, c.tree, s)();
     if (v.rootTarget === undefined) {
       // the flat gatherv's own persistent plan (its construction completed at init)
@@ -316,11 +328,9 @@ export function hierarchicalGathervInit(comm: Communicator, args: HierarchicalGa
     }
     const root = input.root;
     const me = scope.rank;
-    const target = me === root ? v.rootTarget({ comm: scope, root, send: input.send, recv: input.recv as Uint8Array, layout: rootLayout(input), structure: s }) : undefined;
     let roles: LevelRoles;
     if (c.tree === 'adaptive') {
-      const ai: AdaptiveGatherInput = { comm: scope, structure: s, root, send: input.send, unitBytes: input.unitBytes, model: input.model, tags: levelTags(scope), target };
-      const built = await adaptiveGatherRoles(ai);
+      const built = await constructLevels(scope, s, root, input.send.length / input.unitBytes, input.model, levelTags(scope));
       roles = constructedRoles(s, root, me, built.node, built.bridge);
     } else {
       roles = binomialRoles(s, bridgeOf(scope, s.nodeIndex[root]), root, me);
@@ -340,12 +350,8 @@ export function hierarchicalGathervInit(comm: Communicator, args: HierarchicalGa
  */
 export function hierarchicalScattervInit(comm: Communicator, args: HierarchicalScattervArgs, options?: HierarchicalOptions): Promise<HierarchicalPlan> {
   return hierarchicalPlan(comm, async (scope) => {
-    if (args === null || typeof args !== 'object') throw new InvalidArgumentError('args', 'must be an object', { rank: scope.rank });
-    const plain = { root: args.root, send: args.send, recv: args.recv, count: args.count, counts: args.counts, displs: args.displs, unitBytes: args.unitBytes };
-    const c = choiceOf(scope, options);
-    const { input } = normalizeScatterv(scope, plain, c.model !== undefined ? { model: c.model } : undefined);
+    const { plain, c, input, s, source, counts } = scattervArgs(scope, args, options);
     const v = c.variant;
-    const s = structureOf(scope, options?.structure);
     const info = irregularInfo(v, c.tree, s)();
     if (v.rootSource === undefined) {
       const plan = await scattervInit(scope, plain, flatOptions(c));
@@ -353,9 +359,6 @@ export function hierarchicalScattervInit(comm: Communicator, args: HierarchicalS
     }
     const root = input.root;
     const me = scope.rank;
-    const isRoot = me === root;
-    const source = isRoot ? v.rootSource({ comm: scope, root, send: input.send as Uint8Array, recv: input.recv, layout: rootLayout(input), structure: s }) : undefined;
-    const counts = isRoot ? input.counts : undefined;
     let roles: LevelRoles;
     if (c.tree === 'adaptive') {
       const ai: AdaptiveScatterInput = { comm: scope, structure: s, root, recv: input.recv, count: input.count, unitBytes: input.unitBytes, model: input.model, tags: levelTags(scope), source, counts };

@@ -107,6 +107,24 @@ export function levelConstructionRounds(s: NodeStructure): number {
   return constructionRounds(s.largestNode) + constructionRounds(s.nodes);
 }
 
+/** This rank's places in both adaptive level trees (the bridge's at a leader only), as its constructions decided them. */
+export interface LevelConstructions {
+  readonly node: AdaptiveRole;
+  readonly bridge: AdaptiveRole | undefined;
+}
+
+/**
+ * Both constructions of this rank with its own block of `count` elements, in order: the node
+ * level, then (a leader) the bridge over its node's total.
+ */
+export async function constructLevels(comm: Communicator, s: NodeStructure, root: number, count: number, model: CostModel, tags: LevelTags): Promise<LevelConstructions> {
+  const me = comm.rank;
+  const leader = s.localIndex[me] === leaderIndex(s, s.nodeIndex[root], root, s.nodeIndex[me]);
+  const node = await constructionPromise((sink) => startNodeConstruction(comm, s, root, count, model, tags, sink));
+  const bridge = leader ? await constructionPromise((sink) => startBridgeConstruction(comm, s, root, rangeTotal(node), model, tags, sink)) : undefined;
+  return { node, bridge };
+}
+
 /** A construction's outcome as a promise (the root, one per call, awaits its levels). */
 export function constructionPromise(start: (sink: ConstructionSink) => void, joined?: (e: RoleEvent) => void): Promise<AdaptiveRole> {
   return new Promise<AdaptiveRole>((resolve, reject) => {
