@@ -27,7 +27,7 @@ import {
 } from '../src/collectives/hierarchical/index.js';
 import { CommunicationError, InvalidArgumentError } from '../src/errors.js';
 import { hierarchicalModel, type CostModel } from '../src/model/cost-model.js';
-import { adaptiveRolesOf, binomialRolesOf, predictTwoLevel, predictTwoLevelScatter, rolesTree, type OrderedTree } from '../src/run/hierarchical-predict.js';
+import { adaptiveRolesOf, binomialRolesOf, predictTwoLevel, predictTwoLevelScatter, rolesTree, tailOrderedTree, type OrderedTree } from '../src/run/hierarchical-predict.js';
 import { runSim } from '../src/transports/sim/index.js';
 import { runThreads } from '../src/transports/threads/index.js';
 import { blockSizes, type DistributionName } from '../src/workloads/distributions.js';
@@ -168,11 +168,12 @@ describe('persistent hierarchical gatherv and scatterv', () => {
             const { t0, t1 } = res.results[0];
             for (const x of res.results) expect(x.bad, label).toBeUndefined();
             const messages = res.trace?.messages ?? [];
-            // planning: the sizes over every edge (+ the adaptive constructions)
+            // planning: the sizes over every edge (scatterv: and the tails back up), + the adaptive constructions
             const planning = messages.filter((msg) => msg.start < t0[0]);
-            expect(planning.filter((msg) => HIER_TAGS.has(unslottedTag(msg.tag))).length, label).toBe(p - 1);
-            if (tree === 'binomial') expect(planning.length, label).toBe(p - 1);
-            else expect(planning.length, label).toBeGreaterThan(p - 1);
+            const edges = op === 'gatherv' ? p - 1 : 2 * (p - 1);
+            expect(planning.filter((msg) => HIER_TAGS.has(unslottedTag(msg.tag))).length, label).toBe(edges);
+            if (tree === 'binomial') expect(planning.length, label).toBe(edges);
+            else expect(planning.length, label).toBeGreaterThan(edges);
             const t = rolesTree(s, root, tree === 'adaptive' ? adaptiveRolesOf(s, root, counts, m) : binomialRolesOf(s, root));
             const blockBytes = Float64Array.from(counts);
             const want = wantEdges(op, t, s, root, counts);
@@ -180,7 +181,7 @@ describe('persistent hierarchical gatherv and scatterv', () => {
             const predicted =
               op === 'gatherv'
                 ? predictTwoLevel({ structure: s, blockBytes, root, unitBytes: 1, trailerBytes: 0, reorder: variant === 'reorder', tree: t }, m)
-                : predictTwoLevelScatter({ structure: s, tree: t, blockBytes, root, unitBytes: 1, reorder: variant === 'reorder' }, m);
+                : predictTwoLevelScatter({ structure: s, tree: tailOrderedTree(t, blockBytes, 1, m), blockBytes, root, unitBytes: 1, reorder: variant === 'reorder', rootCopyBesideFirstSend: true }, m);
             for (let k = 0; k < 2; k++) {
               const mine = messages.filter((msg) => msg.start >= t0[k] && msg.start < t1[k]);
               expect(mine.map((msg) => `${msg.from}>${msg.to}:${msg.bytes}`).sort(), `${label} start ${k}`).toEqual(want);
@@ -190,6 +191,38 @@ describe('persistent hierarchical gatherv and scatterv', () => {
         }
       }
     }
+  });
+
+  it('scatterv sends by decreasing tail (Jackson\'s rule): a start takes exactly the gather\'s evaluation over the same tree (root block empty, symmetric model), never more than the one-shot order, often less', async () => {
+    const rnd = rng(79);
+    let faster = 0;
+    let cases = 0;
+    for (const [kind, p, n] of shapes) {
+      const nodeOf = placementOf(kind, p, n, rnd);
+      const s = nodeStructure(p, (r) => nodeOf[r]);
+      const m = model(nodeOf);
+      for (const tree of HIERARCHICAL_TREE_NAMES) {
+        for (const dist of ['spikes', 'increasing', 'decreasing', 'random'] as DistributionName[]) {
+          const root = int(rnd, 0, p - 1);
+          const counts = blockSizes(dist, { p, b: 40, seed: int(rnd, 1, 99) });
+          counts[root] = 0;
+          const label = `${tree} ${kind} ${dist} root ${root}`;
+          const res = await runSim(p, (comm) => planAndStart(comm, { op: 'scatterv', variant: 'zero-copy', tree, root, counts }, m, 1), { model: m });
+          for (const x of res.results) expect(x.bad, label).toBeUndefined();
+          const { t0, t1 } = res.results[0];
+          const t = rolesTree(s, root, tree === 'adaptive' ? adaptiveRolesOf(s, root, counts, m) : binomialRolesOf(s, root));
+          const blockBytes = Float64Array.from(counts);
+          const gather = predictTwoLevel({ structure: s, blockBytes, root, unitBytes: 1, trailerBytes: 0, reorder: false, tree: t }, m);
+          const oneShotOrder = predictTwoLevelScatter({ structure: s, tree: t, blockBytes, root, unitBytes: 1, reorder: false }, m);
+          expect(t1[0] - t0[0], label).toBeCloseTo(gather, 9);
+          expect(t1[0] - t0[0], label).toBeLessThanOrEqual(oneShotOrder + 1e-9);
+          if (t1[0] - t0[0] < oneShotOrder - 1e-9) faster++;
+          cases++;
+        }
+      }
+    }
+    expect(cases).toBe(shapes.length * 8);
+    expect(faster).toBeGreaterThan(cases / 4);
   });
 
   it('random placements, roots, counts with zeros, gaps, permuted displacements and 1–3-byte units, every variant and tree: three starts, byte for byte (property)', async () => {

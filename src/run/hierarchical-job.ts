@@ -38,7 +38,7 @@ import { checkHierarchicalResources } from './case-limits.js';
 import { sharedCaseData } from './data.js';
 import type { HierarchicalRunCase } from './hierarchical-case.js';
 import { treeModelOf } from './hierarchical-case.js';
-import { adaptiveRolesOf, binomialRolesOf, flatRolesOf, oneNodeStructure, predictTwoLevel, predictTwoLevelScatter, rolesTree } from './hierarchical-predict.js';
+import { adaptiveRolesOf, binomialRolesOf, flatRolesOf, oneNodeStructure, predictTwoLevel, predictTwoLevelScatter, rolesTree, tailOrderedTree } from './hierarchical-predict.js';
 import type { HierarchicalJobArgs } from './hierarchical-program.js';
 import { runHierarchicalOnRank, type HierarchicalRankResult, type HierarchicalShared } from './hierarchical-rank.js';
 import { foldRanks, type RunReport, type SimRunOptions } from './job.js';
@@ -90,7 +90,9 @@ export function predictHierarchical(hc: HierarchicalRunCase, structure: NodeStru
     // a planned start (planned-gather.ts, planned-scatter.ts): the tree's data alone, no size checks or counts, no empty message
     const tree = rolesTree(structure, root, rolesOf);
     if (gather) return predictTwoLevel({ structure, blockBytes, root, unitBytes: u, trailerBytes: 0, reorder, tree }, hc.model);
-    return predictTwoLevelScatter({ structure, tree, blockBytes, root, unitBytes: u, reorder }, hc.model);
+    // every rank's sends by decreasing tail in the model the ranks plan in (send-order.ts)
+    const ordered = tailOrderedTree(tree, blockBytes, u, treeModelOf(c, hc.nodeOf));
+    return predictTwoLevelScatter({ structure, tree: ordered, blockBytes, root, unitBytes: u, reorder, rootCopyBesideFirstSend: true }, hc.model);
   }
   if (gather) {
     const tree = c.tree === 'binomial' ? undefined : rolesTree(structure, root, rolesOf);
@@ -194,7 +196,7 @@ async function runOnSim(p: number, hc: HierarchicalRunCase, options: SimRunOptio
   const data = sharedCaseData(sharedBlockSizes(c.dist, { p, b: c.b, rho: c.rho, seed: c.seed }), c.unitBytes);
   const shared: HierarchicalShared = {
     data,
-    options: { variant: c.variant, tree: c.tree, structure, ...(c.tree === 'adaptive' ? { model: treeModelOf(c, hc.nodeOf) } : {}) },
+    options: { variant: c.variant, tree: c.tree, structure, ...(c.tree === 'adaptive' || c.persistent ? { model: treeModelOf(c, hc.nodeOf) } : {}) },
   };
   const sim = await runSim(p, (comm) => runHierarchicalOnRank(comm, c, VIRTUAL_TIMER, shared), {
     model: hc.model,

@@ -45,6 +45,7 @@ import {
   type LevelRoles,
   type LevelTree,
 } from '../collectives/hierarchical/level-trees.js';
+import { sendOrder } from '../collectives/hierarchical/send-order.js';
 import { bridgeFor } from '../collectives/hierarchical/structure.js';
 
 export interface TwoLevelInput {
@@ -217,6 +218,39 @@ export function adaptiveRolesOf(s: NodeStructure, root: number, sizes: ArrayLike
   };
 }
 
+/**
+ * `tree` with every rank's children in the order the persistent scatterv sends to them
+ * (collectives/hierarchical/send-order.ts: decreasing tail in `model`, the model the ranks plan
+ * in; ties keep `tree`'s order), computed bottom up as the plan's pass up the tree computes it:
+ * the same arithmetic in the same order, so the same order bit for bit. O(p + Σ k log k).
+ */
+export function tailOrderedTree(tree: OrderedTree, blockBytes: ArrayLike<number>, unitBytes: number, model: Pick<CostModel, 'comm'>): OrderedTree {
+  const { first, kids, topDown } = tree;
+  const p = topDown.length;
+  const bytes = new Float64Array(p);
+  const tail = new Float64Array(p);
+  const out = kids.slice();
+  for (let i = p - 1; i >= 0; i--) {
+    const v = topDown[i];
+    const from = first[v];
+    const n = first[v + 1] - from;
+    let b = blockBytes[v];
+    const tails = new Float64Array(n);
+    const costs = new Float64Array(n);
+    for (let j = 0; j < n; j++) {
+      const c = kids[from + j];
+      b += bytes[c];
+      tails[j] = tail[c];
+      costs[j] = bytes[c] > 0 ? model.comm(v, c, bytes[c] / unitBytes) : 0;
+    }
+    bytes[v] = b;
+    const o = sendOrder(tails, costs);
+    tail[v] = o.tail;
+    for (let j = 0; j < n; j++) out[from + j] = kids[from + o.order[j]];
+  }
+  return { ...tree, kids: out };
+}
+
 export interface ScatterPredictInput {
   readonly structure: NodeStructure;
   readonly tree: OrderedTree;
@@ -241,6 +275,12 @@ export interface ScatterPredictInput {
    * message at a time, then copy its block) and the others' run beside their sends.
    */
   readonly copyAfterSends?: boolean;
+  /**
+   * The root copies its own block from the moment it starts sending, beside its first send, and
+   * sends the next message once both are over (the persistent scatterv, planned-scatter.ts);
+   * otherwise after its last send.
+   */
+  readonly rootCopyBesideFirstSend?: boolean;
 }
 
 /**
@@ -250,7 +290,8 @@ export interface ScatterPredictInput {
  * subtree's bytes (plus `extraBytes`) that starts when the rank's port is free — the child
  * waits with its receive posted: R(c) = previous send's end + comm(v, c, bytes/u); a 0-byte
  * message ends when posted. The root's own copy comes after its last send, another rank's runs
- * beside its sends (the processor's copy holds no port) or after them (`copyAfterSends`).
+ * beside its sends (the processor's copy holds no port) or after them (`copyAfterSends`);
+ * the persistent scatterv's root copies beside its first send (`rootCopyBesideFirstSend`).
  * Time = the last rank's end.
  */
 export function predictTwoLevelScatter(input: ScatterPredictInput, model: Pick<CostModel, 'comm' | 'copy'>): number {
@@ -277,15 +318,23 @@ export function predictTwoLevelScatter(input: ScatterPredictInput, model: Pick<C
   for (let i = 0; i < p; i++) {
     const v = topDown[i];
     let t = ready[v];
+    const beside = v === root && input.rootCopyBesideFirstSend === true && blockBytes[v] > 0;
+    const ownCopied = beside ? ready[v] + model.copy(v, blockBytes[v] / u) : 0;
+    let sent = 0;
     for (let j = first[v]; j < first[v + 1]; j++) {
       const c = kids[j];
       const msg = bytes[c] + (input.extraBytes?.(c, ranks[c]) ?? 0);
-      if (msg > 0) t += model.comm(v, c, msg / u);
+      if (msg > 0) {
+        if (beside && sent === 1) t = Math.max(t, ownCopied);
+        t += model.comm(v, c, msg / u);
+        sent++;
+      }
       ready[c] = msg > 0 ? t : ready[v];
     }
     let end = t;
     const copies = (v === root || (input.interiorCopies === true && first[v + 1] > first[v])) && blockBytes[v] > 0;
-    if (copies) end = Math.max(end, (input.copyAfterSends === true || v === root ? t : ready[v]) + model.copy(v, blockBytes[v] / u));
+    if (beside) end = Math.max(end, ownCopied);
+    else if (copies) end = Math.max(end, (input.copyAfterSends === true || v === root ? t : ready[v]) + model.copy(v, blockBytes[v] / u));
     time = Math.max(time, end);
   }
   return time;

@@ -40,15 +40,15 @@ export interface HierarchicalRankCase extends CaseBlocks {
   readonly collective: HierarchicalCollective;
   readonly variant: HierarchicalVariantName;
   readonly tree: HierarchicalTreeName;
-  /** The run's two-level machine, per element: what tree 'adaptive' builds its trees for (hierarchical-case.ts treeModelOf). */
+  /** The run's two-level machine, per element: what tree 'adaptive' builds its trees for and a persistent scatterv orders its sends by (hierarchical-case.ts treeModelOf). */
   readonly twoLevel: TwoLevelParams;
   /** Plan once (hierarchicalGathervInit / hierarchicalScattervInit) and time only start(); gatherv and scatterv only. */
   readonly persistent: boolean;
 }
 
-/** The options of a call of case `c` on `comm` (threads, MPI: each rank builds its tree model from comm.nodeOf). */
+/** The options of a call of case `c` on `comm` (threads, MPI: each rank builds its tree model from comm.nodeOf; the one-shot binomial calls use none). */
 function callOptions(comm: Communicator, c: HierarchicalRankCase): HierarchicalOptions {
-  if (c.tree === 'binomial') return { variant: c.variant, tree: c.tree };
+  if (c.tree === 'binomial' && !c.persistent) return { variant: c.variant, tree: c.tree };
   const nodeOf = Int32Array.from({ length: comm.size }, (_, r) => comm.nodeOf(r));
   return { variant: c.variant, tree: c.tree, model: treeModelOf(c, nodeOf) };
 }

@@ -71,7 +71,7 @@ import { HIERARCHICAL_VARIANT_NAMES, HIERARCHICAL_VARIANTS, type HierarchicalVar
 interface Choice {
   readonly variant: HierarchicalVariant;
   readonly tree: HierarchicalTreeName;
-  /** The caller's model (tree 'adaptive'; undefined otherwise). */
+  /** The caller's model (tree 'adaptive': DEFAULT_MODEL if none; tree 'binomial': undefined if none). */
   readonly model: CostModel | undefined;
 }
 
@@ -90,7 +90,7 @@ function choiceOf(comm: Communicator, options: HierarchicalOptions | undefined):
   if (!HIERARCHICAL_TREE_NAMES.includes(tree)) {
     throw new InvalidArgumentError('tree', `must be one of ${HIERARCHICAL_TREE_NAMES.join(', ')}, got ${String(tree)}`, { rank });
   }
-  if (tree === 'binomial') return { variant: v, tree, model: undefined };
+  if (tree === 'binomial' && options?.model === undefined) return { variant: v, tree, model: undefined };
   const model = options?.model ?? DEFAULT_MODEL;
   if (model === null || typeof model !== 'object' || typeof model.comm !== 'function' || typeof model.copy !== 'function') {
     throw new InvalidArgumentError('model', 'must be a CostModel (see linearModel, pairwiseModel, hierarchicalModel)', { rank });
@@ -99,7 +99,7 @@ function choiceOf(comm: Communicator, options: HierarchicalOptions | undefined):
     throw new InvalidArgumentError('model', `is defined for ${model.size} ranks, the communicator has ${comm.size}`, { rank });
   }
   if (model.ports !== 1) {
-    throw new InvalidArgumentError('model', `has ${model.ports} ports: the adaptive trees are one-ported (Traff18 §2), as the hierarchical collectives are (TraffRougier14 §2)`, { rank });
+    throw new InvalidArgumentError('model', `has ${model.ports} ports: the hierarchical collectives are one-ported (TraffRougier14 §2), as the adaptive trees are (Traff18 §2)`, { rank });
   }
   return { variant: v, tree, model };
 }
@@ -345,8 +345,10 @@ export function hierarchicalGathervInit(comm: Communicator, args: HierarchicalGa
  * hierarchicalScatterv, validated and bound once. The init builds the two-level tree (tree
  * 'adaptive': both constructions, the root checking every join against its counts;
  * 'binomial': no message) and plans its sizes (planned-scatter.ts: the counts once down the
- * tree, every rank checking its own), so every start() moves exactly the tree's data (on the
- * simulator exactly predictTwoLevelScatter's time). 'flat' is the flat scatterv's own plan.
+ * tree, every rank checking its own) and its send order (every rank's children by decreasing
+ * tail in the model, options.model or DEFAULT_MODEL, whatever the tree: send-order.ts), so
+ * every start() moves exactly the tree's data (on the simulator exactly
+ * predictTwoLevelScatter's time over `tailOrderedTree`). 'flat' is the flat scatterv's own plan.
  */
 export function hierarchicalScattervInit(comm: Communicator, args: HierarchicalScattervArgs, options?: HierarchicalOptions): Promise<HierarchicalPlan> {
   return hierarchicalPlan(comm, async (scope) => {
@@ -367,7 +369,7 @@ export function hierarchicalScattervInit(comm: Communicator, args: HierarchicalS
     } else {
       roles = binomialRoles(s, bridgeOf(scope, s.nodeIndex[root]), root, me);
     }
-    const run = await planScatter({ comm: scope, structure: s, root, recv: input.recv, count: input.count, unitBytes: input.unitBytes, roles, source, counts });
+    const run = await planScatter({ comm: scope, structure: s, root, recv: input.recv, count: input.count, unitBytes: input.unitBytes, roles, source, counts, model: c.model ?? DEFAULT_MODEL });
     return { info, run };
   });
 }

@@ -12,19 +12,26 @@
  * its own block straight into `recv`, its children's ranges into one scratch buffer, each child
  * a view of it, all in sequence order as one vectored receive.
  *
+ * Then, in the plan's model, one pass up the tree: every rank orders its children by
+ * decreasing tail (send-order.ts, Jackson's rule: the fastest order for the tree) and sends its
+ * parent its own tail (8 bytes).
+ *
  * A start: a rank with a non-empty range receives it from its parent, then sends each
- * non-empty child its part, one message at a time (bridge children first, each level's
- * outermost range first: the order of the one-shot scatters); the root sends straight out of
- * `send` (root-source.ts: zero-copy, or reorder's packed buffer), then copies its own block.
+ * non-empty child its part, one message at a time in that order; the root sends straight out
+ * of `send` (root-source.ts: zero-copy, or reorder's packed buffer) and copies its own block
+ * while its first message is on its way (the processor's copy holds no port).
  *
  * Cost of a start, one-ported: the two-level tree's data phase, one message per edge with data
- * (α + β·its range's bytes); the root sends Σ_{i≠root} m_i. Planning: the same tree once more,
- * 4 bytes per rank of each range on its edge.
+ * (α + β·its range's bytes); the root sends Σ_{i≠root} m_i; in a model whose messages cost the
+ * same both ways, the gather's time over the same tree (send-order.ts). Planning: the same
+ * tree twice more, down with 4 bytes per rank of each range on its edge, up with 8 bytes per edge.
  */
 import type { Communicator } from '../../comm/communicator.js';
+import type { CostModel } from '../../model/cost-model.js';
 import { CommunicationError, InvalidArgumentError, TruncationError } from '../../errors.js';
 import { leaderOf, type LevelRoles } from './level-trees.js';
 import type { RootSource } from './root-source.js';
+import { readTail, sendOrder, TAIL_BYTES, writeTail } from './send-order.js';
 import { readU32, writeU32 } from './size-check.js';
 import { ranksOfNodes, type NodeStructure } from './structure.js';
 import { HIER_TAG } from './types.js';
@@ -42,6 +49,8 @@ export interface PlannedScatterInput {
   /** Root only: where its messages come from, and its counts. */
   readonly source: RootSource | undefined;
   readonly counts: readonly number[] | undefined;
+  /** The model the sends are ordered in (per element, over the communicator's ranks). */
+  readonly model: CostModel;
 }
 
 /** A child of this rank in send order: who, on which tag, its range's ranks (level indices lo … hi) and its position in this rank's sequence. */
@@ -56,7 +65,7 @@ interface Child {
 
 const COUNT_BYTES = 4;
 
-/** The children of `roles` in send order: bridge children, then node children, each outermost range first. */
+/** The children of `roles`: bridge children, then node children, each outermost range first (the one-shot scatters' send order; ties of send-order.ts keep it). */
 function childrenOf(input: PlannedScatterInput): Child[] {
   const { comm, structure: s, root, roles } = input;
   const members = s.members[s.nodeIndex[comm.rank]];
@@ -81,7 +90,7 @@ export async function planScatter(input: PlannedScatterInput): Promise<() => Pro
   const u = input.unitBytes;
   if (source !== undefined) {
     const counts = input.counts as readonly number[];
-    const live: { child: Child; ranks: Int32Array }[] = [];
+    const all: { child: Child; ranks: Int32Array; bytes: number }[] = [];
     for (const c of children) {
       const ranks = ranksOf(s, members, c);
       const out = new Uint8Array(COUNT_BYTES * ranks.length);
@@ -91,12 +100,21 @@ export async function planScatter(input: PlannedScatterInput): Promise<() => Pro
         bytes += counts[ranks[j]] * u;
       }
       await comm.send(c.rank, c.tag, out);
-      if (bytes > 0) live.push({ child: c, ranks });
+      all.push({ child: c, ranks, bytes });
     }
+    const { order } = await orderSends(input, children, all.map((x) => x.bytes));
+    const live = order.map((i) => all[i]).filter((x) => x.bytes > 0);
     return async () => {
       source.prepare();
-      for (const { child, ranks } of live) await comm.send(child.rank, child.tag, source.place(ranks).buffer);
+      if (live.length === 0) {
+        source.copyOwn();
+        return;
+      }
+      // its own block copied beside the first send (the copy holds no port), the other sends one at a time after it
+      const first = comm.send(live[0].child.rank, live[0].child.tag, source.place(live[0].ranks).buffer);
       source.copyOwn();
+      await first;
+      for (let i = 1; i < live.length; i++) await comm.send(live[i].child.rank, live[i].child.tag, source.place(live[i].ranks).buffer);
     };
   }
   const roles = input.roles;
@@ -156,8 +174,10 @@ export async function planScatter(input: PlannedScatterInput): Promise<() => Pro
     if (n > 0) into.push(v);
   }
   const want = input.recv.length + restBytes;
-  const sends = children.filter((c) => (views.get(c) as Uint8Array).length > 0);
   const parent = roles.parent;
+  const { order, tail } = await orderSends(input, children, children.map((c) => (views.get(c) as Uint8Array).length));
+  await comm.send(parent, tag, writeTail(tail));
+  const sends = order.map((i) => children[i]).filter((c) => (views.get(c) as Uint8Array).length > 0);
   return async () => {
     if (want > 0) {
       const st = await comm.recv(parent, tag, into.length === 1 ? into[0] : into).catch((e: unknown) => {
@@ -168,6 +188,23 @@ export async function planScatter(input: PlannedScatterInput): Promise<() => Pro
     }
     for (const c of sends) await comm.send(c.rank, c.tag, views.get(c) as Uint8Array);
   };
+}
+
+/** Every child's tail (one 8-byte message up from each), and this rank's send order and tail in the plan's model (send-order.ts). */
+async function orderSends(input: PlannedScatterInput, children: readonly Child[], bytes: readonly number[]): Promise<{ order: number[]; tail: number }> {
+  const { comm, model } = input;
+  const me = comm.rank;
+  const tails = await Promise.all(
+    children.map((c) =>
+      comm.recvAlloc(c.rank, c.tag, TAIL_BYTES).then((r) => {
+        const t = readTail(r.data);
+        if (t < 0) throw protocolError(me, c.rank, `a ${r.data.length}-byte planning message where a tail was expected`);
+        return t;
+      }),
+    ),
+  );
+  const costs = children.map((c, i) => (bytes[i] > 0 ? model.comm(me, c.rank, bytes[i] / input.unitBytes) : 0));
+  return sendOrder(tails, costs);
 }
 
 function protocolError(me: number, peer: number, what: string): CommunicationError {

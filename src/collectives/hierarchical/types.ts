@@ -41,12 +41,13 @@ export interface HierarchicalOptions {
    */
   readonly tree?: HierarchicalTreeName;
   /**
-   * tree 'adaptive' only: the cost model the adaptive trees are built for, per element (the
-   * regular gather/scatter: per byte), over the communicator's ranks, one-ported (default:
-   * collectives/defaults.ts DEFAULT_MODEL). Its costs between a node's members decide the
-   * node-level trees and its costs between the leaders the bridge tree; no local copy is
-   * charged (below the root the hierarchical data phases copy nothing of their own). Every
-   * rank must pass the same.
+   * The cost model the call plans in, per element (the regular gather/scatter: per byte), over
+   * the communicator's ranks, one-ported (default: collectives/defaults.ts DEFAULT_MODEL).
+   * Tree 'adaptive': its costs between a node's members decide the node-level trees and its
+   * costs between the leaders the bridge tree; no local copy is charged (below the root the
+   * hierarchical data phases copy nothing of their own). Both trees: a persistent scatterv
+   * (hierarchicalScattervInit) orders every rank's sends by it (planned-scatter.ts). The
+   * one-shot binomial calls do not use it. Every rank must pass the same.
    */
   readonly model?: CostModel;
   /**
