@@ -24,10 +24,11 @@ import {
   type HierarchicalPlan,
   type HierarchicalTreeName,
   type HierarchicalVariantName,
+  type NodeStructure,
 } from '../src/collectives/hierarchical/index.js';
 import { CommunicationError, InvalidArgumentError } from '../src/errors.js';
 import { hierarchicalModel, type CostModel } from '../src/model/cost-model.js';
-import { adaptiveRolesOf, binomialRolesOf, predictTwoLevel, predictTwoLevelScatter, rolesTree, tailOrderedTree, type OrderedTree } from '../src/run/hierarchical-predict.js';
+import { adaptiveRolesOf, binomialRolesOf, plannedRootCopySlot, predictTwoLevel, predictTwoLevelScatter, rolesTree, tailOrderedTree, type OrderedTree } from '../src/run/hierarchical-predict.js';
 import { runSim } from '../src/transports/sim/index.js';
 import { runThreads } from '../src/transports/threads/index.js';
 import { blockSizes, type DistributionName } from '../src/workloads/distributions.js';
@@ -121,6 +122,12 @@ const shapes: [Placement, number, number][] = [
   ['ordered-unequal', 17, 4],
 ];
 
+/** The persistent scatterv's start over `t`: sends by decreasing tail, the root's copy beside the send copySlot picks. */
+function scatterPredicted(s: NodeStructure, t: OrderedTree, blockBytes: Float64Array, root: number, reorder: boolean, m: CostModel): number {
+  const ordered = tailOrderedTree(t, blockBytes, 1, m);
+  return predictTwoLevelScatter({ structure: s, tree: ordered, blockBytes, root, unitBytes: 1, reorder, rootCopyBeside: plannedRootCopySlot(ordered, blockBytes, root, 1, m) }, m);
+}
+
 describe('persistent hierarchical gatherv and scatterv', () => {
   it('every variant and tree, placement and several roots: three starts of one plan, new data each, byte for byte on every rank', async () => {
     const rnd = rng(77);
@@ -181,7 +188,7 @@ describe('persistent hierarchical gatherv and scatterv', () => {
             const predicted =
               op === 'gatherv'
                 ? predictTwoLevel({ structure: s, blockBytes, root, unitBytes: 1, trailerBytes: 0, reorder: variant === 'reorder', tree: t }, m)
-                : predictTwoLevelScatter({ structure: s, tree: tailOrderedTree(t, blockBytes, 1, m), blockBytes, root, unitBytes: 1, reorder: variant === 'reorder', rootCopyBesideFirstSend: true }, m);
+                : scatterPredicted(s, t, blockBytes, root, variant === 'reorder', m);
             for (let k = 0; k < 2; k++) {
               const mine = messages.filter((msg) => msg.start >= t0[k] && msg.start < t1[k]);
               expect(mine.map((msg) => `${msg.from}>${msg.to}:${msg.bytes}`).sort(), `${label} start ${k}`).toEqual(want);

@@ -102,6 +102,7 @@ function predicted(nodeOf: readonly number[], c: HierCase, m: CostModel): number
       unitBytes: u,
       reorder: c.variant === 'reorder',
       interiorCopies: headers,
+      ...(c.op === 'scatterv' ? { rootCopyBeside: 'last' as const } : {}),
       ...(headers ? { extraBytes: (_c: number, ranks: number) => (ranks > 1 ? 4 * ranks : 0) } : {}),
     },
     m,

@@ -1,11 +1,11 @@
 /**
  * send-order.ts: sending by decreasing tail (Jackson's rule) gives the smallest subtree end of
  * any order of the children (checked against every permutation), ties keep the given order, and
- * the tail's wire form.
+ * the tail's wire form; copySlot picks the send beside which the root's copy ends its subtree first.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { readTail, sendOrder, TAIL_BYTES, writeTail } from '../src/collectives/hierarchical/send-order.js';
+import { copySlot, readTail, sendOrder, TAIL_BYTES, writeTail } from '../src/collectives/hierarchical/send-order.js';
 
 function permutations(n: number): number[][] {
   if (n === 0) return [[]];
@@ -47,6 +47,42 @@ describe('sendOrder (Jackson\'s rule)', () => {
     expect(sendOrder([], [])).toEqual({ order: [], tail: 0 });
     // a long message to a child with a short tail goes last: max(2 + 50, 102 + 1) = 103, the other way max(100 + 1, 102 + 50) = 152
     expect(sendOrder([1, 50], [100, 2])).toEqual({ order: [1, 0], tail: 103 });
+  });
+
+  it('copySlot: the root\'s copy beside the send it picks ends the subtree no later than beside any other or after the last (property)', () => {
+    /** The end with the copy started when send k is posted (k = n: after the last send); the next send waits for the copy. */
+    const endWithCopy = (k: number, tails: readonly number[], costs: readonly number[], copy: number): number => {
+      let t = 0;
+      let end = 0;
+      for (let i = 0; i < tails.length; i++) {
+        const start = t;
+        t += costs[i];
+        end = Math.max(end, t + tails[i]);
+        if (i === k) {
+          t = Math.max(t, start + copy);
+          end = Math.max(end, start + copy);
+        }
+      }
+      return k === tails.length ? Math.max(end, t + copy) : end;
+    };
+    const child = fc.record({ tail: fc.integer({ min: 0, max: 50 }), cost: fc.integer({ min: 1, max: 20 }) });
+    fc.assert(
+      fc.property(fc.array(child, { maxLength: 6 }), fc.integer({ min: 0, max: 80 }), (kids, copy) => {
+        const tails = kids.map((k) => k.tail);
+        const costs = kids.map((k) => k.cost);
+        const k = copySlot(tails, costs, copy);
+        if (kids.length === 0) {
+          expect(k).toBe(-1);
+        } else {
+          expect(k).toBeGreaterThanOrEqual(0);
+          const got = endWithCopy(k, tails, costs, copy);
+          for (let j = 0; j <= kids.length; j++) expect(got).toBeLessThanOrEqual(endWithCopy(j, tails, costs, copy));
+        }
+      }),
+      { numRuns: 300 },
+    );
+    // a long copy goes beside the long transfer: beside send 0 (cost 30) it hides, beside send 1 it would delay nothing but end at 31 + 25
+    expect(copySlot([0, 0], [30, 1], 25)).toBe(0);
   });
 
   it('a tail travels as 8 bytes; anything else reads as −1', () => {

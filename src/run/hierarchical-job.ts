@@ -38,7 +38,7 @@ import { checkHierarchicalResources } from './case-limits.js';
 import { sharedCaseData } from './data.js';
 import type { HierarchicalRunCase } from './hierarchical-case.js';
 import { treeModelOf } from './hierarchical-case.js';
-import { adaptiveRolesOf, binomialRolesOf, flatRolesOf, oneNodeStructure, predictTwoLevel, predictTwoLevelScatter, rolesTree, tailOrderedTree } from './hierarchical-predict.js';
+import { adaptiveRolesOf, binomialRolesOf, flatRolesOf, oneNodeStructure, predictTwoLevel, plannedRootCopySlot, predictTwoLevelScatter, rolesTree, tailOrderedTree } from './hierarchical-predict.js';
 import type { HierarchicalJobArgs } from './hierarchical-program.js';
 import { runHierarchicalOnRank, type HierarchicalRankResult, type HierarchicalShared } from './hierarchical-rank.js';
 import { foldRanks, type RunReport, type SimRunOptions } from './job.js';
@@ -91,8 +91,10 @@ export function predictHierarchical(hc: HierarchicalRunCase, structure: NodeStru
     const tree = rolesTree(structure, root, rolesOf);
     if (gather) return predictTwoLevel({ structure, blockBytes, root, unitBytes: u, trailerBytes: 0, reorder, tree }, hc.model);
     // every rank's sends by decreasing tail in the model the ranks plan in (send-order.ts)
-    const ordered = tailOrderedTree(tree, blockBytes, u, treeModelOf(c, hc.nodeOf));
-    return predictTwoLevelScatter({ structure, tree: ordered, blockBytes, root, unitBytes: u, reorder, rootCopyBesideFirstSend: true }, hc.model);
+    const planModel = treeModelOf(c, hc.nodeOf);
+    const ordered = tailOrderedTree(tree, blockBytes, u, planModel);
+    const rootCopyBeside = plannedRootCopySlot(ordered, blockBytes, root, u, planModel);
+    return predictTwoLevelScatter({ structure, tree: ordered, blockBytes, root, unitBytes: u, reorder, rootCopyBeside }, hc.model);
   }
   if (gather) {
     const tree = c.tree === 'binomial' ? undefined : rolesTree(structure, root, rolesOf);
@@ -120,7 +122,18 @@ export function predictHierarchical(hc: HierarchicalRunCase, structure: NodeStru
     extraBytes = (child) => SCATTERV_NODE_CHECK_BYTES * nodes[child];
   }
   return predictTwoLevelScatter(
-    { structure, tree, blockBytes, root, unitBytes: u, reorder, interiorCopies: c.collective === 'scatterv' && c.tree === 'binomial', ...(extraBytes !== undefined ? { extraBytes } : {}) },
+    {
+      structure,
+      tree,
+      blockBytes,
+      root,
+      unitBytes: u,
+      reorder,
+      interiorCopies: c.collective === 'scatterv' && c.tree === 'binomial',
+      // the scatterv roots copy their own block beside their last send (root-source.ts sendCopyingOwn), the regular scatter's schedule after its sends
+      ...(c.collective === 'scatterv' ? { rootCopyBeside: 'last' as const } : {}),
+      ...(extraBytes !== undefined ? { extraBytes } : {}),
+    },
     hc.model,
   );
 }

@@ -45,7 +45,7 @@ import {
   type LevelRoles,
   type LevelTree,
 } from '../collectives/hierarchical/level-trees.js';
-import { sendOrder } from '../collectives/hierarchical/send-order.js';
+import { copySlot, sendOrder } from '../collectives/hierarchical/send-order.js';
 import { bridgeFor } from '../collectives/hierarchical/structure.js';
 
 export interface TwoLevelInput {
@@ -224,7 +224,7 @@ export function adaptiveRolesOf(s: NodeStructure, root: number, sizes: ArrayLike
  * in; ties keep `tree`'s order), computed bottom up as the plan's pass up the tree computes it:
  * the same arithmetic in the same order, so the same order bit for bit. O(p + Σ k log k).
  */
-export function tailOrderedTree(tree: OrderedTree, blockBytes: ArrayLike<number>, unitBytes: number, model: Pick<CostModel, 'comm'>): OrderedTree {
+export function tailOrderedTree(tree: OrderedTree, blockBytes: ArrayLike<number>, unitBytes: number, model: Pick<CostModel, 'comm'>): OrderedTree & { readonly tail: Float64Array } {
   const { first, kids, topDown } = tree;
   const p = topDown.length;
   const bytes = new Float64Array(p);
@@ -248,7 +248,34 @@ export function tailOrderedTree(tree: OrderedTree, blockBytes: ArrayLike<number>
     tail[v] = o.tail;
     for (let j = 0; j < n; j++) out[from + j] = kids[from + o.order[j]];
   }
-  return { ...tree, kids: out };
+  return { ...tree, kids: out, tail };
+}
+
+/**
+ * Beside which of its sends the persistent scatterv's root copies its own block (`rootCopyBeside`),
+ * as planned-scatter.ts picks it: send-order.ts `copySlot` over the root's sends that move bytes
+ * in `tree`'s order (their tails from `tailOrderedTree`), in the model the ranks plan in.
+ */
+export function plannedRootCopySlot(tree: OrderedTree & { readonly tail: Float64Array }, blockBytes: ArrayLike<number>, root: number, unitBytes: number, model: Pick<CostModel, 'comm' | 'copy'>): number {
+  const { first, kids, topDown } = tree;
+  const p = topDown.length;
+  const bytes = new Float64Array(p);
+  for (let i = p - 1; i >= 0; i--) {
+    const v = topDown[i];
+    let b = blockBytes[v];
+    for (let j = first[v]; j < first[v + 1]; j++) b += bytes[kids[j]];
+    bytes[v] = b;
+  }
+  const tails: number[] = [];
+  const costs: number[] = [];
+  for (let j = first[root]; j < first[root + 1]; j++) {
+    const c = kids[j];
+    if (bytes[c] === 0) continue;
+    tails.push(tree.tail[c]);
+    costs.push(model.comm(root, c, bytes[c] / unitBytes));
+  }
+  const own = blockBytes[root];
+  return copySlot(tails, costs, own > 0 ? model.copy(root, own / unitBytes) : 0);
 }
 
 export interface ScatterPredictInput {
@@ -276,11 +303,12 @@ export interface ScatterPredictInput {
    */
   readonly copyAfterSends?: boolean;
   /**
-   * The root copies its own block from the moment it starts sending, beside its first send, and
-   * sends the next message once both are over (the persistent scatterv, planned-scatter.ts);
+   * The root copies its own block beside one of its sends that move bytes (the index among
+   * them, or the last), from the moment it posts that send, and posts the next once both are
+   * over (the scatterv roots, collectives/hierarchical/root-source.ts `sendCopyingOwn`);
    * otherwise after its last send.
    */
-  readonly rootCopyBesideFirstSend?: boolean;
+  readonly rootCopyBeside?: number | 'last';
 }
 
 /**
@@ -291,7 +319,8 @@ export interface ScatterPredictInput {
  * waits with its receive posted: R(c) = previous send's end + comm(v, c, bytes/u); a 0-byte
  * message ends when posted. The root's own copy comes after its last send, another rank's runs
  * beside its sends (the processor's copy holds no port) or after them (`copyAfterSends`);
- * the persistent scatterv's root copies beside its first send (`rootCopyBesideFirstSend`).
+ * the scatterv roots copy beside one of their sends that move bytes (`rootCopyBeside`: the
+ * one-shot ones beside the last, the persistent one beside the one send-order.ts `copySlot` picks).
  * Time = the last rank's end.
  */
 export function predictTwoLevelScatter(input: ScatterPredictInput, model: Pick<CostModel, 'comm' | 'copy'>): number {
@@ -318,14 +347,21 @@ export function predictTwoLevelScatter(input: ScatterPredictInput, model: Pick<C
   for (let i = 0; i < p; i++) {
     const v = topDown[i];
     let t = ready[v];
-    const beside = v === root && input.rootCopyBesideFirstSend === true && blockBytes[v] > 0;
-    const ownCopied = beside ? ready[v] + model.copy(v, blockBytes[v] / u) : 0;
+    // the root's copy beside its send number `beside` among those that move bytes (−1: after its sends)
+    let beside = -1;
+    if (v === root && input.rootCopyBeside !== undefined && blockBytes[v] > 0) {
+      if (input.rootCopyBeside === 'last') {
+        for (let j = first[v]; j < first[v + 1]; j++) if (bytes[kids[j]] + (input.extraBytes?.(kids[j], ranks[kids[j]]) ?? 0) > 0) beside++;
+      } else beside = input.rootCopyBeside;
+    }
+    let ownCopied = -1;
     let sent = 0;
     for (let j = first[v]; j < first[v + 1]; j++) {
       const c = kids[j];
       const msg = bytes[c] + (input.extraBytes?.(c, ranks[c]) ?? 0);
       if (msg > 0) {
-        if (beside && sent === 1) t = Math.max(t, ownCopied);
+        if (ownCopied >= 0) t = Math.max(t, ownCopied);
+        if (sent === beside) ownCopied = t + model.copy(v, blockBytes[v] / u);
         t += model.comm(v, c, msg / u);
         sent++;
       }
@@ -333,7 +369,7 @@ export function predictTwoLevelScatter(input: ScatterPredictInput, model: Pick<C
     }
     let end = t;
     const copies = (v === root || (input.interiorCopies === true && first[v + 1] > first[v])) && blockBytes[v] > 0;
-    if (beside) end = Math.max(end, ownCopied);
+    if (ownCopied >= 0) end = Math.max(end, ownCopied);
     else if (copies) end = Math.max(end, (input.copyAfterSends === true || v === root ? t : ready[v]) + model.copy(v, blockBytes[v] / u));
     time = Math.max(time, end);
   }

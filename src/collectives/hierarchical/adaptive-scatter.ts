@@ -37,7 +37,7 @@ import type { CostModel } from '../../model/cost-model.js';
 import { addChecks, countCheck } from '../adaptive/decide.js';
 import { leaderIndex, leaderOf } from './level-trees.js';
 import { constructLevels, rangeTotal, type AdaptiveRole, type LevelConstructions, type LevelTags, type RoleEvent } from './level-construction.js';
-import type { RootSource } from './root-source.js';
+import { sendCopyingOwn, type RootSend, type RootSource } from './root-source.js';
 import { ranksOfNodes, type NodeStructure } from './structure.js';
 import { describe } from './two-level.js';
 import { readU32, writeU32 } from './size-check.js';
@@ -232,18 +232,20 @@ async function rootScatter(input: AdaptiveScatterInput, source: RootSource, role
     return c;
   };
   source.prepare();
+  const messages: RootSend[] = [];
   for (let j = bridgeKids.length - 1; j >= 0; j--) {
     const e = bridgeKids[j];
     const place = source.place(ranksOfNodes(s, e.lo, e.hi));
     const tail = new Uint8Array(NODE_CHECK_BYTES * (e.hi - e.lo + 1));
     for (let b = e.lo; b <= e.hi; b++) writeU32(tail, NODE_CHECK_BYTES * (b - e.lo), checkOf(b));
     const data: MessageData = place.bytes === 0 ? tail : [...segmentsOf(place.buffer), tail];
-    await comm.send(leaderOf(s, rootNode, root, e.peer), HIER_TAG.bridge, data);
+    messages.push({ peer: leaderOf(s, rootNode, root, e.peer), tag: HIER_TAG.bridge, data });
   }
   for (let j = nodeRole.children.length - 1; j >= 0; j--) {
     const e = nodeRole.children[j];
     const place = source.place(members.subarray(e.lo, e.hi + 1));
-    if (place.bytes > 0) await comm.send(members[e.peer], HIER_TAG.local, place.buffer);
+    if (place.bytes > 0) messages.push({ peer: members[e.peer], tag: HIER_TAG.local, data: place.buffer });
   }
-  source.copyOwn();
+  // one at a time, its own block copied beside the last that moves bytes (it delays no send)
+  await sendCopyingOwn(comm, source, messages, 'last');
 }

@@ -19,7 +19,8 @@
  * A start: a rank with a non-empty range receives it from its parent, then sends each
  * non-empty child its part, one message at a time in that order; the root sends straight out
  * of `send` (root-source.ts: zero-copy, or reorder's packed buffer) and copies its own block
- * while its first message is on its way (the processor's copy holds no port).
+ * while one of its messages is on its way (the processor's copy holds no port): beside the one
+ * that lets its subtree end first in the model (send-order.ts `copySlot`).
  *
  * Cost of a start, one-ported: the two-level tree's data phase, one message per edge with data
  * (α + β·its range's bytes); the root sends Σ_{i≠root} m_i; in a model whose messages cost the
@@ -30,8 +31,8 @@ import type { Communicator } from '../../comm/communicator.js';
 import type { CostModel } from '../../model/cost-model.js';
 import { CommunicationError, InvalidArgumentError, TruncationError } from '../../errors.js';
 import { leaderOf, type LevelRoles } from './level-trees.js';
-import type { RootSource } from './root-source.js';
-import { readTail, sendOrder, TAIL_BYTES, writeTail } from './send-order.js';
+import { sendCopyingOwn, type RootSource } from './root-source.js';
+import { copySlot, readTail, sendOrder, TAIL_BYTES, writeTail } from './send-order.js';
 import { readU32, writeU32 } from './size-check.js';
 import { ranksOfNodes, type NodeStructure } from './structure.js';
 import { HIER_TAG } from './types.js';
@@ -102,19 +103,23 @@ export async function planScatter(input: PlannedScatterInput): Promise<() => Pro
       await comm.send(c.rank, c.tag, out);
       all.push({ child: c, ranks, bytes });
     }
-    const { order } = await orderSends(input, children, all.map((x) => x.bytes));
-    const live = order.map((i) => all[i]).filter((x) => x.bytes > 0);
+    const { order, tails, costs } = await orderSends(input, children, all.map((x) => x.bytes));
+    const live = order.filter((i) => all[i].bytes > 0);
+    // its own block copied beside the send that lets its subtree end first (send-order.ts copySlot)
+    const own = source.blockBytes(me);
+    const beside = copySlot(
+      live.map((i) => tails[i]),
+      live.map((i) => costs[i]),
+      own > 0 ? input.model.copy(me, own / u) : 0,
+    );
     return async () => {
       source.prepare();
-      if (live.length === 0) {
-        source.copyOwn();
-        return;
-      }
-      // its own block copied beside the first send (the copy holds no port), the other sends one at a time after it
-      const first = comm.send(live[0].child.rank, live[0].child.tag, source.place(live[0].ranks).buffer);
-      source.copyOwn();
-      await first;
-      for (let i = 1; i < live.length; i++) await comm.send(live[i].child.rank, live[i].child.tag, source.place(live[i].ranks).buffer);
+      await sendCopyingOwn(
+        comm,
+        source,
+        live.map((i) => ({ peer: all[i].child.rank, tag: all[i].child.tag, data: source.place(all[i].ranks).buffer })),
+        beside,
+      );
     };
   }
   const roles = input.roles;
@@ -191,7 +196,7 @@ export async function planScatter(input: PlannedScatterInput): Promise<() => Pro
 }
 
 /** Every child's tail (one 8-byte message up from each), and this rank's send order and tail in the plan's model (send-order.ts). */
-async function orderSends(input: PlannedScatterInput, children: readonly Child[], bytes: readonly number[]): Promise<{ order: number[]; tail: number }> {
+async function orderSends(input: PlannedScatterInput, children: readonly Child[], bytes: readonly number[]): Promise<{ order: number[]; tail: number; tails: number[]; costs: number[] }> {
   const { comm, model } = input;
   const me = comm.rank;
   const tails = await Promise.all(
@@ -204,7 +209,7 @@ async function orderSends(input: PlannedScatterInput, children: readonly Child[]
     ),
   );
   const costs = children.map((c, i) => (bytes[i] > 0 ? model.comm(me, c.rank, bytes[i] / input.unitBytes) : 0));
-  return sendOrder(tails, costs);
+  return { ...sendOrder(tails, costs), tails, costs };
 }
 
 function protocolError(me: number, peer: number, what: string): CommunicationError {

@@ -8,8 +8,8 @@
  *   the gather receives through (root-target.ts `messageLayout`: indexed-block at the ranks'
  *   displacements when the message's blocks are equal, else indexed), turned into a vectored
  *   send by `views` (adjacent blocks merged, one view when contiguous). The root copies one
- *   block: its own, `send` → `recv` (γ·m_root), after posting its sends (the copy holds no
- *   port).
+ *   block: its own, `send` → `recv` (γ·m_root), while one of its messages is on its way
+ *   (`sendCopyingOwn`: the copy holds no port).
  * - reorder (what MPI allows: MPI_Pack, then a scatter of contiguous pieces): before its first
  *   send the root copies every other rank's block into a contiguous intermediate buffer in
  *   node order (γ·Σ_{i≠root} m_i, on the critical path) and sends every message as one slice
@@ -18,6 +18,7 @@
  * Cost of building a source: O(p) per call (offsets from counts).
  */
 import type { Communicator } from '../../comm/communicator.js';
+import { byteLength, type MessageData } from '../../comm/segments.js';
 import { views } from '../../layout/index.js';
 import { blockView, type BlockLayout, type Placement } from '../placement.js';
 import { messageLayout, nodeOrderedBuffer } from './root-target.js';
@@ -81,4 +82,40 @@ export function reorderSource(t: SourceInput): RootSource {
     },
     copyOwn: () => copyOwn(t),
   };
+}
+
+/** One message of the root: to whom, with which tag, what. */
+export interface RootSend {
+  readonly peer: number;
+  readonly tag: number;
+  readonly data: MessageData;
+}
+
+/**
+ * The root's sends, one at a time in the given order (each matched in order, whenever its
+ * receiver posts), and its own block's copy beside one of them: the processor's copy holds no
+ * port, so it costs nothing unless it outlasts that transfer, the next send waiting for both
+ * (src/run/hierarchical-predict.ts `rootCopyBeside`). `beside`: the index among the sends that
+ * move bytes ('last': the last of them, which delays no send). With no bytes to send the copy
+ * comes last.
+ */
+export async function sendCopyingOwn(comm: Communicator, source: RootSource, sends: readonly RootSend[], beside: number | 'last'): Promise<void> {
+  let k = beside;
+  if (k === 'last') {
+    k = -1;
+    for (const x of sends) if (byteLength(x.data) > 0) k++;
+  }
+  let moving = 0;
+  let copied = false;
+  for (const x of sends) {
+    if (!copied && byteLength(x.data) > 0 && moving++ === k) {
+      const transfer = comm.send(x.peer, x.tag, x.data);
+      copied = true;
+      source.copyOwn();
+      await transfer;
+    } else {
+      await comm.send(x.peer, x.tag, x.data);
+    }
+  }
+  if (!copied) source.copyOwn();
 }

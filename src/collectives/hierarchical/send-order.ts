@@ -11,7 +11,8 @@
  * a fixed tree. It is the time reverse of a gather that takes its children in the order they are
  * ready (C(c) ascending, TraffRougier14's and Traff18's receive order), so over the same tree, in a model where
  * a message costs the same in both directions, the scatter then takes the gather's time (apart
- * from the root's own copy, after its sends in a scatter, beside its receives in a gather).
+ * from the root's own copy: beside its receives in a gather, beside its first send in a scatter,
+ * where the next send waits for it).
  *
  * Used by the persistent hierarchical scatterv (planned-scatter.ts: the children's tails come
  * up the tree once, at init) and by its prediction (src/run/hierarchical-predict.ts
@@ -43,6 +44,38 @@ export function sendOrder(tails: ArrayLike<number>, costs: ArrayLike<number>): S
     tail = Math.max(tail, t + tails[i]);
   }
   return { order, tail };
+}
+
+/**
+ * Beside which send a root copies its own block (`copy` long) so that its subtree ends first:
+ * `tails` and `costs` are its sends that move bytes, in send order. Copying beside send k (its
+ * processor copies while the transfer runs; the copy holds no port) delays the sends after k by
+ * what the copy outlasts the transfer; the root's end is the latest of its children's ends and
+ * its copy's. Returns the index k (ties: the latest), −1 when nothing is sent. O(n²), n ≤ the
+ * root's children.
+ */
+export function copySlot(tails: ArrayLike<number>, costs: ArrayLike<number>, copy: number): number {
+  const n = tails.length;
+  let best = -1;
+  let bestEnd = Infinity;
+  for (let k = 0; k < n; k++) {
+    let t = 0;
+    let end = 0;
+    for (let i = 0; i < n; i++) {
+      const start = t;
+      t += costs[i];
+      end = Math.max(end, t + tails[i]);
+      if (i === k) {
+        t = Math.max(t, start + copy);
+        end = Math.max(end, start + copy);
+      }
+    }
+    if (end <= bestEnd) {
+      best = k;
+      bestEnd = end;
+    }
+  }
+  return best;
 }
 
 export function writeTail(tail: number): Uint8Array {

@@ -20,7 +20,8 @@
  * ('count').
  *
  * The root sends one message at a time (its sends start at time 0, maybe before a child has
- * posted its receive: in order, they are matched in order), then copies its own block.
+ * posted its receive: in order, they are matched in order) and copies its own block beside the
+ * last that moves bytes (root-source.ts `sendCopyingOwn`: it delays no send).
  *
  * Cost, one-ported: ≤ ⌈log₂N⌉ + ⌈log₂n_max⌉ rounds (bridge children before node children);
  * the root sends Σ_{i≠root} m_i bytes plus 4 bytes per rank of every inner subtree on each edge
@@ -32,7 +33,7 @@ import type { Communicator, MessageData, Request } from '../../comm/communicator
 import type { MessageBuffer } from '../../comm/segments.js';
 import { CommunicationError, InvalidArgumentError, TruncationError } from '../../errors.js';
 import type { LevelRoles } from './level-trees.js';
-import type { RootSource } from './root-source.js';
+import { sendCopyingOwn, type RootSource } from './root-source.js';
 import { scatterPlan } from './scatter-schedule.js';
 import { readU32, writeU32 } from './size-check.js';
 import type { NodeStructure } from './structure.js';
@@ -75,8 +76,8 @@ async function rootScatter(input: TwoLevelScatterInput, source: RootSource): Pro
   const counts = input.counts as readonly number[];
   const plan = scatterPlan(s, s.nodeIndex[root], root, root, input.roles);
   source.prepare();
-  // one send at a time (as scatter-schedule.ts's root), then its own block
-  for (const x of plan.sends) {
+  // one send at a time (as scatter-schedule.ts's root), its own block copied beside the last that moves bytes
+  const messages = plan.sends.map((x) => {
     const k = x.ranks.length;
     const place = source.place(x.ranks);
     let data: MessageData = place.buffer;
@@ -85,9 +86,9 @@ async function rootScatter(input: TwoLevelScatterInput, source: RootSource): Pro
       for (let j = 0; j < k; j++) writeU32(header, COUNT_BYTES * j, counts[x.ranks[j]]);
       data = [header, ...segmentsOf(place.buffer)];
     }
-    await comm.send(x.peer, x.tag, data);
-  }
-  source.copyOwn();
+    return { peer: x.peer, tag: x.tag, data };
+  });
+  await sendCopyingOwn(comm, source, messages, 'last');
 }
 
 function countError(me: number, what: string, cause?: unknown): InvalidArgumentError {
