@@ -50,20 +50,17 @@ describe('sendOrder (Jackson\'s rule)', () => {
   });
 
   it('copySlot: the root\'s copy beside the send it picks ends the subtree no later than beside any other or after the last (property)', () => {
-    /** The end with the copy started when send k is posted (k = n: after the last send); the next send waits for the copy. */
+    /**
+     * The end with the copy beside send k (k = n: after the last send), in closed form: send i
+     * starts at the costs before it, plus what the copy outlasts send k for every i > k; the
+     * copy starts with send k (after the last: at the sum of all costs).
+     */
     const endWithCopy = (k: number, tails: readonly number[], costs: readonly number[], copy: number): number => {
-      let t = 0;
-      let end = 0;
-      for (let i = 0; i < tails.length; i++) {
-        const start = t;
-        t += costs[i];
-        end = Math.max(end, t + tails[i]);
-        if (i === k) {
-          t = Math.max(t, start + copy);
-          end = Math.max(end, start + copy);
-        }
-      }
-      return k === tails.length ? Math.max(end, t + copy) : end;
+      const n = tails.length;
+      const before = (i: number): number => costs.slice(0, i).reduce((a, x) => a + x, 0);
+      const delay = k < n ? Math.max(0, copy - costs[k]) : 0;
+      const ends = tails.map((q, i) => before(i) + (i > k ? delay : 0) + costs[i] + q);
+      return Math.max(0, ...ends, before(k) + copy);
     };
     const child = fc.record({ tail: fc.integer({ min: 0, max: 50 }), cost: fc.integer({ min: 1, max: 20 }) });
     fc.assert(

@@ -218,13 +218,21 @@ export function adaptiveRolesOf(s: NodeStructure, root: number, sizes: ArrayLike
   };
 }
 
+/** An OrderedTree in the persistent scatterv's send order, with every rank's subtree bytes and tail. */
+export interface TailOrderedTree extends OrderedTree {
+  /** The bytes of every rank's subtree. */
+  readonly bytes: Float64Array;
+  /** Every rank's tail (send-order.ts): from its message's arrival to its subtree's end, in the plan's model. */
+  readonly tail: Float64Array;
+}
+
 /**
  * `tree` with every rank's children in the order the persistent scatterv sends to them
  * (collectives/hierarchical/send-order.ts: decreasing tail in `model`, the model the ranks plan
  * in; ties keep `tree`'s order), computed bottom up as the plan's pass up the tree computes it:
  * the same arithmetic in the same order, so the same order bit for bit. O(p + Σ k log k).
  */
-export function tailOrderedTree(tree: OrderedTree, blockBytes: ArrayLike<number>, unitBytes: number, model: Pick<CostModel, 'comm'>): OrderedTree & { readonly tail: Float64Array } {
+export function tailOrderedTree(tree: OrderedTree, blockBytes: ArrayLike<number>, unitBytes: number, model: Pick<CostModel, 'comm'>): TailOrderedTree {
   const { first, kids, topDown } = tree;
   const p = topDown.length;
   const bytes = new Float64Array(p);
@@ -248,7 +256,7 @@ export function tailOrderedTree(tree: OrderedTree, blockBytes: ArrayLike<number>
     tail[v] = o.tail;
     for (let j = 0; j < n; j++) out[from + j] = kids[from + o.order[j]];
   }
-  return { ...tree, kids: out, tail };
+  return { ...tree, kids: out, bytes, tail };
 }
 
 /**
@@ -256,16 +264,8 @@ export function tailOrderedTree(tree: OrderedTree, blockBytes: ArrayLike<number>
  * as planned-scatter.ts picks it: send-order.ts `copySlot` over the root's sends that move bytes
  * in `tree`'s order (their tails from `tailOrderedTree`), in the model the ranks plan in.
  */
-export function plannedRootCopySlot(tree: OrderedTree & { readonly tail: Float64Array }, blockBytes: ArrayLike<number>, root: number, unitBytes: number, model: Pick<CostModel, 'comm' | 'copy'>): number {
-  const { first, kids, topDown } = tree;
-  const p = topDown.length;
-  const bytes = new Float64Array(p);
-  for (let i = p - 1; i >= 0; i--) {
-    const v = topDown[i];
-    let b = blockBytes[v];
-    for (let j = first[v]; j < first[v + 1]; j++) b += bytes[kids[j]];
-    bytes[v] = b;
-  }
+export function plannedRootCopySlot(tree: TailOrderedTree, blockBytes: ArrayLike<number>, root: number, unitBytes: number, model: Pick<CostModel, 'comm' | 'copy'>): number {
+  const { first, kids, bytes } = tree;
   const tails: number[] = [];
   const costs: number[] = [];
   for (let j = first[root]; j < first[root + 1]; j++) {

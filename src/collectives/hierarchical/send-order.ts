@@ -11,15 +11,15 @@
  * a fixed tree. It is the time reverse of a gather that takes its children in the order they are
  * ready (C(c) ascending, TraffRougier14's and Traff18's receive order), so over the same tree, in a model where
  * a message costs the same in both directions, the scatter then takes the gather's time (apart
- * from the root's own copy: beside its receives in a gather, beside its first send in a scatter,
- * where the next send waits for it).
+ * from the root's own copy: beside its receives in a gather, beside one of its sends in a
+ * scatter, the next send waiting for it — `copySlot` picks which).
  *
  * Used by the persistent hierarchical scatterv (planned-scatter.ts: the children's tails come
  * up the tree once, at init) and by its prediction (src/run/hierarchical-predict.ts
- * `tailOrderedTree`), so that both order the same children the same way (ties keep the given
- * order: a stable sort).
+ * `tailOrderedTree`, `plannedRootCopySlot`), so that both order the same children the same way
+ * (ties keep the given order: a stable sort) and copy beside the same send.
  *
- * Cost: O(k log k) for k children.
+ * Cost: O(k log k) for k children (`copySlot`: O(k²)).
  */
 
 /** Bytes of a tail on the wire (a float64, little-endian). */
