@@ -331,6 +331,45 @@ describe('adaptive levels: typed errors on the ranks that see them', () => {
     expect(await run((r) => (r === 2 ? 3 : r === 6 ? 1 : 2))).toMatchObject({ field: 'counts', rank: 0 });
   });
 
+  it('ranks that disagree on the model fail with InvalidArgumentError on model naming the caller\'s ranks, not with inconsistent trees', async () => {
+    // node 0 = ranks 0, 2, 5, 7 (the root's); node 1 = ranks 1, 3, 4, 6 (leader 6)
+    const nodes = [0, 1, 0, 1, 1, 0, 1, 0];
+    const q = nodes.length;
+    const counts = [3, 1, 4, 1, 5, 9, 2, 6];
+    const good = hierarchicalModel({ nodeOf: nodes, intra: { alpha: 1, beta: 0.1 }, inter: { alpha: 10, beta: 1 } });
+    const cases = [
+      { odd: 5, model: hierarchicalModel({ nodeOf: nodes, intra: { alpha: 2, beta: 0.1 }, inter: { alpha: 10, beta: 1 } }), names: ['rank 5 (member 2 of node 0)'], ranks: [0, 2, 5, 7] },
+      { odd: 6, model: hierarchicalModel({ nodeOf: nodes, intra: { alpha: 1, beta: 0.1 }, inter: { alpha: 20, beta: 1 } }), names: ['rank 6 (the leader of node 1 on the bridge)', 'rank 0 (the leader of node 0 on the bridge)'], ranks: [0, 6] },
+    ];
+    for (const c of cases) {
+      for (const op of ['gatherv', 'scatterv'] as const) {
+        const err = await runSim(
+          q,
+          (comm) => {
+            const me = comm.rank;
+            const options = { tree: 'adaptive' as const, model: me === c.odd ? c.model : good };
+            const total = counts.reduce((a, x) => a + x, 0);
+            return op === 'gatherv'
+              ? hierarchicalGatherv(comm, me === 0 ? { send: new Uint8Array(counts[0]), recv: new Uint8Array(total), counts, root: 0 } : { send: new Uint8Array(counts[me]), root: 0 }, options)
+              : hierarchicalScatterv(comm, me === 0 ? { send: new Uint8Array(total), recv: new Uint8Array(counts[0]), counts, root: 0 } : { recv: new Uint8Array(counts[me]), root: 0 }, options);
+          },
+          { model: good },
+        ).then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        const what = `${op}, rank ${c.odd}'s model differs`;
+        const cause = (err as { cause?: unknown }).cause;
+        expect(cause, what).toBeInstanceOf(InvalidArgumentError);
+        expect((cause as InvalidArgumentError).field, what).toBe('model');
+        const message = (cause as Error).message;
+        expect(c.names.some((n) => message.includes(n)), `${what}: ${message}`).toBe(true);
+        // the error's rank is one of the caller's ranks on that level (before: the level's own index)
+        expect(c.ranks, what).toContain((cause as InvalidArgumentError).rank);
+      }
+    }
+  });
+
   it('a model for another number of ranks or with more ports is refused on every rank (field model)', async () => {
     for (const bad of [model([0, 1, 2]), hierarchicalModel({ nodeOf, intra: { alpha: 1, beta: 1 }, inter: { alpha: 1, beta: 1 }, ports: 3 })]) {
       const res = await runSim(

@@ -153,6 +153,20 @@ export interface ConstructionInput {
   readonly tags: AdaptiveTags;
   /** Called the moment this rank learns one of its joins (may throw to abort, e.g. validation). */
   readonly onEvent?: (e: RoleEvent) => void;
+  /** How the construction's errors name `comm`'s ranks (default: "rank r", reported as rank r). */
+  readonly names?: RankNames;
+}
+
+/**
+ * How a construction's errors name the ranks of its communicator: a level view of the
+ * hierarchical collectives (collectives/hierarchical/level-view.ts) names the caller's ranks, not
+ * the level's.
+ */
+export interface RankNames {
+  /** The text naming rank r. */
+  rankName(r: number): string;
+  /** The rank an error about rank r reports (its `rank` field). */
+  errorRank(r: number): number;
 }
 
 /** A notification's bytes (a small typed array: on V8's heap, no ArrayBuffer of its own). */
@@ -353,11 +367,21 @@ class Construction extends Resumable {
     return WORDS;
   }
 
+  /** `rank r` as the errors say it (ConstructionInput.names). */
+  private named(r: number): string {
+    return this.input.names?.rankName(r) ?? `rank ${r}`;
+  }
+
+  /** The rank an error of this rank reports. */
+  private errorRank(): { rank: number } {
+    return { rank: this.input.names?.errorRank(this.v) ?? this.v };
+  }
+
   private mismatch(): InvalidArgumentError {
     return new InvalidArgumentError(
       'model',
-      `ranks ${this.v} and ${this.otherHi} run the adaptive construction with different roots, cost models or adaptive options (every rank must pass the same)`,
-      { rank: this.v },
+      `${this.named(this.v)} and ${this.named(this.otherHi)} run the adaptive construction with different roots, cost models or adaptive options (every rank must pass the same)`,
+      this.errorRank(),
     );
   }
 
@@ -471,7 +495,7 @@ class Construction extends Resumable {
   }
 
   private shortNotification(peer: number, got: number, expected: number): CommunicationError {
-    return new CommunicationError(`rank ${this.v}: adaptive construction notification of ${got} bytes from rank ${peer}, ${expected} expected`, { rank: this.v });
+    return new CommunicationError(`${this.named(this.v)}: adaptive construction notification of ${got} bytes from ${this.named(peer)}, ${expected} expected`, this.errorRank());
   }
 
   private afterNotification(): void {
@@ -479,7 +503,7 @@ class Construction extends Resumable {
     const w = this.wire;
     const f = this.words(w.notifyAt, w.notifyBytes);
     const kind = f[0] % 2;
-    if (f[1] !== d) throw new CommunicationError(`rank ${v}: adaptive construction notification for round ${f[1]} in round ${d}`, { rank: v });
+    if (f[1] !== d) throw new CommunicationError(`${this.named(v)}: adaptive construction notification for round ${f[1]} in round ${d}`, this.errorRank());
     let ev: RoleEvent;
     if (kind === 0) {
       const check = (f[0] - kind) / 2;
@@ -511,7 +535,7 @@ class Construction extends Resumable {
     try {
       const { v, p, input, record } = this;
       if (v !== input.root && this.parent === undefined) {
-        throw new CommunicationError(`rank ${v}: the adaptive construction gave it no parent`, { rank: v });
+        throw new CommunicationError(`${this.named(v)}: the adaptive construction gave it no parent`, this.errorRank());
       }
       // p = 1: the lone root still copies its block into the result (as adaptiveRounds and evaluate charge)
       const final = v === p - 1 && record !== undefined && p === 1 ? { ...record, time: input.ctx.model.copy(v, input.count) } : record;

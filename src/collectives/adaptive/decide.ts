@@ -130,8 +130,11 @@ export function decideJoin(left: RangeRecord, right: RangeRecord, leftLo: number
  * A fingerprint of everything the decisions depend on besides the records (root, rule,
  * copy convention, model kind, ports and homogeneous parameters): two fixed roots whose
  * fingerprints differ would decide differently, so the exchange carries it and a mismatch is
- * an error instead of an inconsistent tree. FNV-1a over the parameters' text; per-pair
- * matrices are not hashed (their ranks must pass the same model object's values).
+ * an error instead of an inconsistent tree. FNV-1a over the parameters' text. A model without
+ * homogeneous parameters (per-pair, hierarchical, a level's view of one) is probed instead: its
+ * costs of 1 and 65,536 elements and its copy between a few fixed pairs of its ranks (first,
+ * second, middle, last), O(1) — two ranks with different α or β there disagree; a difference
+ * elsewhere in a per-pair matrix is not seen (its ranks must pass the same values).
  */
 export function contextFingerprint(ctx: JoinContext): number {
   // cached per frozen model object (vcoll's models are; a user's mutable one is hashed every
@@ -154,10 +157,22 @@ export function contextFingerprint(ctx: JoinContext): number {
 
 const fingerprints = new WeakMap<object, Map<number, number>>();
 
+/** A model's costs at a few fixed pairs of ranks (contextFingerprint), as text. */
+function probes(m: CostModel): string {
+  const n = m.size ?? 2;
+  const ranks = [...new Set([0, 1, n >> 1, n - 1])].filter((r) => r >= 0 && r < n);
+  const out: number[] = [];
+  for (const a of ranks) {
+    out.push(m.copy(a, 65536));
+    for (const b of ranks) if (a !== b) out.push(m.comm(a, b, 1), m.comm(a, b, 65536));
+  }
+  return out.join(',');
+}
+
 function fingerprintOf(ctx: JoinContext): number {
   const m = ctx.model;
   const l = m.linear;
-  const text = [ctx.root, ctx.rule, ctx.copyAll, ctx.degrading !== undefined ? 'degrading' : 'adaptive', m.kind, m.ports, m.size ?? '', l ? `${l.alpha},${l.beta},${l.gamma}` : ''].join('|');
+  const text = [ctx.root, ctx.rule, ctx.copyAll, ctx.degrading !== undefined ? 'degrading' : 'adaptive', m.kind, m.ports, m.size ?? '', l ? `${l.alpha},${l.beta},${l.gamma}` : probes(m)].join('|');
   let h = 0x811c9dc5;
   for (let i = 0; i < text.length; i++) {
     h ^= text.charCodeAt(i);

@@ -81,7 +81,7 @@ export function startNodeConstruction(comm: Communicator, s: NodeStructure, root
   const node = s.nodeIndex[comm.rank];
   const levelRoot = leaderIndex(s, s.nodeIndex[root], root, node);
   const ctx = adaptiveContext(view, levelRoot, keptNodeModel(model, s, node), { rule: 'exact' });
-  startConstruction({ comm: view, root: levelRoot, count, ctx, tags: tags.node }, sink);
+  startConstruction({ comm: view, root: levelRoot, count, ctx, tags: tags.node, names: view }, sink);
 }
 
 /**
@@ -92,7 +92,7 @@ export function startBridgeConstruction(comm: Communicator, s: NodeStructure, ro
   const view = new BridgeLevel(comm, s, root);
   const rootNode = s.nodeIndex[root];
   const ctx = adaptiveContext(view, rootNode, keptBridgeModel(model, s, root), { rule: 'exact' });
-  startConstruction({ comm: view, root: rootNode, count: total, ctx, tags: tags.bridge }, sink);
+  startConstruction({ comm: view, root: rootNode, count: total, ctx, tags: tags.bridge, names: view }, sink);
 }
 
 /** The total of a level root's range once its construction is over: its own count and every range it receives. */

@@ -15,11 +15,16 @@ import type { Communicator, MessageData, Received, Request, Status } from '../..
 import { BaseCommunicator } from '../../comm/communicator.js';
 import { mapRequest } from '../../comm/request.js';
 import { VcollError } from '../../errors.js';
+import type { RankNames } from '../adaptive/construct.js';
 import { leaderOf } from './level-trees.js';
 import type { NodeStructure } from './structure.js';
 
-/** A level of `comm`'s ranks: `rankOf(i)` is level rank i's rank in `comm`, `indexOf(r)` the reverse (r a rank of the level). */
-abstract class LevelView extends BaseCommunicator {
+/**
+ * A level of `comm`'s ranks: `rankOf(i)` is level rank i's rank in `comm`, `indexOf(r)` the
+ * reverse (r a rank of the level). Its errors name `comm`'s ranks (RankNames: what the
+ * construction's errors say).
+ */
+abstract class LevelView extends BaseCommunicator implements RankNames {
   constructor(protected readonly comm: Communicator) {
     super();
   }
@@ -28,6 +33,16 @@ abstract class LevelView extends BaseCommunicator {
   protected abstract rankOf(i: number): number;
   /** The level rank of `comm`'s rank `r` (a rank of the level). */
   protected abstract indexOf(r: number): number;
+  /** What level rank `i` is, in words ("member 3 of node 2"). */
+  protected abstract place(i: number): string;
+
+  rankName(i: number): string {
+    return `rank ${this.rankOf(i)} (${this.place(i)})`;
+  }
+
+  errorRank(i: number): number {
+    return this.rankOf(i);
+  }
 
   get clock(): Communicator['clock'] {
     return this.comm.clock;
@@ -88,6 +103,10 @@ export class NodeLevel extends LevelView {
   protected indexOf(r: number): number {
     return this.s.localIndex[r];
   }
+
+  protected place(i: number): string {
+    return `member ${i} of node ${this.s.nodeIndex[this.comm.rank]}`;
+  }
 }
 
 /** The leaders of a call rooted at `root`, in bridge order (bridge level); `comm`'s rank must be one. */
@@ -113,5 +132,9 @@ export class BridgeLevel extends LevelView {
 
   protected indexOf(r: number): number {
     return this.s.nodeIndex[r];
+  }
+
+  protected place(b: number): string {
+    return `the leader of node ${b} on the bridge`;
   }
 }
