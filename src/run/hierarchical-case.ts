@@ -130,6 +130,16 @@ export function treeModelOf(c: { readonly collective: HierarchicalCollective; re
   });
 }
 
+/**
+ * Whether a run's calls take its tree model (HierarchicalOptions.model): tree 'adaptive' builds
+ * its trees in it and a persistent scatterv orders its sends by it; the one-shot binomial calls
+ * use none. The simulator's options, the threads' and MPI's rank options and the prediction
+ * ask the same.
+ */
+export function usesTreeModel(c: { readonly tree: HierarchicalTreeName; readonly persistent: boolean }): boolean {
+  return c.tree === 'adaptive' || c.persistent;
+}
+
 /** The node of every rank: p / perNode nodes of perNode ranks, in rank order or shuffled (seeded xoroshiro128+). */
 export function nodeMap(p: number, perNode: number, placement: NodePlacement, seed: number): Int32Array {
   const nodeOf = new Int32Array(p);

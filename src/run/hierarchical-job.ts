@@ -37,7 +37,7 @@ import { sharedBlockSizes } from '../workloads/distributions.js';
 import { checkHierarchicalResources } from './case-limits.js';
 import { sharedCaseData } from './data.js';
 import type { HierarchicalRunCase } from './hierarchical-case.js';
-import { treeModelOf } from './hierarchical-case.js';
+import { treeModelOf, usesTreeModel } from './hierarchical-case.js';
 import { adaptiveRolesOf, binomialRolesOf, flatRolesOf, oneNodeStructure, predictTwoLevel, plannedRootCopySlot, predictTwoLevelScatter, rolesTree, tailOrderedTree } from './hierarchical-predict.js';
 import type { HierarchicalJobArgs } from './hierarchical-program.js';
 import { runHierarchicalOnRank, type HierarchicalRankResult, type HierarchicalShared } from './hierarchical-rank.js';
@@ -84,14 +84,14 @@ export function predictHierarchical(hc: HierarchicalRunCase, structure: NodeStru
     return predictTwoLevelScatter({ structure: one, tree, blockBytes, root, unitBytes: u, reorder: false, interiorCopies: true, copyAfterSends: true }, hc.model);
   }
   const reorder = c.variant === 'reorder';
-  // the adaptive trees are decided on bytes (regular) or elements (irregular), in the model the ranks use
-  const rolesOf = c.tree === 'binomial' ? binomialRolesOf(structure, root) : adaptiveRolesOf(structure, root, regular ? blockBytes : counts, treeModelOf(c, hc.nodeOf));
+  // the model the ranks plan in (usesTreeModel): the adaptive trees are decided in it on bytes (regular) or elements (irregular), a persistent scatterv orders its sends by it
+  const planModel = treeModelOf(c, hc.nodeOf);
+  const rolesOf = c.tree === 'binomial' ? binomialRolesOf(structure, root) : adaptiveRolesOf(structure, root, regular ? blockBytes : counts, planModel);
   if (c.persistent) {
     // a planned start (planned-gather.ts, planned-scatter.ts): the tree's data alone, no size checks or counts, no empty message
     const tree = rolesTree(structure, root, rolesOf);
     if (gather) return predictTwoLevel({ structure, blockBytes, root, unitBytes: u, trailerBytes: 0, reorder, tree }, hc.model);
     // every rank's sends by decreasing tail in the model the ranks plan in (send-order.ts)
-    const planModel = treeModelOf(c, hc.nodeOf);
     const ordered = tailOrderedTree(tree, blockBytes, u, planModel);
     const rootCopyBeside = plannedRootCopySlot(ordered, blockBytes, root, u, planModel);
     return predictTwoLevelScatter({ structure, tree: ordered, blockBytes, root, unitBytes: u, reorder, rootCopyBeside }, hc.model);
@@ -209,7 +209,7 @@ async function runOnSim(p: number, hc: HierarchicalRunCase, options: SimRunOptio
   const data = sharedCaseData(sharedBlockSizes(c.dist, { p, b: c.b, rho: c.rho, seed: c.seed }), c.unitBytes);
   const shared: HierarchicalShared = {
     data,
-    options: { variant: c.variant, tree: c.tree, structure, ...(c.tree === 'adaptive' || c.persistent ? { model: treeModelOf(c, hc.nodeOf) } : {}) },
+    options: { variant: c.variant, tree: c.tree, structure, ...(usesTreeModel(c) ? { model: treeModelOf(c, hc.nodeOf) } : {}) },
   };
   const sim = await runSim(p, (comm) => runHierarchicalOnRank(comm, c, VIRTUAL_TIMER, shared), {
     model: hc.model,

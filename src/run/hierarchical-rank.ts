@@ -30,7 +30,7 @@ import type { Communicator } from '../comm/communicator.js';
 import { InvalidArgumentError } from '../errors.js';
 import { CountingCommunicator } from './counting.js';
 import { blockOf, caseCounts, firstMismatch, fullBuffer, poison, rankView, type SharedCaseData } from './data.js';
-import { treeModelOf, type HierarchicalCollective, type TwoLevelParams } from './hierarchical-case.js';
+import { treeModelOf, usesTreeModel, type HierarchicalCollective, type TwoLevelParams } from './hierarchical-case.js';
 import { timedRuns, type RankTimer, type TimedExecution } from './rank.js';
 import type { CaseBlocks } from './spec.js';
 
@@ -48,7 +48,7 @@ export interface HierarchicalRankCase extends CaseBlocks {
 
 /** The options of a call of case `c` on `comm` (threads, MPI: each rank builds its tree model from comm.nodeOf; the one-shot binomial calls use none). */
 function callOptions(comm: Communicator, c: HierarchicalRankCase): HierarchicalOptions {
-  if (c.tree === 'binomial' && !c.persistent) return { variant: c.variant, tree: c.tree };
+  if (!usesTreeModel(c)) return { variant: c.variant, tree: c.tree };
   const nodeOf = Int32Array.from({ length: comm.size }, (_, r) => comm.nodeOf(r));
   return { variant: c.variant, tree: c.tree, model: treeModelOf(c, nodeOf) };
 }

@@ -30,34 +30,24 @@
  * root sends Σ_{i≠root} m_i. Copies: the root's own block (zero-copy) or every block
  * (reorder). Local work O(children) per rank, O(p) at the root.
  */
-import type { Communicator, MessageData } from '../../comm/communicator.js';
+import type { MessageData } from '../../comm/communicator.js';
 import { scratchBuffer } from '../../comm/scratch.js';
 import { CommunicationError, InvalidArgumentError, TruncationError } from '../../errors.js';
 import type { CostModel } from '../../model/cost-model.js';
 import { addChecks, countCheck } from '../adaptive/decide.js';
 import { leaderIndex, leaderOf } from './level-trees.js';
 import { constructLevels, rangeTotal, type AdaptiveRole, type LevelConstructions, type LevelTags, type RoleEvent } from './level-construction.js';
-import { sendCopyingOwn, type RootSend, type RootSource } from './root-source.js';
+import { sendCopyingOwn, type RootSend, type RootSource, type ScatterRank } from './root-source.js';
 import { ranksOfNodes, type NodeStructure } from './structure.js';
 import { describe } from './two-level.js';
 import { readU32, writeU32 } from './size-check.js';
 import { segmentsOf } from './two-level-scatter.js';
 import { HIER_TAG } from './types.js';
 
-export interface AdaptiveScatterInput {
-  readonly comm: Communicator;
-  readonly structure: NodeStructure;
-  readonly root: number;
-  /** Where this rank's block goes: exactly count·unitBytes bytes. */
-  readonly recv: Uint8Array;
-  readonly count: number;
-  readonly unitBytes: number;
+export interface AdaptiveScatterInput extends ScatterRank {
   /** The model the trees are built for (per element). */
   readonly model: CostModel;
   readonly tags: LevelTags;
-  /** Root only: where its messages come from, and its counts. */
-  readonly source: RootSource | undefined;
-  readonly counts: readonly number[] | undefined;
 }
 
 /** Bytes of one node's count checksum behind a bridge message. */

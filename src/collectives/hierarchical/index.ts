@@ -43,7 +43,8 @@ import { rootLayout } from '../placement.js';
 import type { CollectiveOptions, PersistentCollective } from '../types.js';
 import { gathervInit, scattervInit } from '../v-collectives.js';
 import { adaptiveGather } from './adaptive-gather.js';
-import { adaptiveScatter, adaptiveScatterRoles, type AdaptiveScatterInput } from './adaptive-scatter.js';
+import { adaptiveScatter, adaptiveScatterRoles } from './adaptive-scatter.js';
+import type { ScatterRank } from './root-source.js';
 import { bridgeOf, structureOf } from './cache.js';
 import { constructLevels, levelConstructionRounds, levelTags } from './level-construction.js';
 import { hierarchicalPlan, type HierarchicalPlan } from './plan.js';
@@ -205,7 +206,8 @@ function scattervArgs(comm: Communicator, args: HierarchicalScattervArgs, option
   const root = input.root;
   const isRoot = comm.rank === root;
   const source = isRoot && v.rootSource !== undefined ? v.rootSource({ comm, root, send: input.send as Uint8Array, recv: input.recv, layout: rootLayout(input), structure: s }) : undefined;
-  return { plain, c, input, s, source, counts: isRoot ? input.counts : undefined };
+  const rank: ScatterRank = { comm, structure: s, root, recv: input.recv, count: input.count, unitBytes: input.unitBytes, source, counts: isRoot ? input.counts : undefined };
+  return { plain, c, input, s, rank };
 }
 
 /**
@@ -284,19 +286,14 @@ export function hierarchicalScatterv(
 ): Promise<HierarchicalInfo> {
   try {
     comm = beginCall(comm);
-    const { c, input, s, source, counts } = scattervArgs(comm, args, options);
+    const { c, input, s, rank } = scattervArgs(comm, args, options);
     const v = c.variant;
     const done = irregularInfo(v, c.tree, s);
     if (v.rootSource === undefined) return (c.tree === 'binomial' ? BINOMIAL_SCATTERV : ADAPTIVE_SCATTERV).init(input).then(startPlan).then(done);
     const root = input.root;
-    if (c.tree === 'adaptive') {
-      return adaptiveScatter(
-        { comm, structure: s, root, recv: input.recv, count: input.count, unitBytes: input.unitBytes, model: input.model, tags: levelTags(comm), source, counts },
-        done,
-      );
-    }
+    if (c.tree === 'adaptive') return adaptiveScatter({ ...rank, model: input.model, tags: levelTags(comm) }, done);
     const roles = binomialRoles(s, bridgeOf(comm, s.nodeIndex[root]), root, comm.rank);
-    return twoLevelScatter({ comm, structure: s, root, roles, recv: input.recv, count: input.count, unitBytes: input.unitBytes, source, counts }, done);
+    return twoLevelScatter({ ...rank, roles }, done);
   } catch (e) {
     return Promise.reject(e);
   }
@@ -352,7 +349,7 @@ export function hierarchicalGathervInit(comm: Communicator, args: HierarchicalGa
  */
 export function hierarchicalScattervInit(comm: Communicator, args: HierarchicalScattervArgs, options?: HierarchicalOptions): Promise<HierarchicalPlan> {
   return hierarchicalPlan(comm, async (scope) => {
-    const { plain, c, input, s, source, counts } = scattervArgs(scope, args, options);
+    const { plain, c, input, s, rank } = scattervArgs(scope, args, options);
     const v = c.variant;
     const info = irregularInfo(v, c.tree, s)();
     if (v.rootSource === undefined) {
@@ -363,13 +360,12 @@ export function hierarchicalScattervInit(comm: Communicator, args: HierarchicalS
     const me = scope.rank;
     let roles: LevelRoles;
     if (c.tree === 'adaptive') {
-      const ai: AdaptiveScatterInput = { comm: scope, structure: s, root, recv: input.recv, count: input.count, unitBytes: input.unitBytes, model: input.model, tags: levelTags(scope), source, counts };
-      const built = await adaptiveScatterRoles(ai);
+      const built = await adaptiveScatterRoles({ ...rank, model: input.model, tags: levelTags(scope) });
       roles = constructedRoles(s, root, me, built.node, built.bridge);
     } else {
       roles = binomialRoles(s, bridgeOf(scope, s.nodeIndex[root]), root, me);
     }
-    const run = await planScatter({ comm: scope, structure: s, root, recv: input.recv, count: input.count, unitBytes: input.unitBytes, roles, source, counts, model: c.model ?? DEFAULT_MODEL });
+    const run = await planScatter({ ...rank, roles, model: c.model ?? DEFAULT_MODEL });
     return { info, run };
   });
 }

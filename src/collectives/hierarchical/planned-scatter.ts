@@ -27,29 +27,19 @@
  * same both ways, the gather's time over the same tree (send-order.ts). Planning: the same
  * tree twice more, down with 4 bytes per rank of each range on its edge, up with 8 bytes per edge.
  */
-import type { Communicator } from '../../comm/communicator.js';
 import type { CostModel } from '../../model/cost-model.js';
 import { CommunicationError, InvalidArgumentError, TruncationError } from '../../errors.js';
 import { leaderOf, type LevelRoles } from './level-trees.js';
-import { sendCopyingOwn, type RootSource } from './root-source.js';
+import { sendCopyingOwn, type ScatterRank } from './root-source.js';
 import { copySlot, readTail, sendOrder, TAIL_BYTES, writeTail } from './send-order.js';
 import { readU32, writeU32 } from './size-check.js';
 import { ranksOfNodes, type NodeStructure } from './structure.js';
 import { HIER_TAG } from './types.js';
 
-export interface PlannedScatterInput {
-  readonly comm: Communicator;
-  readonly structure: NodeStructure;
-  readonly root: number;
-  /** Where this rank's block goes (bound for every start): exactly count·unitBytes bytes. */
-  readonly recv: Uint8Array;
-  readonly count: number;
-  readonly unitBytes: number;
+/** `recv` is bound for every start. */
+export interface PlannedScatterInput extends ScatterRank {
   /** This rank's place in the two-level tree (binomial, or the adaptive trees the constructions built). */
   readonly roles: LevelRoles;
-  /** Root only: where its messages come from, and its counts. */
-  readonly source: RootSource | undefined;
-  readonly counts: readonly number[] | undefined;
   /** The model the sends are ordered in (per element, over the communicator's ranks). */
   readonly model: CostModel;
 }

@@ -35,6 +35,23 @@ export interface RootSource {
   copyOwn(): void;
 }
 
+/**
+ * One rank's part of a hierarchical scatterv, whatever carries it (two-level-scatter.ts,
+ * adaptive-scatter.ts, planned-scatter.ts add their trees): index.ts `scattervArgs` builds it.
+ */
+export interface ScatterRank {
+  readonly comm: Communicator;
+  readonly structure: NodeStructure;
+  readonly root: number;
+  /** Where this rank's block goes: exactly count·unitBytes bytes. */
+  readonly recv: Uint8Array;
+  readonly count: number;
+  readonly unitBytes: number;
+  /** Root only: where its messages come from, and its counts. */
+  readonly source: RootSource | undefined;
+  readonly counts: readonly number[] | undefined;
+}
+
 /** What a source needs from the call. */
 export interface SourceInput {
   readonly comm: Communicator;

@@ -29,27 +29,16 @@
  * first), and the own block of every non-root rank with children. Local work O(k) for a range
  * of k ranks, O(p) at the root.
  */
-import type { Communicator, MessageData, Request } from '../../comm/communicator.js';
+import type { MessageData, Request } from '../../comm/communicator.js';
 import type { MessageBuffer } from '../../comm/segments.js';
 import { CommunicationError, InvalidArgumentError, TruncationError } from '../../errors.js';
 import type { LevelRoles } from './level-trees.js';
-import { sendCopyingOwn, type RootSource } from './root-source.js';
+import { sendCopyingOwn, type RootSource, type ScatterRank } from './root-source.js';
 import { scatterPlan } from './scatter-schedule.js';
 import { readU32, writeU32 } from './size-check.js';
-import type { NodeStructure } from './structure.js';
 
-export interface TwoLevelScatterInput {
-  readonly comm: Communicator;
-  readonly structure: NodeStructure;
-  readonly root: number;
+export interface TwoLevelScatterInput extends ScatterRank {
   readonly roles: LevelRoles;
-  /** Where this rank's block goes: exactly count·unitBytes bytes. */
-  readonly recv: Uint8Array;
-  readonly count: number;
-  readonly unitBytes: number;
-  /** Root only: where its messages come from, and its counts. */
-  readonly source: RootSource | undefined;
-  readonly counts: readonly number[] | undefined;
 }
 
 /** Bytes of one count in a message's header. */
